@@ -1,0 +1,217 @@
+// Package cli is the httpslab command tree: it turns flags into each
+// package's Config, picks the output format and maps errors to exit codes.
+// It is the only package that prints to the user or chooses an exit code.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the httpslab binary.
+const (
+	ExitOK          = 0   // the command did its job
+	ExitFailure     = 1   // the command failed
+	ExitUsage       = 2   // bad flags or arguments
+	ExitThreshold   = 3   // a --fail-if threshold or a regression tripped
+	ExitInterrupted = 130 // the user pressed Ctrl-C
+)
+
+// Version is set at build time with -ldflags "-X .../cli.Version=v1.2.3".
+var Version = ""
+
+// env carries the streams and the context shared by all commands.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// Run executes the command line args and returns the process exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	return e.exitCode(err)
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "httpslab",
+		Short: "An HTTPS performance lab",
+		Long: `httpslab shows where the time of an HTTPS request goes, what HTTPS costs over
+HTTP (round trips, milliseconds, bytes, CPU), what TLS 1.3, resumption, 0-RTT,
+HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
+		Example: `  httpslab demo
+  httpslab serve
+  httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{err}
+	})
+	root.AddCommand(newVersionCmd(e))
+	root.AddCommand(newServeCmd(e))
+	// Further commands register here.
+	return root
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the httpslab version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(e.stdout, "httpslab %s\n", versionString())
+			return nil
+		},
+	}
+}
+
+func versionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " " + s.Value[:12]
+			}
+		}
+		return fmt.Sprintf("%s (%s)", v, bi.GoVersion)
+	}
+	return "(devel)"
+}
+
+// usageError marks an error in the command line itself (exit code 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// hintError carries a hint line for the user next to the error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (h hintError) Error() string { return h.err.Error() }
+func (h hintError) Unwrap() error { return h.err }
+
+// withHint attaches a hint to err; a nil err stays nil.
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err: err, hint: hint}
+}
+
+// exitError carries a chosen exit code with an optional message; a
+// threshold that tripped is reported this way.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (x exitError) Error() string {
+	if x.err == nil {
+		return fmt.Sprintf("exit code %d", x.code)
+	}
+	return x.err.Error()
+}
+func (x exitError) Unwrap() error { return x.err }
+
+func (e *env) exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var x exitError
+	if errors.As(err, &x) {
+		if x.err != nil {
+			e.printError(x.err)
+		}
+		return x.code
+	}
+	if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "httpslab: interrupted")
+		return ExitInterrupted
+	}
+	e.printError(err)
+	var u usageError
+	if errors.As(err, &u) || isCobraUsage(err) {
+		fmt.Fprintln(e.stderr, "httpslab: hint: see 'httpslab --help' or 'httpslab COMMAND --help'")
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+func (e *env) printError(err error) {
+	fmt.Fprintf(e.stderr, "httpslab: error: %v\n", err)
+	var h hintError
+	if errors.As(err, &h) && h.hint != "" {
+		fmt.Fprintf(e.stderr, "httpslab: hint: %s\n", h.hint)
+	}
+}
+
+// isCobraUsage reports errors that cobra itself raises for a bad command
+// line (unknown command, wrong number of arguments).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// interruptible returns a context that is cancelled on the first Ctrl-C, so
+// that a run stops and prints its partial report, while a second Ctrl-C
+// exits the process at once. The returned stop function must be called
+// when the run ends.
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel()
+		})
+	}
+}

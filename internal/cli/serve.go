@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/spf13/cobra"
+)
+
+type serveFlags struct {
+	host              string
+	httpPort, tlsPort int
+	cert              string
+	tlsMin, tlsMax    string
+	noTickets, no0RTT bool
+	noHTTP3, noHSTS   bool
+	caOut             string
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the embedded HTTP, HTTPS and HTTP/3 target server",
+		Long: `serve runs the embedded target on loopback: plain HTTP, HTTPS with HTTP/1.1
+and HTTP/2 (chosen by ALPN), and HTTP/3 over UDP on the HTTPS port number,
+advertised with Alt-Svc. It generates a private CA and a leaf certificate at
+start and writes the CA to a file, so clients verify for real with --cacert.
+
+It prints the URLs it serves, one per line, and serves until interrupted.
+
+Endpoints:
+  /               a small HTML page
+  /bytes/N        N bytes (at most 1 GiB)
+  /delay/D        answers after D (150ms, 2s; a bare number is seconds; at most 60s)
+  /redirect/N     N redirect hops, then /
+  /status/C       answers with status C (200-599)
+  /headers        the request headers as JSON`,
+		Example: `  httpslab serve
+  httpslab serve --https-port 8443 --cert rsa-2048 --ca-out ca.pem
+  httpslab serve --tls-max 1.2 --no-tickets     # a server that never resumes
+  httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return e.runServe(f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.host, "host", "127.0.0.1", "address to listen on (loopback)")
+	fl.IntVar(&f.httpPort, "http-port", 0, "plain HTTP port (0: a free one)")
+	fl.IntVar(&f.tlsPort, "https-port", 0, "HTTPS port, also HTTP/3 over UDP (0: a free one)")
+	fl.StringVar(&f.cert, "cert", "ecdsa-p256", "certificate key: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-4096")
+	fl.StringVar(&f.tlsMin, "tls-min", "1.2", "lowest TLS version offered")
+	fl.StringVar(&f.tlsMax, "tls-max", "1.3", "highest TLS version offered")
+	fl.BoolVar(&f.noTickets, "no-tickets", false, "turn session tickets, and so resumption, off")
+	fl.BoolVar(&f.no0RTT, "no-0rtt", false, "refuse 0-RTT early data on HTTP/3")
+	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
+	fl.BoolVar(&f.noHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
+	fl.StringVar(&f.caOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
+	return cmd
+}
+
+// labConfig turns the serve flags into a lab.Config.
+func (f serveFlags) labConfig() (lab.Config, error) {
+	kind, err := lab.ParseKeyKind(f.cert)
+	if err != nil {
+		return lab.Config{}, usageError{err}
+	}
+	minV, err := parseTLSVersion(f.tlsMin)
+	if err != nil {
+		return lab.Config{}, err
+	}
+	maxV, err := parseTLSVersion(f.tlsMax)
+	if err != nil {
+		return lab.Config{}, err
+	}
+	if err := checkVersionRange(minV, maxV); err != nil {
+		return lab.Config{}, err
+	}
+	return lab.Config{
+		Host: f.host, HTTPPort: f.httpPort, HTTPSPort: f.tlsPort, Cert: kind,
+		MinVersion: minV, MaxVersion: maxV, NoTickets: f.noTickets, No0RTT: f.no0RTT,
+		NoHTTP3: f.noHTTP3, NoHSTS: f.noHSTS,
+	}, nil
+}
+
+func (e *env) runServe(f serveFlags) error {
+	cfg, err := f.labConfig()
+	if err != nil {
+		return err
+	}
+	srv, err := lab.Start(e.ctx, cfg)
+	if err != nil {
+		return withHint(err, "pick other ports with --http-port and --https-port, or 0 for free ones")
+	}
+	defer srv.Close()
+	caPath, err := writeCA(srv.CA, f.caOut)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, srv.HTTPURL)
+	fmt.Fprintln(e.stdout, srv.HTTPSURL)
+	var notes []string
+	if srv.HTTP3 {
+		notes = append(notes, "HTTP/3 on the same port over UDP")
+	}
+	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
+	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
+	select {
+	case <-e.ctx.Done():
+		return nil
+	case err := <-srv.Err():
+		return fmt.Errorf("serving: %w", err)
+	}
+}
+
+// writeCA writes the CA certificate to path, or to a private temporary
+// directory when path is empty, and returns where it went.
+func writeCA(ca *lab.CA, path string) (string, error) {
+	if path == "" {
+		dir, err := lab.PrivateDir("httpslab-")
+		if err != nil {
+			return "", err
+		}
+		path = filepath.Join(dir, "ca.pem")
+	}
+	return path, ca.WriteFile(path)
+}

@@ -1,0 +1,171 @@
+package lab
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits on what one request to the embedded server may ask for.
+const (
+	MaxBytes     = 1 << 30 // /bytes/N
+	MaxDelay     = 60 * time.Second
+	MaxRedirects = 50
+)
+
+// indexPage is the small page served at "/".
+const indexPage = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>httpslab</title></head>
+<body>
+<h1>httpslab embedded server</h1>
+<ul>
+<li><a href="/bytes/1024">/bytes/N</a>: N bytes</li>
+<li><a href="/delay/100ms">/delay/D</a>: answer after D (100ms, 2s; a bare number is seconds)</li>
+<li><a href="/redirect/3">/redirect/N</a>: N redirect hops, then /</li>
+<li><a href="/status/404">/status/C</a>: answer with status code C</li>
+<li><a href="/headers">/headers</a>: the request headers, as JSON</li>
+</ul>
+</body>
+</html>
+`
+
+// Handler returns the embedded server's endpoints. Bad path values get a
+// 400 with a one-line reason; values over the limits are refused the same way.
+func Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, indexPage)
+	})
+	mux.HandleFunc("/bytes/{n}", serveBytes)
+	mux.HandleFunc("/delay/{d}", serveDelay)
+	mux.HandleFunc("/redirect/{n}", serveRedirect)
+	mux.HandleFunc("/status/{code}", serveStatus)
+	mux.HandleFunc("/headers", serveHeaders)
+	return mux
+}
+
+func badRequest(w http.ResponseWriter, format string, args ...any) {
+	http.Error(w, fmt.Sprintf(format, args...), http.StatusBadRequest)
+}
+
+// filler is the repeating content of /bytes/N.
+var filler = []byte(strings.Repeat("httpslab-", 1024))
+
+func serveBytes(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.ParseInt(r.PathValue("n"), 10, 64)
+	if err != nil || n < 0 || n > MaxBytes {
+		badRequest(w, "bytes: want an integer from 0 to %d, got %q", MaxBytes, r.PathValue("n"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+	if r.Method == http.MethodHead {
+		return
+	}
+	for n > 0 {
+		chunk := filler
+		if int64(len(chunk)) > n {
+			chunk = chunk[:n]
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		n -= int64(len(chunk))
+	}
+}
+
+// ParseDelay reads a /delay/D value: a Go duration ("150ms", "2s") or a
+// bare number of seconds, as httpbin takes it.
+func ParseDelay(s string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		d := time.Duration(f * float64(time.Second))
+		return d, checkDelay(d)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("delay %q: want a duration such as 150ms or 2s", s)
+	}
+	return d, checkDelay(d)
+}
+
+func checkDelay(d time.Duration) error {
+	if d < 0 || d > MaxDelay {
+		return fmt.Errorf("delay %v: want 0 to %v", d, MaxDelay)
+	}
+	return nil
+}
+
+func serveDelay(w http.ResponseWriter, r *http.Request) {
+	d, err := ParseDelay(r.PathValue("d"))
+	if err != nil {
+		badRequest(w, "%v", err)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "delayed %v\n", d)
+}
+
+func serveRedirect(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 0 || n > MaxRedirects {
+		badRequest(w, "redirect: want an integer from 0 to %d, got %q", MaxRedirects, r.PathValue("n"))
+		return
+	}
+	target := "/"
+	if n > 1 {
+		target = "/redirect/" + strconv.Itoa(n-1)
+	}
+	if n == 0 {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "redirects done")
+		return
+	}
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+func serveStatus(w http.ResponseWriter, r *http.Request) {
+	code, err := strconv.Atoi(r.PathValue("code"))
+	if err != nil || code < 200 || code > 599 {
+		badRequest(w, "status: want a code from 200 to 599, got %q", r.PathValue("code"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	if code != http.StatusNoContent && code != http.StatusNotModified {
+		fmt.Fprintln(w, http.StatusText(code))
+	}
+}
+
+func serveHeaders(w http.ResponseWriter, r *http.Request) {
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := struct {
+		Method  string              `json:"method"`
+		Proto   string              `json:"proto"`
+		Host    string              `json:"host"`
+		Headers map[string][]string `json:"headers"`
+	}{r.Method, r.Proto, r.Host, map[string][]string{}}
+	for _, k := range keys {
+		out.Headers[k] = r.Header[k]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+}

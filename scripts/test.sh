@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The whole httpslab test suite: the gate (gofmt, go vet, staticcheck,
+# go mod tidy) and go test -race. It installs what the tests need (nginx,
+# curl, openssl, iproute2, sslscan, testssl.sh from Debian's packages and
+# a pinned staticcheck) when missing, and fails loudly when it cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
+
+# command → Debian package
+declare -A packages=(
+	[nginx]=nginx [curl]=curl [openssl]=openssl [ip]=iproute2
+	[sslscan]=sslscan [testssl]=testssl.sh
+)
+missing=()
+for cmd in "${!packages[@]}"; do
+	command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
+done
+if ((${#missing[@]})); then
+	echo "test.sh: installing ${missing[*]}" >&2
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "test.sh: error: need root to install ${missing[*]} (or install them yourself)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || { echo "test.sh: error: apt-get update failed" >&2; exit 1; }
+	apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "test.sh: error: apt-get install ${missing[*]} failed" >&2; exit 1; }
+fi
+
+GOBIN=$(go env GOPATH)/bin
+if ! "$GOBIN/staticcheck" -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION#v})"; then
+	echo "test.sh: installing staticcheck ${STATICCHECK_VERSION}" >&2
+	go install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
+fi
+
+echo "== gofmt"
+unformatted=$(gofmt -l cmd internal)
+if [[ -n $unformatted ]]; then
+	echo "gofmt: these files need formatting:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== staticcheck ${STATICCHECK_VERSION}"
+"$GOBIN/staticcheck" ./...
+echo "== go mod tidy"
+go mod tidy -diff
+echo "== go test -race"
+go test -race -count=1 -timeout 14m ./...
