@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -117,6 +118,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Hosts == nil {
 		cfg.Hosts = DefaultHosts
+	}
+	if !slices.Contains(cfg.Hosts, cfg.Host) {
+		cfg.Hosts = append(slices.Clip(cfg.Hosts), cfg.Host)
 	}
 	if cfg.MinVersion == 0 {
 		cfg.MinVersion = tls.VersionTLS12
