@@ -1,0 +1,190 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"sync"
+)
+
+// MaxExact is the largest sample size, on either side, for which
+// MannWhitney and Shift use the exact null distribution of U (when there
+// are no ties); above it the normal approximation is used, which is
+// already very close there.
+const MaxExact = 50
+
+// ErrEmpty is returned when a two-sample method gets an empty sample.
+var ErrEmpty = errors.New("empty sample")
+
+// UTest is the result of a Mann-Whitney U test (Wilcoxon rank-sum test).
+type UTest struct {
+	// U counts the pairs (x_i, y_j) with x_i > y_j, a tie counting one
+	// half; under the null hypothesis its mean is N1·N2/2.
+	U      float64
+	N1, N2 int
+	// P is the two-sided p-value.
+	P float64
+	// Exact is true when P comes from the exact distribution of U (small
+	// samples without ties), false for the normal approximation with
+	// continuity and tie corrections.
+	Exact bool
+}
+
+// MannWhitney tests whether x and y come from the same distribution
+// against the alternative that one tends to be larger. It makes no
+// assumption on the shape of the distributions.
+func MannWhitney(x, y []float64) (UTest, error) {
+	n1, n2 := len(x), len(y)
+	if n1 == 0 || n2 == 0 {
+		return UTest{}, errors.New("mann-whitney test: " + ErrEmpty.Error())
+	}
+	r1, ties := rankSum(x, y)
+	u := r1 - float64(n1*(n1+1))/2
+	t := UTest{U: u, N1: n1, N2: n2}
+	if ties == 0 && n1 <= MaxExact && n2 <= MaxExact {
+		cdf := uNullCDF(n1, n2)
+		lo := math.Min(u, float64(n1*n2)-u)
+		t.P = math.Min(1, 2*cdf[int(math.Round(lo))])
+		t.Exact = true
+		return t, nil
+	}
+	sigma := uSigma(n1, n2, ties)
+	if sigma == 0 {
+		t.P = 1 // every value is the same: no evidence of a difference
+		return t, nil
+	}
+	mu := float64(n1*n2) / 2
+	z := math.Max(0, math.Abs(u-mu)-0.5) / sigma
+	t.P = math.Min(1, 2*normalCDF(-z))
+	return t, nil
+}
+
+// rankSum returns the sum of the ranks of x in the pooled sample (tied
+// values get the mean of their ranks) and the tie term Σ(t³ - t) over the
+// groups of t tied values.
+func rankSum(x, y []float64) (float64, float64) {
+	type obs struct {
+		v     float64
+		fromX bool
+	}
+	all := make([]obs, 0, len(x)+len(y))
+	for _, v := range x {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range y {
+		all = append(all, obs{v, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	var r1, ties float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // mean of ranks i+1 .. j
+		for k := i; k < j; k++ {
+			if all[k].fromX {
+				r1 += rank
+			}
+		}
+		if t := float64(j - i); t > 1 {
+			ties += t*t*t - t
+		}
+		i = j
+	}
+	return r1, ties
+}
+
+// uSigma is the standard deviation of U under the null hypothesis, with
+// the correction for ties.
+func uSigma(n1, n2 int, ties float64) float64 {
+	n := float64(n1 + n2)
+	v := float64(n1*n2) / 12 * ((n + 1) - ties/(n*(n-1)))
+	if v <= 0 {
+		return 0
+	}
+	return math.Sqrt(v)
+}
+
+// uNullCDF returns P(U ≤ u) for u = 0 .. m·n under the null hypothesis
+// without ties. It builds the distribution with the recurrence
+// p(i,j,u) = i/(i+j)·p(i-1,j,u-j) + j/(i+j)·p(i,j-1,u) (the largest of the
+// i+j values belongs to x with probability i/(i+j), and then beats all j
+// values of y), which only adds probabilities and so neither overflows
+// nor cancels.
+func uNullCDF(m, n int) []float64 {
+	key := [2]int{m, n}
+	nullCache.Lock()
+	cdf, ok := nullCache.m[key]
+	nullCache.Unlock()
+	if ok {
+		return cdf
+	}
+	cdf = buildUNullCDF(m, n)
+	nullCache.Lock()
+	if len(nullCache.m) >= 256 {
+		clear(nullCache.m) // bound the memory; rebuilding is cheap enough
+	}
+	nullCache.m[key] = cdf
+	nullCache.Unlock()
+	return cdf
+}
+
+// nullCache keeps the null distributions already built: a comparison
+// runner asks for the same sample sizes again and again.
+var nullCache = struct {
+	sync.Mutex
+	m map[[2]int][]float64
+}{m: map[[2]int][]float64{}}
+
+func buildUNullCDF(m, n int) []float64 {
+	prev := make([][]float64, n+1) // row i-1
+	for j := range prev {
+		prev[j] = []float64{1} // i = 0: U = 0 surely
+	}
+	for i := 1; i <= m; i++ {
+		cur := make([][]float64, n+1)
+		cur[0] = []float64{1} // j = 0: U = 0 surely
+		for j := 1; j <= n; j++ {
+			p := make([]float64, i*j+1)
+			a, b := float64(i)/float64(i+j), float64(j)/float64(i+j)
+			for u, q := range prev[j] {
+				p[u+j] += a * q
+			}
+			for u, q := range cur[j-1] {
+				p[u] += b * q
+			}
+			cur[j] = p
+		}
+		prev = cur
+	}
+	pmf := prev[n]
+	cdf := make([]float64, len(pmf))
+	var sum float64
+	for u, q := range pmf {
+		sum += q
+		cdf[u] = math.Min(1, sum)
+	}
+	return cdf
+}
+
+// Holm adjusts the p-values of a family of tests with Holm's step-down
+// method, which keeps the chance of any false "significant" in the family
+// at most alpha without assuming the tests are independent. The result is
+// in the order of ps.
+func Holm(ps []float64) []float64 {
+	k := len(ps)
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	out := make([]float64, k)
+	running := 0.0
+	for rank, i := range idx {
+		adj := math.Min(1, float64(k-rank)*ps[i])
+		running = math.Max(running, adj)
+		out[i] = running
+	}
+	return out
+}

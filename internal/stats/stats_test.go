@@ -1,0 +1,242 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestQuantile(t *testing.T) {
+	s := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		p, want float64
+	}{
+		{0, 1}, {1, 10}, {0.5, 5.5}, {0.9, 9.1}, {0.25, 3.25}, {-1, 1}, {2, 10},
+	}
+	for _, tt := range tests {
+		if got := Quantile(s, tt.p); !near(got, tt.want, 1e-12) {
+			t.Errorf("Quantile(1..10, %v) = %v; want %v", tt.p, got, tt.want)
+		}
+	}
+	if got := Quantile(nil, 0.5); !math.IsNaN(got) {
+		t.Errorf("Quantile(nil, 0.5) = %v; want NaN", got)
+	}
+	if got := Median([]float64{3, 1, 2}); got != 2 {
+		t.Errorf("Median(3,1,2) = %v; want 2", got)
+	}
+}
+
+func TestMedianCI(t *testing.T) {
+	seq := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // unsorted on purpose
+		}
+		return xs
+	}
+	// Ranks from the binomial tables for the median (e.g. Conover,
+	// Practical Nonparametric Statistics, table A3).
+	tests := []struct {
+		n            int
+		level        float64
+		lo, hi       float64
+		wantCoverage float64
+	}{
+		{6, 0.95, 1, 6, 1 - 2.0/64},
+		{10, 0.95, 2, 9, 1 - 2*11.0/1024},
+		{20, 0.95, 6, 15, 0.9586},
+		{10, 0.90, 2, 9, 1 - 2*11.0/1024},
+		{10, 0.80, 3, 8, 1 - 2*56.0/1024},
+	}
+	for _, tt := range tests {
+		got := MedianCI(seq(tt.n), tt.level)
+		if got.Lo != tt.lo || got.Hi != tt.hi || !near(got.Level, tt.wantCoverage, 1e-4) {
+			t.Errorf("MedianCI(1..%d, %v) = %+v; want [%v, %v] at %.4f", tt.n, tt.level, got, tt.lo, tt.hi, tt.wantCoverage)
+		}
+	}
+	if got := MedianCI(seq(5), 0.95); got.Valid() {
+		t.Errorf("MedianCI(1..5, 0.95) = %+v; want no interval (n too small)", got)
+	}
+}
+
+// TestMedianCICoverage checks by simulation that the interval covers the
+// true median of a skewed distribution at least as often as promised.
+func TestMedianCICoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	trueMedian := math.Ln2 // of Exp(1)
+	for _, n := range []int{8, 20, 60} {
+		const reps = 2000
+		hit := 0
+		for range reps {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = r.ExpFloat64()
+			}
+			if MedianCI(xs, 0.95).Contains(trueMedian) {
+				hit++
+			}
+		}
+		if got := float64(hit) / reps; got < 0.94 || got > 0.995 {
+			t.Errorf("coverage of MedianCI(n=%d, 0.95) = %.3f; want about 0.95 or above", n, got)
+		}
+	}
+}
+
+func TestMannWhitney(t *testing.T) {
+	tests := []struct {
+		name      string
+		x, y      []float64
+		wantU     float64
+		wantP     float64
+		wantExact bool
+	}{
+		// SciPy's documentation example (Conover): exact p = 2·7/126.
+		{"exact", []float64{19, 22, 16, 29, 24}, []float64{20, 11, 17, 12}, 17, 0.1111111, true},
+		{"exact swapped", []float64{20, 11, 17, 12}, []float64{19, 22, 16, 29, 24}, 3, 0.1111111, true},
+		// Complete separation, 3 vs 3: p = 2/20.
+		{"separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0, 0.1, true},
+		// Ties: U = 0 + 2·½ + (1 + 2·½) = 3, mu = 8; two groups of three
+		// tied values give the tie term 24+24 over N=8, so
+		// sigma² = 16/12·(9 - 48/56) and z = (5 - ½)/sigma.
+		{"ties", []float64{1, 2, 2, 3}, []float64{2, 3, 3, 4}, 3, 2 * normalCDF(-4.5/math.Sqrt(16.0/12*(9-48.0/56))), false},
+		{"all tied", []float64{5, 5}, []float64{5, 5, 5}, 3, 1, false},
+	}
+	for _, tt := range tests {
+		got, err := MannWhitney(tt.x, tt.y)
+		if err != nil {
+			t.Fatalf("%s: MannWhitney: %v", tt.name, err)
+		}
+		if got.U != tt.wantU || !near(got.P, tt.wantP, 1e-6) || got.Exact != tt.wantExact {
+			t.Errorf("%s: MannWhitney(%v, %v) = %+v; want U=%v P=%.7f exact=%v", tt.name, tt.x, tt.y, got, tt.wantU, tt.wantP, tt.wantExact)
+		}
+	}
+	if _, err := MannWhitney(nil, []float64{1}); err == nil {
+		t.Error("MannWhitney(nil, [1]) succeeded; want an error")
+	}
+}
+
+// TestMannWhitneyNormal checks the large-sample path against SciPy's
+// asymptotic result for the documentation example.
+func TestMannWhitneyNormal(t *testing.T) {
+	x := []float64{19, 22, 16, 29, 24}
+	y := []float64{20, 11, 17, 12}
+	r1, ties := rankSum(x, y)
+	u := r1 - 15
+	z := (math.Abs(u-10) - 0.5) / uSigma(5, 4, ties)
+	if got, want := 2*normalCDF(-z), 0.11134688653314041; !near(got, want, 1e-12) {
+		t.Errorf("asymptotic p = %v; want %v", got, want)
+	}
+}
+
+func TestUNullCDFMatchesCounts(t *testing.T) {
+	// m=5, n=4: 126 arrangements; counts of U = 0,1,2,3 are 1,1,2,3.
+	cdf := uNullCDF(5, 4)
+	want := []float64{1, 2, 4, 7}
+	for u, c := range want {
+		if got := cdf[u] * 126; !near(got, c, 1e-9) {
+			t.Errorf("126·P(U ≤ %d) = %v; want %v", u, got, c)
+		}
+	}
+	if got := cdf[len(cdf)-1]; !near(got, 1, 1e-12) {
+		t.Errorf("P(U ≤ mn) = %v; want 1", got)
+	}
+	big := uNullCDF(50, 50)
+	if got := big[1250]; got < 0.5 || got > 0.53 {
+		t.Errorf("P(U ≤ 1250) for 50x50 = %v; want just above 0.5", got)
+	}
+}
+
+// TestFalsePositiveRate compares many pairs of samples from one
+// distribution: "significant" must come up at about alpha, not more.
+func TestFalsePositiveRate(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const reps, alpha = 400, 0.05
+	for _, n := range []int{10, 30, 80} {
+		sig := 0
+		for range reps {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i] = 20 + 5*r.ExpFloat64()
+				b[i] = 20 + 5*r.ExpFloat64()
+			}
+			c, err := Compare(a, b, 0.95)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Significant(alpha) {
+				sig++
+			}
+		}
+		if got := float64(sig) / reps; got > alpha+0.03 {
+			t.Errorf("n=%d: %.3f of identical pairs significant; want at most %.2f", n, got, alpha+0.03)
+		}
+	}
+}
+
+// TestShiftCoverage checks by simulation that the shift interval covers a
+// known shift between skewed samples, and that the shift is detected.
+func TestShiftCoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const reps, delta = 1000, 2.0
+	for _, n := range []int{12, 40, 70} {
+		hit, detected := 0, 0
+		for range reps {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i] = 10 + 3*r.ExpFloat64()
+				b[i] = 10 + delta + 3*r.ExpFloat64()
+			}
+			c, err := Compare(a, b, 0.95)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ShiftCI.Contains(delta) {
+				hit++
+			}
+			if c.Significant(0.05) && c.Shift > 0 {
+				detected++
+			}
+		}
+		if got := float64(hit) / reps; got < 0.93 || got > 0.985 {
+			t.Errorf("n=%d: shift interval coverage %.3f; want about 0.95", n, got)
+		}
+		if n >= 40 && float64(detected)/reps < 0.8 {
+			t.Errorf("n=%d: shift of %.0f detected in %d of %d; want most", n, delta, detected, reps)
+		}
+	}
+}
+
+func TestCompareKnownShift(t *testing.T) {
+	c, err := Compare([]float64{1, 2, 3}, []float64{4, 5, 6}, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Shift != 3 {
+		t.Errorf("Compare(1..3, 4..6).Shift = %v; want 3", c.Shift)
+	}
+	if c.ShiftCI.Valid() {
+		t.Errorf("Compare(1..3, 4..6).ShiftCI = %+v; want none at 95%% for 3 vs 3", c.ShiftCI)
+	}
+}
+
+func TestHolm(t *testing.T) {
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if !near(got[i], want[i], 1e-12) {
+			t.Errorf("Holm(...)[%d] = %v; want %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{5, 1, 4, 2, 3, 6, 7}, 0.95)
+	if s.N != 7 || s.Min != 1 || s.Max != 7 || s.Median != 4 || s.Mean != 4 {
+		t.Errorf("Summarize(1..7) = %+v; want N=7 min=1 max=7 median=4 mean=4", s)
+	}
+	if e := Summarize(nil, 0.95); e.N != 0 || !math.IsNaN(e.Median) {
+		t.Errorf("Summarize(nil) = %+v; want N=0 and NaN median", e)
+	}
+}
