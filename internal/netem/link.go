@@ -1,0 +1,218 @@
+// Package netem is a user-space network link with emulated delay, jitter,
+// loss and bandwidth between the host and a private network namespace.
+//
+// The kernels httpslab runs on often lack tc netem, so the link is built
+// from two TUN devices: one in the host's namespace (the client side) and
+// one in a namespace that Start creates (the server side). Two goroutines
+// per direction read each IP packet from one device and write it to the
+// other after the configured one-way delay, random loss and rate limit.
+// Servers run behind the link through Link.Listen and Link.ListenPacket,
+// which open sockets inside the namespace, or as commands wrapped by
+// Link.Command. Addresses come from 198.18.0.0/15, the range set aside for
+// network benchmarks (RFC 2544). Building a link needs root.
+package netem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Link is a running emulated link. The host reaches ServerIP through it;
+// servers inside the namespace see clients coming from ClientIP.
+type Link struct {
+	ServerIP, ClientIP net.IP
+	// Namespace is the name of the server side's network namespace, as
+	// ip netns lists it: httpslab-<pid>-<n>.
+	Namespace string
+	// ClientDevice and ServerDevice name the TUN devices on each side.
+	ClientDevice, ServerDevice string
+	// Config is the link's setting.
+	Config Config
+
+	nsFD             int
+	client, server   *os.File
+	toServer, toClnt *pipe
+	slot             *slot
+	closeOnce        sync.Once
+	closeErr         error
+}
+
+// Stats counts the packets that crossed the link, per direction.
+type Stats struct {
+	ToServer Direction // client to server (upload)
+	ToClient Direction // server to client (download)
+}
+
+// linkSerial numbers the links of this process.
+var linkSerial atomic.Int64
+
+// Start builds a link with the given setting: it removes what earlier runs
+// left behind (CleanStale), creates the namespace and the two devices,
+// addresses them and starts forwarding. It needs root (CAP_NET_ADMIN and
+// CAP_SYS_ADMIN); without, the error wraps ErrPermission.
+func Start(ctx context.Context, cfg Config) (*Link, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("building the network link: %w", ErrPermission)
+	}
+	if err := CleanStale(); err != nil {
+		return nil, err
+	}
+	l := &Link{Config: cfg, nsFD: -1}
+	l.Namespace = fmt.Sprintf("%s%d-%d", nsPrefix, os.Getpid(), linkSerial.Add(1))
+	if err := l.build(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	seed := uint64(time.Now().UnixNano())
+	l.toServer = newPipe(l.client, l.server, newShaper(cfg, cfg.upload(), seed))
+	l.toClnt = newPipe(l.server, l.client, newShaper(cfg, cfg.Bandwidth, seed+1))
+	l.toServer.start()
+	l.toClnt.start()
+	return l, nil
+}
+
+// ErrPermission is returned by Start when the process may not create
+// network namespaces and devices.
+var ErrPermission = errors.New("creating a network namespace needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)")
+
+// build creates the namespace, claims an address pair, opens both devices
+// and configures them.
+func (l *Link) build(ctx context.Context) error {
+	if err := run(ctx, "ip", "netns", "add", l.Namespace); err != nil {
+		return err
+	}
+	fd, err := unix.Open(nsPath(l.Namespace), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening network namespace %s: %w", l.Namespace, err)
+	}
+	l.nsFD = fd
+	if err := l.openDevices(); err != nil {
+		return err
+	}
+	return l.configure(ctx)
+}
+
+// openDevices claims a free address slot by creating the client device,
+// whose name carries the slot number, then creates the server device
+// inside the namespace.
+func (l *Link) openDevices() error {
+	s, client, err := claimSlot()
+	if err != nil {
+		return err
+	}
+	l.slot, l.client = s, client
+	l.ClientIP, l.ServerIP = s.clientIP(), s.serverIP()
+	l.ClientDevice, l.ServerDevice = s.device(), s.device()
+	disableIPv6(l.ClientDevice)
+	return inNamespace(l.nsFD, func() error {
+		f, err := openTUN(l.ServerDevice)
+		if err != nil {
+			return err
+		}
+		l.server = f
+		disableIPv6(l.ServerDevice)
+		return nil
+	})
+}
+
+// configure addresses both devices as a point-to-point pair with MTU 1500
+// and brings them and the namespace's loopback up.
+func (l *Link) configure(ctx context.Context) error {
+	host := fmt.Sprintf("addr add %s peer %s dev %s\nlink set dev %s mtu 1500 up\n",
+		l.ClientIP, l.ServerIP, l.ClientDevice, l.ClientDevice)
+	if err := runBatch(ctx, "", host); err != nil {
+		return err
+	}
+	ns := fmt.Sprintf("link set dev lo up\naddr add %s peer %s dev %s\nlink set dev %s mtu 1500 up\n",
+		l.ServerIP, l.ClientIP, l.ServerDevice, l.ServerDevice)
+	return runBatch(ctx, l.Namespace, ns)
+}
+
+// Listen opens a stream listener inside the link's namespace; its
+// signature matches lab.Config.Listen. Use ServerIP (or "" for all
+// addresses of the namespace) as the host.
+func (l *Link) Listen(ctx context.Context, network, addr string) (net.Listener, error) {
+	var ln net.Listener
+	err := inNamespace(l.nsFD, func() error {
+		var lc net.ListenConfig
+		var err error
+		ln, err = lc.Listen(ctx, network, addr)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s inside %s: %w", addr, l.Namespace, err)
+	}
+	return ln, nil
+}
+
+// ListenPacket opens a packet socket inside the link's namespace; its
+// signature matches lab.Config.ListenPacket.
+func (l *Link) ListenPacket(ctx context.Context, network, addr string) (net.PacketConn, error) {
+	var pc net.PacketConn
+	err := inNamespace(l.nsFD, func() error {
+		var lc net.ListenConfig
+		var err error
+		pc, err = lc.ListenPacket(ctx, network, addr)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s inside %s: %w", addr, l.Namespace, err)
+	}
+	return pc, nil
+}
+
+// Command wraps a command line so that it runs inside the link's namespace
+// (ip netns exec), for example nginx via lab.NginxConfig.Command.
+func (l *Link) Command(argv []string) []string {
+	return append([]string{"ip", "netns", "exec", l.Namespace}, argv...)
+}
+
+// Stats returns the packet counts so far.
+func (l *Link) Stats() Stats {
+	var s Stats
+	if l.toServer != nil {
+		s.ToServer = l.toServer.stats.snapshot()
+	}
+	if l.toClnt != nil {
+		s.ToClient = l.toClnt.stats.snapshot()
+	}
+	return s
+}
+
+// Close stops forwarding, removes both devices, ends the processes still
+// running inside the namespace and removes it. It is safe to call twice.
+func (l *Link) Close() error {
+	l.closeOnce.Do(func() { l.closeErr = l.close() })
+	return l.closeErr
+}
+
+func (l *Link) close() error {
+	var errs []error
+	// Closing a device wakes its reader; the kernel then removes it.
+	for _, f := range []*os.File{l.client, l.server} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
+	for _, p := range []*pipe{l.toServer, l.toClnt} {
+		if p != nil {
+			p.stop()
+		}
+	}
+	if l.nsFD >= 0 {
+		unix.Close(l.nsFD)
+	}
+	errs = append(errs, removeNamespace(l.Namespace))
+	return errors.Join(errs...)
+}
