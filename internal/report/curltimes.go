@@ -1,0 +1,131 @@
+package report
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// curlTimes are curl's cumulative times of one request, each from the
+// start of the request to an event.
+type curlTimes struct {
+	namelookup    time.Duration // name resolved
+	connect       time.Duration // TCP (or QUIC) connected
+	appconnect    time.Duration // TLS handshake done
+	pretransfer   time.Duration // about to send the request
+	posttransfer  time.Duration // request sent
+	starttransfer time.Duration // first response byte
+}
+
+func (a curlTimes) add(b curlTimes) curlTimes {
+	return curlTimes{
+		namelookup:    a.namelookup + b.namelookup,
+		connect:       a.connect + b.connect,
+		appconnect:    a.appconnect + b.appconnect,
+		pretransfer:   a.pretransfer + b.pretransfer,
+		posttransfer:  a.posttransfer + b.posttransfer,
+		starttransfer: a.starttransfer + b.starttransfer,
+	}
+}
+
+// hopTimes derives curl's view of one request from its phases, with
+// curl's conventions: an event that was skipped because a later one
+// happened anyway (no DNS for an IP literal, no connect on a reused
+// connection) takes the time of the step before it, and an event that
+// never came because the request failed earlier is 0. time_appconnect is
+// 0 for plain HTTP.
+func hopTimes(t *probe.Timeline) curlTimes {
+	dns, hasDNS := t.Phase(probe.PhaseDNS)
+	tcp, hasTCP := t.Phase(probe.PhaseConnect)
+	hs, hasTLS := t.Phase(probe.PhaseTLS)
+	send, hasSend := t.Phase(probe.PhaseSend)
+	wait, hasWait := t.Phase(probe.PhaseWait)
+	var c curlTimes
+	switch {
+	case hasDNS:
+		c.namelookup = end(dns)
+	case hasTCP:
+		c.namelookup = tcp.Start
+	case hasTLS:
+		c.namelookup = hs.Start
+	case hasSend:
+		c.namelookup = send.Start
+	}
+	switch {
+	case hasTCP:
+		c.connect = end(tcp)
+	case hasTLS && !t.Reused:
+		// QUIC: transport and TLS are one handshake.
+		c.connect = end(hs)
+	case hasSend:
+		c.connect = c.namelookup
+	}
+	switch {
+	case hasTLS:
+		c.appconnect = end(hs)
+	case t.TLS != nil && hasSend:
+		c.appconnect = c.connect
+	}
+	if hasSend {
+		c.pretransfer = send.Start
+		c.posttransfer = end(send)
+	}
+	if hasWait {
+		c.starttransfer = end(wait)
+	}
+	return c
+}
+
+func end(p probe.Phase) time.Duration { return p.Start + p.Duration }
+
+// redirectTime is time_redirect: from the start of the first hop to the
+// start of the final one. Without wall-clock starts it falls back to the
+// sum of the earlier hops' totals.
+func redirectTime(hops []probe.Timeline) time.Duration {
+	if len(hops) < 2 {
+		return 0
+	}
+	first, last := hops[0].Started, hops[len(hops)-1].Started
+	if !first.IsZero() && !last.IsZero() && last.After(first) {
+		return last.Sub(first)
+	}
+	var d time.Duration
+	for _, h := range hops[:len(hops)-1] {
+		d += h.Total
+	}
+	return d
+}
+
+// requestSize is the size of the request head as HTTP/1.1 writes it
+// (request line, headers, blank line) plus the body, from the recorded
+// request headers; curl counts HTTP/2 and HTTP/3 requests the same way.
+func requestSize(t *probe.Timeline) int64 {
+	if t.Method == "" {
+		return 0
+	}
+	target, host := "/", ""
+	if u, err := url.Parse(t.URL); err == nil {
+		target, host = u.RequestURI(), u.Host
+	}
+	n := int64(len(t.Method) + 1 + len(target) + len(" HTTP/1.1\r\n"))
+	if firstOf(t.RequestHeader, "Host") == "" && host != "" {
+		n += int64(len("Host: ") + len(host) + 2)
+	}
+	for k, vs := range t.RequestHeader {
+		for _, v := range vs {
+			n += int64(len(k) + 2 + len(v) + 2)
+		}
+	}
+	return n + 2 + uploadSize(t)
+}
+
+// uploadSize is the request body size, from its Content-Length.
+func uploadSize(t *probe.Timeline) int64 {
+	n, err := strconv.ParseInt(firstOf(t.RequestHeader, "Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,282 @@
+package report
+
+// HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/). Each
+// request, every redirect hop and every -n run, becomes one entry, in
+// order. Timings are milliseconds with microsecond precision:
+//
+//	blocked  from the start of the request to its first phase
+//	dns      name resolution
+//	connect  TCP connect plus TLS: HAR's connect INCLUDES ssl; for HTTP/3
+//	         it is the QUIC handshake
+//	ssl      the TLS handshake alone
+//	send     request written
+//	wait     last request byte to first response byte
+//	receive  first to last response byte
+//
+// A phase that did not happen is -1 (blocked, dns, connect, ssl, which
+// HAR allows to be absent) or 0 (send, wait, receive, which HAR requires
+// to be present). time is the sum of the timings other than ssl, as the
+// spec defines it. A failed request has status 0 and its error in the
+// custom field _error.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// HAR is a HAR 1.2 document.
+type HAR struct {
+	Log HARLog `json:"log"`
+}
+
+// HARLog is the root of the HAR data.
+type HARLog struct {
+	Version string     `json:"version"`
+	Creator HARCreator `json:"creator"`
+	Entries []HAREntry `json:"entries"`
+}
+
+// HARCreator names the application that wrote the HAR.
+type HARCreator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// HAREntry is one request and its response.
+type HAREntry struct {
+	StartedDateTime string      `json:"startedDateTime"`
+	Time            float64     `json:"time"`
+	Request         HARRequest  `json:"request"`
+	Response        HARResponse `json:"response"`
+	Cache           struct{}    `json:"cache"`
+	Timings         HARTimings  `json:"timings"`
+	ServerIPAddress string      `json:"serverIPAddress,omitempty"`
+	Connection      string      `json:"connection,omitempty"`
+	Error           string      `json:"_error,omitempty"`
+}
+
+// HARRequest is the request of an entry.
+type HARRequest struct {
+	Method      string         `json:"method"`
+	URL         string         `json:"url"`
+	HTTPVersion string         `json:"httpVersion"`
+	Cookies     []HARCookie    `json:"cookies"`
+	Headers     []HARNameValue `json:"headers"`
+	QueryString []HARNameValue `json:"queryString"`
+	HeadersSize int64          `json:"headersSize"`
+	BodySize    int64          `json:"bodySize"`
+}
+
+// HARResponse is the response of an entry.
+type HARResponse struct {
+	Status      int            `json:"status"`
+	StatusText  string         `json:"statusText"`
+	HTTPVersion string         `json:"httpVersion"`
+	Cookies     []HARCookie    `json:"cookies"`
+	Headers     []HARNameValue `json:"headers"`
+	Content     HARContent     `json:"content"`
+	RedirectURL string         `json:"redirectURL"`
+	HeadersSize int64          `json:"headersSize"`
+	BodySize    int64          `json:"bodySize"`
+}
+
+// HARNameValue is a header or query parameter.
+type HARNameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// HARCookie is a cookie sent or set.
+type HARCookie struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Path     string `json:"path,omitempty"`
+	Domain   string `json:"domain,omitempty"`
+	Expires  string `json:"expires,omitempty"`
+	HTTPOnly bool   `json:"httpOnly,omitempty"`
+	Secure   bool   `json:"secure,omitempty"`
+}
+
+// HARContent describes the response body.
+type HARContent struct {
+	Size     int64  `json:"size"`
+	MimeType string `json:"mimeType"`
+}
+
+// HARTimings are the phases of an entry in milliseconds, -1 when a phase
+// did not happen.
+type HARTimings struct {
+	Blocked float64 `json:"blocked"`
+	DNS     float64 `json:"dns"`
+	Connect float64 `json:"connect"`
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+	SSL     float64 `json:"ssl"`
+}
+
+// NewHAR builds a HAR document with one entry per request.
+func NewHAR(requests []probe.Timeline, creatorVersion string) *HAR {
+	if creatorVersion == "" {
+		creatorVersion = "(devel)"
+	}
+	h := &HAR{Log: HARLog{
+		Version: "1.2",
+		Creator: HARCreator{Name: "httpslab", Version: creatorVersion},
+		Entries: make([]HAREntry, 0, len(requests)),
+	}}
+	for i := range requests {
+		h.Log.Entries = append(h.Log.Entries, harEntry(&requests[i]))
+	}
+	return h
+}
+
+// WriteHAR writes the requests as a HAR 1.2 document, indented.
+func WriteHAR(w io.Writer, requests []probe.Timeline, creatorVersion string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(NewHAR(requests, creatorVersion)); err != nil {
+		return fmt.Errorf("writing har: %w", err)
+	}
+	return nil
+}
+
+func harEntry(t *probe.Timeline) HAREntry {
+	tm := harTimings(t)
+	e := HAREntry{
+		StartedDateTime: t.Started.Format("2006-01-02T15:04:05.000Z07:00"),
+		Request:         harRequest(t),
+		Response:        harResponse(t),
+		Timings:         tm,
+		ServerIPAddress: hostOf(t.RemoteAddr),
+		Error:           t.Err,
+	}
+	if p := portOf(t.LocalAddr); p > 0 {
+		e.Connection = strconv.FormatInt(p, 10)
+	}
+	for _, v := range []float64{tm.Blocked, tm.DNS, tm.Connect, tm.Send, tm.Wait, tm.Receive} {
+		if v > 0 {
+			e.Time += v
+		}
+	}
+	e.Time = roundMs(e.Time)
+	return e
+}
+
+// harTimings maps the phases onto HAR's timings.
+func harTimings(t *probe.Timeline) HARTimings {
+	opt := func(name string) float64 {
+		if ph, ok := t.Phase(name); ok {
+			return msFloat(ph.Duration)
+		}
+		return -1
+	}
+	req := func(name string) float64 { return max(opt(name), 0) }
+	tm := HARTimings{
+		Blocked: -1,
+		DNS:     opt(probe.PhaseDNS),
+		SSL:     opt(probe.PhaseTLS),
+		Send:    req(probe.PhaseSend),
+		Wait:    req(probe.PhaseWait),
+		Receive: req(probe.PhaseDownload),
+	}
+	if len(t.Phases) > 0 {
+		tm.Blocked = msFloat(t.Phases[0].Start)
+	}
+	tcp, tls := opt(probe.PhaseConnect), tm.SSL
+	switch {
+	case tcp >= 0 && tls >= 0:
+		tm.Connect = roundMs(tcp + tls)
+	case tcp >= 0:
+		tm.Connect = tcp
+	default:
+		tm.Connect = tls // QUIC, or -1 for none
+	}
+	return tm
+}
+
+func harRequest(t *probe.Timeline) HARRequest {
+	r := HARRequest{
+		Method:      t.Method,
+		URL:         t.URL,
+		HTTPVersion: t.Proto,
+		Cookies:     []HARCookie{},
+		Headers:     harHeaders(t.RequestHeader),
+		QueryString: []HARNameValue{},
+		HeadersSize: -1,
+		BodySize:    uploadSize(t),
+	}
+	if u, err := url.Parse(t.URL); err == nil {
+		q := u.Query()
+		for _, k := range slices.Sorted(maps.Keys(q)) {
+			for _, v := range q[k] {
+				r.QueryString = append(r.QueryString, HARNameValue{Name: k, Value: v})
+			}
+		}
+	}
+	if t.Proto == "HTTP/1.1" || t.Proto == "HTTP/1.0" {
+		r.HeadersSize = requestSize(t) - r.BodySize
+	}
+	for _, c := range (&http.Request{Header: http.Header(t.RequestHeader)}).Cookies() {
+		r.Cookies = append(r.Cookies, HARCookie{Name: c.Name, Value: c.Value})
+	}
+	return r
+}
+
+func harResponse(t *probe.Timeline) HARResponse {
+	r := HARResponse{
+		Status:      t.Status,
+		StatusText:  http.StatusText(t.Status),
+		HTTPVersion: t.Proto,
+		Cookies:     []HARCookie{},
+		Headers:     harHeaders(t.Header),
+		Content:     HARContent{Size: t.Bytes.BodySize, MimeType: firstOf(t.Header, "Content-Type")},
+		RedirectURL: firstOf(t.Header, "Location"),
+		HeadersSize: -1,
+		BodySize:    -1,
+	}
+	if t.Status == 0 {
+		return r
+	}
+	if t.Bytes.HeaderSize > 0 {
+		r.HeadersSize = t.Bytes.HeaderSize
+	}
+	r.BodySize = t.Bytes.BodySize
+	for _, c := range (&http.Response{Header: http.Header(t.Header)}).Cookies() {
+		hc := HARCookie{Name: c.Name, Value: c.Value, Path: c.Path, Domain: c.Domain, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		if !c.Expires.IsZero() {
+			hc.Expires = c.Expires.UTC().Format(time.RFC3339)
+		}
+		r.Cookies = append(r.Cookies, hc)
+	}
+	return r
+}
+
+// harHeaders flattens a header map, sorted by name for stable output.
+func harHeaders(h map[string][]string) []HARNameValue {
+	out := []HARNameValue{}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			out = append(out, HARNameValue{Name: k, Value: v})
+		}
+	}
+	return out
+}
+
+// msFloat is d in milliseconds, to the microsecond.
+func msFloat(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+func roundMs(v float64) float64 {
+	return float64(int64(v*1000+0.5)) / 1000
+}

@@ -1,0 +1,82 @@
+package report
+
+// The JSON envelope. Every httpslab command that takes --json writes one
+// JSON object of this shape:
+//
+//	{
+//	  "schema": "httpslab/<kind>/v1",   // kind: probe, bench, audit, compare, ...
+//	  "httpslab_version": "v0.3.0",     // the binary that wrote it
+//	  "created": "2026-11-22T00:00:00Z", // RFC 3339, UTC
+//	  "result": { ... }                  // the command's result type, as typed
+//	}
+//
+// The result is the command's own Go type encoded with encoding/json:
+// durations stay as typed (time.Duration, integer nanoseconds), which is
+// why their field names end in _ns; sizes are bytes, rates per second.
+// A reader dispatches on "schema"; a change that breaks readers bumps the
+// trailing version (v2) instead of changing v1.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Version is the httpslab version written into every envelope. The
+// command line sets it once at start; empty means "(devel)".
+var Version = ""
+
+// now is the envelope's clock; tests replace it for golden output.
+var now = time.Now
+
+// Envelope is the versioned wrapper around a command's JSON result.
+type Envelope struct {
+	Schema          string    `json:"schema"`
+	HTTPSLabVersion string    `json:"httpslab_version"`
+	Created         time.Time `json:"created"`
+	Result          any       `json:"result"`
+}
+
+// SchemaName returns the schema identifier for a result kind,
+// "httpslab/<kind>/v1".
+func SchemaName(kind string) string {
+	return "httpslab/" + kind + "/v1"
+}
+
+// WriteJSON writes v inside the versioned envelope for kind (probe,
+// bench, audit, ...), indented, followed by a newline.
+func WriteJSON(w io.Writer, kind string, v any) error {
+	if !validKind(kind) {
+		return fmt.Errorf("writing json: invalid result kind %q", kind)
+	}
+	ver := Version
+	if ver == "" {
+		ver = "(devel)"
+	}
+	env := Envelope{
+		Schema:          SchemaName(kind),
+		HTTPSLabVersion: ver,
+		Created:         now().UTC().Truncate(time.Second),
+		Result:          v,
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(env); err != nil {
+		return fmt.Errorf("writing %s json: %w", kind, err)
+	}
+	return nil
+}
+
+// validKind accepts lower-case names made of letters, digits and '-'.
+func validKind(kind string) bool {
+	if kind == "" {
+		return false
+	}
+	for _, r := range kind {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,159 @@
+package report
+
+// The -n summary table, one row per phase:
+//
+//	10 requests to https://127.0.0.1:8443/, each on a new connection
+//	  phase       runs        min     median        p90        max
+//	  DNS           10   0.010 ms   0.012 ms   0.020 ms   0.030 ms
+//	  ...
+//	  total         10   1.234 ms   ...
+//	  TLS resumed 9 of 10
+//
+// "runs" counts the requests in which the phase happened. Quantiles
+// interpolate between ranks (the median of an even count is the mean of
+// the middle two). Totals count successful requests only; the phases a
+// failed request completed still count. With --resume the table is
+// followed by what resumption saved: the median TLS phase and handshake
+// bytes of full handshakes against resumed ones.
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// SummaryOptions tune the summary.
+type SummaryOptions struct {
+	// Resume adds what session resumption saved (for --resume).
+	Resume bool
+}
+
+// phaseOrder is the order of the rows.
+var phaseOrder = []string{probe.PhaseDNS, probe.PhaseConnect, probe.PhaseTLS, probe.PhaseSend, probe.PhaseWait, probe.PhaseDownload}
+
+// Summary writes per-phase statistics of several requests.
+func Summary(w io.Writer, runs []probe.Timeline, opt SummaryOptions) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("writing summary: no requests")
+	}
+	ew := &errWriter{w: w}
+	ew.printf("%d requests to %s\n", len(runs), runs[0].URL)
+	ew.printf("  %-9s %5s %11s %11s %11s %11s\n", "phase", "runs", "min", "median", "p90", "max")
+	for _, name := range phaseOrder {
+		var ds []time.Duration
+		for i := range runs {
+			if ph, ok := runs[i].Phase(name); ok {
+				ds = append(ds, ph.Duration)
+			}
+		}
+		if len(ds) > 0 {
+			writeDistRow(ew, label(name), summarize(ds))
+		}
+	}
+	var totals []time.Duration
+	for _, r := range runs {
+		if r.Err == "" {
+			totals = append(totals, r.Total)
+		}
+	}
+	if len(totals) > 0 {
+		writeDistRow(ew, "total", summarize(totals))
+	}
+	writeTLSCounts(ew, runs)
+	writeErrors(ew, runs)
+	if opt.Resume {
+		writeResumeSaving(ew, runs)
+	}
+	return ew.err
+}
+
+func writeDistRow(ew *errWriter, name string, d dist[time.Duration]) {
+	ew.printf("  %-9s %5d %11s %11s %11s %11s\n", name, d.Count, ms(d.Min), ms(d.Median), ms(d.P90), ms(d.Max))
+}
+
+// writeTLSCounts says how many handshakes were resumed.
+func writeTLSCounts(ew *errWriter, runs []probe.Timeline) {
+	handshakes, resumed := 0, 0
+	for _, r := range runs {
+		if _, ok := r.Phase(probe.PhaseTLS); ok && r.TLS != nil {
+			handshakes++
+			if r.TLS.Resumed {
+				resumed++
+			}
+		}
+	}
+	if handshakes > 0 {
+		ew.printf("TLS resumed %d of %d handshakes\n", resumed, handshakes)
+	}
+}
+
+// writeErrors lists the distinct errors with their counts, most frequent
+// first.
+func writeErrors(ew *errWriter, runs []probe.Timeline) {
+	counts := map[string]int{}
+	for _, r := range runs {
+		if r.Err != "" {
+			counts[r.Err]++
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	errs := make([]string, 0, len(counts))
+	failed := 0
+	for e, n := range counts {
+		errs = append(errs, e)
+		failed += n
+	}
+	slices.SortFunc(errs, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	ew.printf("failed %d of %d requests:\n", failed, len(runs))
+	for _, e := range errs {
+		ew.printf("  %4d × %s\n", counts[e], e)
+	}
+}
+
+// writeResumeSaving compares full handshakes with resumed ones.
+func writeResumeSaving(ew *errWriter, runs []probe.Timeline) {
+	var full, res []time.Duration
+	var fullBytes, resBytes []int64
+	for _, r := range runs {
+		ph, ok := r.Phase(probe.PhaseTLS)
+		if !ok || r.TLS == nil {
+			continue
+		}
+		n := r.Bytes.HandshakeWritten + r.Bytes.HandshakeRead
+		if r.TLS.Resumed {
+			res, resBytes = append(res, ph.Duration), append(resBytes, n)
+		} else {
+			full, fullBytes = append(full, ph.Duration), append(fullBytes, n)
+		}
+	}
+	if len(full) == 0 || len(res) == 0 {
+		ew.printf("resumption: %d full and %d resumed handshakes, nothing to compare\n", len(full), len(res))
+		return
+	}
+	f, r := summarize(full).Median, summarize(res).Median
+	ew.printf("resumption saved %s per handshake: TLS median %s full (%d) vs %s resumed (%d)\n",
+		signedMs(f-r), ms(f), len(full), ms(r), len(res))
+	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
+	ew.printf("  handshake bytes median %s full vs %s resumed (%s saved)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
+}
+
+// signedMs is ms for a difference that may be negative.
+func signedMs(d time.Duration) string {
+	if d < 0 {
+		return "-" + ms(-d)
+	}
+	return ms(d)
+}
