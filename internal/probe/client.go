@@ -1,0 +1,228 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// UserAgent is sent unless Config.Header sets one.
+const UserAgent = "httpslab"
+
+// Client probes one URL again and again, on the kind of connection each
+// Do asks for. It is not safe for concurrent use.
+type Client struct {
+	cfg      Config
+	url      *url.URL
+	dialer   *transport.Dialer
+	sessions *transport.SessionCache
+	rt       roundTripper
+
+	mu    sync.Mutex
+	conns map[string]connEntry // by local and remote address
+}
+
+// connEntry is a connection this Client dialed.
+type connEntry struct {
+	counts interface {
+		Counts() transport.Counts
+		Handshake() (transport.Counts, bool)
+	}
+	tcp  *transport.Conn      // nil for QUIC
+	quic *transport.QUICConn // nil for TCP
+}
+
+// New checks cfg and returns a Client for it. It opens no connection.
+func New(cfg Config) (*Client, error) {
+	u, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	d, err := cfg.dialer()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cfg.TLS.Config(); err != nil {
+		return nil, err
+	}
+	return &Client{cfg: cfg, url: u, dialer: d, sessions: transport.NewSessionCache(0), conns: map[string]connEntry{}}, nil
+}
+
+// Tickets returns how many TLS sessions the servers handed to this
+// Client's resumption cache so far (zero: resumption cannot happen).
+func (c *Client) Tickets() int64 { return c.sessions.Tickets() }
+
+// Close closes the Client's connections.
+func (c *Client) Close() error {
+	c.dropTransport()
+	return nil
+}
+
+func (c *Client) dropTransport() {
+	if c.rt == nil {
+		return
+	}
+	c.rt.CloseIdleConnections()
+	if h3, ok := c.rt.(*http3.Transport); ok {
+		h3.Close()
+	}
+	c.rt = nil
+	c.mu.Lock()
+	clear(c.conns)
+	c.mu.Unlock()
+}
+
+// prepare sets up the transport for mode: a new one, without or with the
+// session cache, or the current one for Reuse.
+func (c *Client) prepare(mode Mode) error {
+	if mode == ZeroRTT && c.cfg.Protocol != ProtoHTTP3 {
+		return errors.New("probe: 0-RTT needs HTTP/3")
+	}
+	if mode == Reuse && c.rt != nil {
+		return nil
+	}
+	c.dropTransport()
+	var sessions tls.ClientSessionCache // a nil interface: no resumption
+	if mode == Resume || mode == ZeroRTT {
+		sessions = c.sessions
+	}
+	rt, err := c.newRoundTripper(sessions, mode == ZeroRTT)
+	if err != nil {
+		return err
+	}
+	c.rt = rt
+	return nil
+}
+
+func connKey(conn net.Conn) string {
+	return conn.LocalAddr().String() + " " + conn.RemoteAddr().String()
+}
+
+func (c *Client) remember(conn net.Conn, tc *transport.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conns[connKey(conn)] = connEntry{counts: tc, tcp: tc}
+}
+
+func (c *Client) rememberQUIC(qc *transport.QUICConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conns[qc.LocalAddr().String()+" "+qc.RemoteAddr().String()] = connEntry{counts: qc.Packets, quic: qc}
+}
+
+func (c *Client) lookup(conn net.Conn) (connEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.conns[connKey(conn)]
+	return e, ok
+}
+
+// Do sends the request on a connection of the given mode and, with
+// FollowRedirects, follows redirects (later hops use whatever connection
+// fits, as a browser would). On error the Result still holds the hops and
+// phases that completed, the failed hop's Timeline.Err says why.
+func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
+	if err := c.prepare(mode); err != nil {
+		return nil, err
+	}
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	res := &Result{Mode: mode}
+	method, body := c.cfg.method(), c.cfg.Body
+	limit := c.cfg.MaxRedirects
+	if limit <= 0 {
+		limit = DefaultMaxRedirects
+	}
+	u := c.url
+	for hop := 0; ; hop++ {
+		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
+		res.Hops = append(res.Hops, tl)
+		if err != nil || next == nil || !c.cfg.FollowRedirects {
+			return res, err
+		}
+		if hop >= limit {
+			return res, fmt.Errorf("probe: more than %d redirects", limit)
+		}
+		u = next
+		if tl.Status == http.StatusSeeOther || (tl.Status <= http.StatusFound && method == http.MethodPost) {
+			method, body = http.MethodGet, nil
+		}
+	}
+}
+
+func (cfg Config) method() string {
+	switch {
+	case cfg.Method != "":
+		return cfg.Method
+	case cfg.Body != nil:
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
+// newRequest builds the request of one hop, with curl's default headers.
+func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body []byte, zeroRTT bool) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	wire := method
+	if zeroRTT {
+		switch method {
+		case http.MethodGet:
+			wire = http3.MethodGet0RTT
+		case http.MethodHead:
+			wire = http3.MethodHead0RTT
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, wire, u.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("probe: building request: %w", err)
+	}
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("Accept", "*/*")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, vs := range c.cfg.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h
+		req.Header.Del("Host")
+	}
+	return req, nil
+}
+
+// redirect returns where a 3xx response points, or nil.
+func redirect(u *url.URL, resp *http.Response) *url.URL {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return nil
+	}
+	loc, err := u.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.Header.Get("Location") == "" {
+		return nil
+	}
+	return loc
+}
+
+// handshakeWait bounds the wait for a QUIC handshake that finishes after
+// the response (0-RTT).
+const handshakeWait = 2 * time.Second

@@ -1,0 +1,78 @@
+package probe
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// tlsFacts describes a handshake's outcome. earlyData is whether the
+// server accepted 0-RTT data (QUIC only; Go's TLS over TCP never sends it).
+func tlsFacts(cs *tls.ConnectionState, earlyData bool) *TLS {
+	t := &TLS{
+		Version:     tls.VersionName(cs.Version),
+		VersionID:   cs.Version,
+		CipherSuite: tls.CipherSuiteName(cs.CipherSuite),
+		ALPN:        cs.NegotiatedProtocol,
+		Resumed:     cs.DidResume,
+		HelloRetry:  cs.HelloRetryRequest,
+		EarlyData:   earlyData,
+		ServerName:  cs.ServerName,
+		OCSPStapled: len(cs.OCSPResponse) > 0,
+		Verified:    len(cs.VerifiedChains) > 0,
+	}
+	if cs.CurveID != 0 {
+		t.Group = cs.CurveID.String()
+		t.PostQuantum = transport.IsPostQuantum(cs.CurveID)
+	}
+	for _, c := range cs.PeerCertificates {
+		t.Chain = append(t.Chain, certFacts(c))
+		t.ChainBytes += len(c.Raw)
+	}
+	return t
+}
+
+func certFacts(c *x509.Certificate) Cert {
+	return Cert{
+		Subject:  c.Subject.String(),
+		Issuer:   c.Issuer.String(),
+		KeyType:  KeyType(c.PublicKey),
+		SigAlg:   c.SignatureAlgorithm.String(),
+		NotAfter: c.NotAfter,
+		Bytes:    len(c.Raw),
+	}
+}
+
+// KeyType names a certificate's public key as "ECDSA P-256", "RSA 2048"
+// or "Ed25519".
+func KeyType(pub any) string {
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		return "ECDSA " + k.Curve.Params().Name
+	case *rsa.PublicKey:
+		return "RSA " + strconv.Itoa(k.N.BitLen())
+	case ed25519.PublicKey:
+		return "Ed25519"
+	}
+	return fmt.Sprintf("%T", pub)
+}
+
+// headerSize is the size of the response header as HTTP/1.1 text (status
+// line, fields, blank line). For HTTP/2 and HTTP/3 it is the decoded size,
+// not the compressed bytes on the wire.
+func headerSize(resp *http.Response) int64 {
+	n := len(resp.Proto) + 1 + len(resp.Status) + 2
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return int64(n + 2)
+}

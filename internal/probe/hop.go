@@ -1,0 +1,142 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// hopState is what the GotConn hook learns about the connection: which
+// one it is and its byte counts at that moment.
+type hopState struct {
+	entry  connEntry
+	known  bool
+	before transport.Counts
+}
+
+// hop sends one request and reads the whole response. It returns the
+// hop's Timeline and, for a redirect, where it points.
+func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte, zeroRTT bool) (Timeline, *url.URL, error) {
+	start := time.Now()
+	tl := Timeline{URL: u.String(), Method: method, Started: start}
+	var st hopState // written in the GotConn hook under the recorder's lock, read after seal
+	rec := newRecorder(start, func(conn net.Conn) {
+		if st.entry, st.known = c.lookup(conn); st.known {
+			st.before = st.entry.counts.Counts()
+		}
+	})
+	req, err := c.newRequest(httptrace.WithClientTrace(ctx, rec.trace()), u, method, body, zeroRTT)
+	if err != nil {
+		return tl, nil, err
+	}
+	tl.RequestHeader = req.Header.Clone()
+	resp, err := c.rt.RoundTrip(req)
+	if err != nil {
+		err = fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
+		c.fill(&tl, rec.seal(time.Time{}), st, nil)
+		tl.Err = err.Error()
+		return tl, nil, err
+	}
+	rec.gotFinalResponse()
+	n, err := io.Copy(io.Discard, resp.Body)
+	bodyDone := time.Now()
+	resp.Body.Close()
+	if err != nil {
+		err = fmt.Errorf("%s %s: reading the body: %w", method, u.Redacted(), err)
+		bodyDone = time.Time{}
+	}
+	c.waitHandshake(ctx, rec)
+	c.fill(&tl, rec.seal(bodyDone), st, resp)
+	tl.Bytes.BodySize = n
+	if err != nil {
+		tl.Err = err.Error()
+		return tl, nil, err
+	}
+	return tl, redirect(u, resp), nil
+}
+
+// waitHandshake waits, briefly, for a QUIC handshake that was still
+// running when the response arrived (0-RTT), so its end is recorded.
+func (c *Client) waitHandshake(ctx context.Context, rec *recorder) {
+	rec.mu.Lock()
+	conn := rec.conn
+	rec.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	e, ok := c.lookup(conn)
+	if !ok || e.quic == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, handshakeWait)
+	defer cancel()
+	e.quic.WaitHandshake(ctx) // an incomplete handshake leaves the TLS phase absent
+}
+
+// fill completes tl from what the recorder saw, the connection's counters
+// and the response (nil when the request failed).
+func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response) {
+	tl.Events = r.ev
+	tl.Phases = r.ev.Phases()
+	if !r.ev.BodyDone.IsZero() {
+		tl.Total = r.ev.BodyDone.Sub(r.ev.Start)
+	} else {
+		tl.Total = time.Since(r.ev.Start)
+	}
+	tl.Dials, tl.Informational, tl.Reused = r.dials, r.info, r.reused
+	for _, d := range r.dials {
+		if d.Err == "" && d.Duration > 0 {
+			tl.RTT.Connect = d.Duration
+			break
+		}
+	}
+	if r.conn != nil {
+		tl.RemoteAddr, tl.LocalAddr = r.conn.RemoteAddr().String(), r.conn.LocalAddr().String()
+	}
+	cs := r.tlsState
+	if resp != nil {
+		tl.Proto, tl.Status, tl.Header = resp.Proto, resp.StatusCode, resp.Header
+		tl.Bytes.HeaderSize = headerSize(resp)
+		if resp.TLS != nil {
+			cs = resp.TLS
+		}
+	}
+	if cs != nil && cs.Version != 0 {
+		early := st.known && st.entry.quic != nil && st.entry.quic.ConnectionState().Used0RTT
+		tl.TLS = tlsFacts(cs, early)
+	}
+	if st.known {
+		c.fillWire(tl, st, r.reused)
+	}
+}
+
+// fillWire sets the byte counts and the RTT from the connection. The
+// request and response bytes are those after the GotConn snapshot or the
+// end of the handshake, whichever came later (0-RTT sends the request
+// inside the QUIC handshake, so it is counted there).
+func (c *Client) fillWire(tl *Timeline, st hopState, reused bool) {
+	after := st.entry.counts.Counts()
+	base := st.before
+	if hs, ok := st.entry.counts.Handshake(); ok && !reused {
+		tl.Bytes.HandshakeWritten, tl.Bytes.HandshakeRead = hs.Written, hs.Read
+		base.Written, base.Read = max(base.Written, hs.Written), max(base.Read, hs.Read)
+	}
+	d := after.Sub(base)
+	tl.Bytes.RequestWritten, tl.Bytes.ResponseRead = max(d.Written, 0), max(d.Read, 0)
+	switch {
+	case st.entry.tcp != nil:
+		if k, err := st.entry.tcp.RTT(); err == nil {
+			tl.RTT.Kernel, tl.RTT.KernelVar = k.RTT, k.RTTVar
+		}
+	case st.entry.quic != nil:
+		s := st.entry.quic.ConnectionStats()
+		tl.RTT.Kernel, tl.RTT.KernelVar = s.SmoothedRTT, s.MeanDeviation
+	}
+}

@@ -1,0 +1,163 @@
+// Package probe measures single HTTP requests: each request becomes a
+// Timeline with its phases (DNS, connect with every dial attempt, TLS or
+// QUIC handshake, send, wait, download) from monotonic per-event
+// timestamps, the TLS facts of the handshake, the bytes on the wire split
+// at the end of the handshake, and the round-trip time. A Client repeats
+// requests to one URL on fresh, resumed (TLS session tickets), 0-RTT
+// (HTTP/3) or reused connections; with FollowRedirects each hop gets its
+// own Timeline.
+//
+// HTTP/1.1 and HTTP/2 run over net/http with the dial and the TLS
+// handshake done by package transport, so their time and bytes are
+// measured on the connection itself; HTTP/3 runs over quic-go's http3
+// with a counted UDP socket.
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// Protocols accepted in Config.Protocol.
+const (
+	ProtoAuto   = ""        // ALPN offers h2 then http/1.1 (plain HTTP: HTTP/1.1)
+	ProtoHTTP11 = "http1.1" // HTTP/1.1 only
+	ProtoHTTP2  = "http2"   // HTTP/2 (over http://: prior knowledge, as curl's --http2-prior-knowledge)
+	ProtoHTTP3  = "http3"   // HTTP/3 over QUIC; https:// only
+)
+
+// DefaultMaxRedirects is the redirect limit when Config.MaxRedirects is 0 (curl's).
+const DefaultMaxRedirects = 50
+
+// Config is what to probe and how. The zero value (with a URL) sends a GET
+// with automatic protocol choice and verifies the server's certificate.
+type Config struct {
+	URL    string
+	Method string      // empty: GET, or POST when Body is set (as curl -d)
+	Header http.Header // extra request headers; they replace the defaults of the same name
+	Body   []byte      // request body; without a Content-Type header it is sent as a form, as curl -d
+
+	Protocol string // ProtoAuto, ProtoHTTP11, ProtoHTTP2 or ProtoHTTP3
+	TLS      transport.TLS
+
+	Resolve   []string // curl --resolve HOST:PORT:ADDR[,ADDR]
+	ConnectTo []string // curl --connect-to HOST1:PORT1:HOST2:PORT2
+	IPVersion int      // 0, 4 or 6
+
+	FollowRedirects bool // -L: follow 3xx responses, each hop timed on its own
+	MaxRedirects    int  // 0: DefaultMaxRedirects
+
+	Timeout time.Duration // --max-time: bound on one Do, all hops; 0: none
+}
+
+// Mode says which connection a Do uses.
+type Mode int
+
+const (
+	// Fresh opens a new connection with a full handshake and no session cache.
+	Fresh Mode = iota
+	// Resume opens a new connection resuming the session that this
+	// Client's previous Resume (or ZeroRTT) Do cached; the first one
+	// primes the cache with a full handshake.
+	Resume
+	// ZeroRTT (HTTP/3 only) opens a new QUIC connection and sends a GET or
+	// HEAD as 0-RTT early data on the cached session; the first one primes.
+	ZeroRTT
+	// Reuse sends the request on the connection of the previous Do
+	// (keep-alive); on the first Do it opens one.
+	Reuse
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Fresh:
+		return "fresh"
+	case Resume:
+		return "resume"
+	case ZeroRTT:
+		return "0-rtt"
+	case Reuse:
+		return "reuse"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Result is one probe: one Timeline per redirect hop, the final response last.
+type Result struct {
+	Mode Mode       `json:"mode"`
+	Hops []Timeline `json:"hops"`
+}
+
+// Final returns the last hop, or nil when there is none.
+func (r *Result) Final() *Timeline {
+	if r == nil || len(r.Hops) == 0 {
+		return nil
+	}
+	return &r.Hops[len(r.Hops)-1]
+}
+
+// Run probes cfg.URL once on a fresh connection.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	c, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Do(ctx, Fresh)
+}
+
+// validate checks cfg and returns the parsed URL.
+func (cfg Config) validate() (*url.URL, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("probe: parsing URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("probe: URL %q: scheme must be http or https", cfg.URL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("probe: URL %q has no host", cfg.URL)
+	}
+	switch cfg.Protocol {
+	case ProtoAuto, ProtoHTTP11, ProtoHTTP2:
+	case ProtoHTTP3:
+		if u.Scheme != "https" {
+			return nil, errors.New("probe: HTTP/3 needs an https:// URL")
+		}
+	default:
+		return nil, fmt.Errorf("probe: unknown protocol %q (want http1.1, http2 or http3)", cfg.Protocol)
+	}
+	if cfg.IPVersion != 0 && cfg.IPVersion != 4 && cfg.IPVersion != 6 {
+		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", cfg.IPVersion)
+	}
+	return u, nil
+}
+
+// dialer builds the transport.Dialer of cfg.
+func (cfg Config) dialer() (*transport.Dialer, error) {
+	d := &transport.Dialer{IPVersion: cfg.IPVersion}
+	for _, s := range cfg.Resolve {
+		r, err := transport.ParseResolve(s)
+		if err != nil {
+			return nil, err
+		}
+		d.Resolve = append(d.Resolve, r)
+	}
+	for _, s := range cfg.ConnectTo {
+		c, err := transport.ParseConnectTo(s)
+		if err != nil {
+			return nil, err
+		}
+		d.ConnectTo = append(d.ConnectTo, c)
+	}
+	return d, nil
+}
+
+// MarshalText writes the mode by name in JSON.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }

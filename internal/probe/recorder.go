@@ -1,0 +1,154 @@
+package probe
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http/httptrace"
+	"net/textproto"
+	"sync"
+	"time"
+)
+
+// recorder collects the httptrace events of one request. Hooks fire on
+// other goroutines (the dialer, HTTP/2's read loop, QUIC's handshake
+// watcher), more than once (Happy Eyeballs) and after the round trip
+// returned, so everything is recorded under a mutex and the first value
+// of each event wins. After seal, late hooks are ignored.
+type recorder struct {
+	mu       sync.Mutex
+	sealed   bool
+	ev       Events
+	dials    []Dial
+	dialDone []bool
+	info     []Informational
+	conn     net.Conn
+	reused   bool
+	tlsState *tls.ConnectionState
+	tlsErr   error
+	onConn   func(net.Conn) // called in GotConn, to snapshot byte counts
+}
+
+func newRecorder(start time.Time, onConn func(net.Conn)) *recorder {
+	return &recorder{ev: Events{Start: start}, onConn: onConn}
+}
+
+// set stores now in *t unless it is already set or the recorder is sealed.
+// It must be called with r.mu held.
+func (r *recorder) set(t *time.Time, now time.Time) {
+	if !r.sealed && t.IsZero() {
+		*t = now
+	}
+}
+
+func (r *recorder) mark(f func(now time.Time)) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.sealed {
+		f(now)
+	}
+}
+
+func (r *recorder) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { r.mark(func(now time.Time) { r.set(&r.ev.DNSStart, now) }) },
+		DNSDone:  func(httptrace.DNSDoneInfo) { r.mark(func(now time.Time) { r.set(&r.ev.DNSDone, now) }) },
+		ConnectStart: func(network, addr string) {
+			r.mark(func(now time.Time) { r.connectStart(now, network, addr) })
+		},
+		ConnectDone: func(network, addr string, err error) {
+			r.mark(func(now time.Time) { r.connectDone(now, network, addr, err) })
+		},
+		TLSHandshakeStart: func() { r.mark(func(now time.Time) { r.set(&r.ev.TLSStart, now) }) },
+		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
+			r.mark(func(now time.Time) {
+				if err == nil {
+					r.set(&r.ev.TLSDone, now)
+				}
+				if r.tlsState == nil {
+					r.tlsState, r.tlsErr = &cs, err
+				}
+			})
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			r.mark(func(now time.Time) {
+				if r.conn == nil {
+					r.ev.GotConn, r.conn, r.reused = now, info.Conn, info.Reused
+					if r.onConn != nil {
+						r.onConn(info.Conn)
+					}
+				}
+			})
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			r.mark(func(now time.Time) { r.set(&r.ev.WroteRequest, now) })
+		},
+		GotFirstResponseByte: func() { r.mark(func(now time.Time) { r.set(&r.ev.FirstByte, now) }) },
+		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+			r.mark(func(now time.Time) {
+				r.info = append(r.info, Informational{Status: code, At: now.Sub(r.ev.Start)})
+			})
+			return nil
+		},
+	}
+}
+
+func (r *recorder) connectStart(now time.Time, network, addr string) {
+	r.set(&r.ev.ConnectStart, now)
+	r.dials = append(r.dials, Dial{Network: network, Addr: addr, Start: now.Sub(r.ev.Start)})
+	r.dialDone = append(r.dialDone, false)
+}
+
+// connectDone closes the oldest open attempt to addr; the first attempt
+// that succeeds ends the connect phase.
+func (r *recorder) connectDone(now time.Time, network, addr string, err error) {
+	for i := range r.dials {
+		d := &r.dials[i]
+		if r.dialDone[i] || d.Addr != addr || d.Network != network {
+			continue
+		}
+		r.dialDone[i] = true
+		d.Duration = max(now.Sub(r.ev.Start)-d.Start, 0)
+		if err != nil {
+			d.Err = err.Error()
+		} else if r.ev.ConnectDone.IsZero() {
+			r.ev.ConnectDone = now
+		}
+		return
+	}
+}
+
+// gotFinalResponse is called when the round trip returned the final
+// response's header. After a 1xx response, GotFirstResponseByte marked
+// the 1xx's first byte, so the final response's first byte is taken as
+// the moment its header was parsed (a little late, never early).
+func (r *recorder) gotFinalResponse() {
+	r.mark(func(now time.Time) {
+		if len(r.info) > 0 || r.ev.FirstByte.IsZero() {
+			r.ev.FirstByte = now
+		}
+	})
+}
+
+// seal stops recording and returns a copy of what was recorded.
+func (r *recorder) seal(bodyDone time.Time) recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sealed = true
+	r.ev.BodyDone = bodyDone
+	return recorded{
+		ev: r.ev, dials: append([]Dial(nil), r.dials...), info: append([]Informational(nil), r.info...),
+		conn: r.conn, reused: r.reused, tlsState: r.tlsState, tlsErr: r.tlsErr,
+	}
+}
+
+// recorded is what a recorder collected.
+type recorded struct {
+	ev       Events
+	dials    []Dial
+	info     []Informational
+	conn     net.Conn
+	reused   bool
+	tlsState *tls.ConnectionState
+	tlsErr   error
+}

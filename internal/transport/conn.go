@@ -1,0 +1,155 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Counts are bytes on the wire: TCP payload for a TCP connection (TLS
+// records included), UDP payload for QUIC.
+type Counts struct {
+	Read, Written int64
+}
+
+// Sub returns c minus o, for the bytes exchanged between two snapshots.
+func (c Counts) Sub(o Counts) Counts {
+	return Counts{Read: c.Read - o.Read, Written: c.Written - o.Written}
+}
+
+// counter counts bytes with atomics: HTTP/2 reads on its own goroutine
+// while the caller snapshots.
+type counter struct {
+	read, written atomic.Int64
+	handshake     atomic.Pointer[Counts]
+}
+
+func (c *counter) Counts() Counts {
+	return Counts{Read: c.read.Load(), Written: c.written.Load()}
+}
+
+// markHandshake remembers the counts at the end of the handshake.
+func (c *counter) markHandshake() {
+	n := c.Counts()
+	c.handshake.Store(&n)
+}
+
+// Handshake returns the bytes exchanged up to the end of the handshake,
+// and false if the handshake has not completed.
+func (c *counter) Handshake() (Counts, bool) {
+	if p := c.handshake.Load(); p != nil {
+		return *p, true
+	}
+	return Counts{}, false
+}
+
+// Conn is a TCP connection that counts the bytes read and written. The
+// TLS connection of an HTTPS request runs on top of it.
+type Conn struct {
+	net.Conn
+	counter
+	// Connected is when the TCP connection was established.
+	Connected time.Time
+}
+
+// NewConn wraps c to count its bytes.
+func NewConn(c net.Conn) *Conn {
+	return &Conn{Conn: c, Connected: time.Now()}
+}
+
+func (c *Conn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
+}
+
+func (c *Conn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// KernelRTT is the kernel's smoothed round-trip time and its variance for
+// a TCP connection, from TCP_INFO.
+type KernelRTT struct {
+	RTT, RTTVar time.Duration
+}
+
+// ErrNoTCPInfo is returned by RTT for connections that are not TCP.
+var ErrNoTCPInfo = errors.New("no TCP_INFO: not a TCP connection")
+
+// RTT reads the kernel's RTT estimate of the connection from TCP_INFO.
+func (c *Conn) RTT() (KernelRTT, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return KernelRTT{}, ErrNoTCPInfo
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return KernelRTT{}, fmt.Errorf("reading TCP_INFO: %w", err)
+	}
+	var info *unix.TCPInfo
+	var serr error
+	err = raw.Control(func(fd uintptr) {
+		info, serr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	})
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return KernelRTT{}, fmt.Errorf("reading TCP_INFO: %w", err)
+	}
+	return KernelRTT{
+		RTT:    time.Duration(info.Rtt) * time.Microsecond,
+		RTTVar: time.Duration(info.Rttvar) * time.Microsecond,
+	}, nil
+}
+
+// PacketConn is a UDP socket that counts the payload bytes it sends and
+// receives; QUIC runs on top of it.
+type PacketConn struct {
+	net.PacketConn
+	counter
+}
+
+// NewPacketConn wraps c to count its bytes.
+func NewPacketConn(c net.PacketConn) *PacketConn {
+	return &PacketConn{PacketConn: c}
+}
+
+// ReadFrom reads one datagram and counts its payload.
+func (c *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
+	n, addr, err := c.PacketConn.ReadFrom(p)
+	c.read.Add(int64(n))
+	return n, addr, err
+}
+
+// WriteTo sends one datagram and counts its payload.
+func (c *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
+	n, err := c.PacketConn.WriteTo(p, addr)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// SetReadBuffer sets the socket's receive buffer. quic-go asks for a
+// large one and warns on stderr if it cannot; the kernel caps the size
+// silently, which is fine for measuring single requests.
+func (c *PacketConn) SetReadBuffer(n int) error {
+	if b, ok := c.PacketConn.(interface{ SetReadBuffer(int) error }); ok {
+		return b.SetReadBuffer(n)
+	}
+	return nil
+}
+
+// SetWriteBuffer sets the socket's send buffer, as SetReadBuffer.
+func (c *PacketConn) SetWriteBuffer(n int) error {
+	if b, ok := c.PacketConn.(interface{ SetWriteBuffer(int) error }); ok {
+		return b.SetWriteBuffer(n)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+// Package transport dials the connections httpslab measures: TCP with
+// curl's --resolve, --connect-to, -4 and -6, TLS configured as curl's
+// flags spell it, and QUIC for HTTP/3. Every connection is wrapped so that
+// the bytes read and written are counted and split at the end of the
+// handshake, and the kernel's RTT estimate (TCP_INFO) can be read after a
+// response. Dial attempts and handshakes are reported to the
+// net/http/httptrace hooks of the dialing context, so callers time them
+// the same way whichever protocol carried the request.
+package transport
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// TLS is the client TLS setup, as curl's flags spell it. The zero value
+// verifies the server against the system roots and lets crypto/tls pick
+// versions, suites and groups.
+type TLS struct {
+	Min, Max   uint16        // 0: library default
+	Ciphers    []uint16      // TLS 1.2 suites; nil: default
+	Curves     []tls.CurveID // key exchange groups in preference order; nil: default
+	CAFile     string        // PEM bundle; empty: system roots
+	Insecure   bool          // -k: do not verify the server
+	ServerName string        // SNI and verification name; empty: the URL's host
+}
+
+// Config returns a fresh *tls.Config for t. It reads CAFile each time.
+func (t TLS) Config() (*tls.Config, error) {
+	if t.Min != 0 && t.Max != 0 && t.Min > t.Max {
+		return nil, fmt.Errorf("tls config: minimum %s is above maximum %s", tls.VersionName(t.Min), tls.VersionName(t.Max))
+	}
+	cfg := &tls.Config{
+		MinVersion:         t.Min,
+		MaxVersion:         t.Max,
+		CipherSuites:       t.Ciphers,
+		CurvePreferences:   t.Curves,
+		InsecureSkipVerify: t.Insecure,
+		ServerName:         t.ServerName,
+	}
+	if t.CAFile != "" {
+		pool, err := loadPool(t.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RootCAs = pool
+	}
+	return cfg, nil
+}
+
+func loadPool(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading CA bundle: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("reading CA bundle %q: no PEM certificate in it", path)
+	}
+	return pool, nil
+}
+
+// ParseCiphers reads a list of TLS 1.2 cipher suites separated by ':' or
+// ',', each by its OpenSSL name (ECDHE-ECDSA-AES128-GCM-SHA256) or its
+// IANA name (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256). TLS 1.3 suites
+// cannot be chosen: crypto/tls fixes them.
+func ParseCiphers(s string) ([]uint16, error) {
+	byName := map[string]*tls.CipherSuite{}
+	for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		byName[strings.ToUpper(cs.Name)] = cs
+		byName[strings.ToUpper(OpenSSLName(cs.Name))] = cs
+	}
+	var out []uint16
+	for _, name := range splitList(s) {
+		cs, ok := byName[strings.ToUpper(name)]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("parsing ciphers: unknown cipher suite %q (give suite names such as ECDHE-RSA-AES128-GCM-SHA256; OpenSSL cipher strings like HIGH are not supported)", name)
+		case isTLS13Only(cs):
+			return nil, fmt.Errorf("parsing ciphers: %s is a TLS 1.3 suite, which Go's TLS chooses by itself", cs.Name)
+		}
+		out = append(out, cs.ID)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("parsing ciphers: empty list")
+	}
+	return out, nil
+}
+
+func isTLS13Only(cs *tls.CipherSuite) bool {
+	return len(cs.SupportedVersions) == 1 && cs.SupportedVersions[0] == tls.VersionTLS13
+}
+
+// OpenSSLName turns an IANA cipher suite name into OpenSSL's spelling:
+// TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 becomes ECDHE-RSA-AES128-GCM-SHA256,
+// TLS_RSA_WITH_AES_128_CBC_SHA becomes AES128-SHA. Names without _WITH_
+// (the TLS 1.3 suites) are returned unchanged, as OpenSSL keeps them.
+func OpenSSLName(iana string) string {
+	kx, bulk, ok := strings.Cut(strings.TrimPrefix(iana, "TLS_"), "_WITH_")
+	if !ok {
+		return iana
+	}
+	bulk = strings.NewReplacer("AES_128", "AES128", "AES_256", "AES256", "RC4_128", "RC4",
+		"3DES_EDE_CBC", "DES_CBC3", "CBC_", "").Replace(bulk)
+	bulk = strings.TrimSuffix(bulk, "POLY1305_SHA256") // OpenSSL drops the hash of ChaCha20 suites
+	if strings.HasSuffix(bulk, "CHACHA20_") {
+		bulk += "POLY1305"
+	}
+	name := strings.ReplaceAll(bulk, "_", "-")
+	if kx != "RSA" {
+		name = strings.ReplaceAll(kx, "_", "-") + "-" + name
+	}
+	return name
+}
+
+// curveNames are the spellings of key exchange groups that OpenSSL and
+// curl users type, next to crypto/tls's own CurveID.String names.
+var curveNames = map[string]tls.CurveID{
+	"prime256v1": tls.CurveP256, "secp256r1": tls.CurveP256, "p256": tls.CurveP256,
+	"secp384r1": tls.CurveP384, "p384": tls.CurveP384,
+	"secp521r1": tls.CurveP521, "p521": tls.CurveP521,
+}
+
+// ParseCurves reads a list of key exchange groups separated by ':' or ',':
+// X25519, P-256 (prime256v1, secp256r1), P-384, P-521, X25519MLKEM768,
+// SecP256r1MLKEM768, SecP384r1MLKEM1024.
+func ParseCurves(s string) ([]tls.CurveID, error) {
+	known := map[string]tls.CurveID{}
+	for _, id := range []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521,
+		tls.X25519MLKEM768, tls.SecP256r1MLKEM768, tls.SecP384r1MLKEM1024} {
+		known[strings.ToLower(id.String())] = id
+	}
+	for name, id := range curveNames {
+		known[name] = id
+	}
+	var out []tls.CurveID
+	for _, name := range splitList(s) {
+		id, ok := known[strings.ToLower(name)]
+		if !ok {
+			return nil, fmt.Errorf("parsing curves: unknown group %q (want X25519, P-256, P-384, P-521, X25519MLKEM768, ...)", name)
+		}
+		out = append(out, id)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("parsing curves: empty list")
+	}
+	return out, nil
+}
+
+// IsPostQuantum reports whether the group is a post-quantum hybrid.
+func IsPostQuantum(id tls.CurveID) bool {
+	switch id {
+	case tls.X25519MLKEM768, tls.SecP256r1MLKEM768, tls.SecP384r1MLKEM1024:
+		return true
+	}
+	return false
+}
+
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' || r == ' ' })
+}
