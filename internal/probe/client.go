@@ -39,7 +39,7 @@ type connEntry struct {
 		Counts() transport.Counts
 		Handshake() (transport.Counts, bool)
 	}
-	tcp  *transport.Conn      // nil for QUIC
+	tcp  *transport.Conn     // nil for QUIC
 	quic *transport.QUICConn // nil for TCP
 }
 
