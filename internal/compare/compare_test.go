@@ -1,0 +1,286 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixed returns a sampler whose totals are mean plus exponential noise of
+// the given scale, from its own seeded generator.
+func fixed(seed uint64, mean, noise time.Duration) Sampler {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var mu sync.Mutex
+	return func(context.Context) (Sample, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		d := mean + time.Duration(r.ExpFloat64()*float64(noise))
+		return Sample{Total: d, RTT: time.Millisecond, WireBytes: 1000, Phases: map[string]time.Duration{"wait": d}}, nil
+	}
+}
+
+func twoKeys() (Key, Key) {
+	return Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, base
+}
+
+func TestRunInterleaves(t *testing.T) {
+	var calls []int
+	rec := func(i int) Sampler {
+		return func(context.Context) (Sample, error) {
+			calls = append(calls, i)
+			return Sample{Total: time.Duration(i+1) * time.Millisecond}, nil
+		}
+	}
+	keys := DefaultMatrix()[:4]
+	var vs []Variant
+	for i, k := range keys {
+		vs = append(vs, Variant{Key: k, Sampler: rec(i)})
+	}
+	res, err := Run(context.Background(), Config{Variants: vs, Runs: 30, Warmup: 2, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(calls), 4*(30+2); got != want {
+		t.Fatalf("sampler calls = %d; want %d (30 runs and 2 warm-up rounds of 4 variants)", got, want)
+	}
+	firsts := map[int]bool{}
+	for r := 0; r < len(calls)/4; r++ {
+		seen := map[int]bool{}
+		for _, i := range calls[4*r : 4*r+4] {
+			seen[i] = true
+		}
+		if len(seen) != 4 {
+			t.Fatalf("round %d ran %v; want each variant once", r, calls[4*r:4*r+4])
+		}
+		firsts[calls[4*r]] = true
+	}
+	if len(firsts) < 3 {
+		t.Errorf("variants that ran first in a round: %v; want the order shuffled", firsts)
+	}
+	for i, v := range res.Variants {
+		if len(v.Samples) != 30 {
+			t.Errorf("variant %d has %d samples; want 30 (warm-up not recorded)", i, len(v.Samples))
+		}
+		for j, s := range v.Samples {
+			if s.Round != j+1 {
+				t.Fatalf("variant %d sample %d is from round %d; want %d", i, j, s.Round, j+1)
+			}
+		}
+	}
+	if res.Stop != StopRuns || res.Rounds != 30 {
+		t.Errorf("Stop, Rounds = %q, %d; want %q, 30", res.Stop, res.Rounds, StopRuns)
+	}
+}
+
+// TestIdenticalVariantsFalsePositives compares two variants drawn from
+// one distribution many times: "significant" must show up at about the
+// chosen alpha, not more.
+func TestIdenticalVariantsFalsePositives(t *testing.T) {
+	const reps, alpha = 200, 0.05
+	a, b := twoKeys()
+	sig := 0
+	for rep := range reps {
+		res, err := Run(context.Background(), Config{
+			Variants: []Variant{
+				{Key: a, Sampler: fixed(uint64(2*rep+1), 20*time.Millisecond, 5*time.Millisecond)},
+				{Key: b, Sampler: fixed(uint64(2*rep+2), 20*time.Millisecond, 5*time.Millisecond)},
+			},
+			Runs: 20, Warmup: -1, Alpha: alpha, Seed: uint64(rep + 1),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Variants[1].VsBaseline.Significant {
+			sig++
+		}
+	}
+	if got := float64(sig) / reps; got > alpha+0.035 {
+		t.Errorf("%d of %d comparisons of identical variants significant (%.3f); want at most %.3f", sig, reps, got, alpha+0.035)
+	}
+}
+
+func TestRunPrecision(t *testing.T) {
+	a, b := twoKeys()
+	tests := []struct {
+		name     string
+		noise    time.Duration
+		wantStop string
+	}{
+		{"tight", 100 * time.Microsecond, StopPrecision},
+		{"noisy", 40 * time.Millisecond, StopMaxRuns},
+	}
+	for _, tt := range tests {
+		res, err := Run(context.Background(), Config{
+			Variants: []Variant{
+				{Key: a, Sampler: fixed(1, 10*time.Millisecond, tt.noise)},
+				{Key: b, Sampler: fixed(2, 20*time.Millisecond, tt.noise)},
+			},
+			Precision: 0.02, MaxRuns: 40, Warmup: -1, Seed: 1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != tt.wantStop {
+			t.Errorf("%s: Stop = %q after %d rounds; want %q", tt.name, res.Stop, res.Rounds, tt.wantStop)
+		}
+		if tt.wantStop == StopPrecision && res.Rounds != 10 {
+			t.Errorf("%s: stopped after %d rounds; want the minimum of 10", tt.name, res.Rounds)
+		}
+		if tt.wantStop == StopMaxRuns && res.Rounds != 40 {
+			t.Errorf("%s: stopped after %d rounds; want the maximum of 40", tt.name, res.Rounds)
+		}
+	}
+}
+
+func TestRunFailures(t *testing.T) {
+	a, b := twoKeys()
+	bad := func(context.Context) (Sample, error) { return Sample{}, errors.New("connection refused") }
+	res, err := Run(context.Background(), Config{
+		Variants: []Variant{{Key: a, Sampler: fixed(1, time.Millisecond, 0)}, {Key: b, Sampler: bad}},
+		Runs:     10, Seed: 3,
+	})
+	if err != nil {
+		t.Fatalf("Run with a failing variant: %v; want the others measured", err)
+	}
+	v := res.Variants[1]
+	if v.Dropped == "" || v.Errors["connection refused"] != 5 || v.VsBaseline != nil {
+		t.Errorf("failing variant = dropped %q, errors %v, diff %v; want dropped after 5 errors, no diff", v.Dropped, v.Errors, v.VsBaseline)
+	}
+	if n := len(res.Variants[0].Samples); n != 10 {
+		t.Errorf("baseline has %d samples; want 10", n)
+	}
+	_, err = Run(context.Background(), Config{Variants: []Variant{{Key: a, Sampler: bad}, {Key: b, Sampler: fixed(1, time.Millisecond, 0)}}})
+	if err == nil || !strings.Contains(err.Error(), "baseline") {
+		t.Errorf("Run with a failing baseline: err = %v; want an error naming the baseline", err)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	a, b := twoKeys()
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	stopper := func(ctx context.Context) (Sample, error) {
+		n++
+		if n == 7 {
+			cancel()
+			return Sample{}, ctx.Err()
+		}
+		return Sample{Total: time.Millisecond}, nil
+	}
+	res, err := Run(ctx, Config{Variants: []Variant{{Key: a, Sampler: stopper}, {Key: b, Sampler: stopper}}, Runs: 100, Warmup: -1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v; want context.Canceled", err)
+	}
+	if res == nil || res.Stop != StopInterrupted || res.Variants[0].Total.N+res.Variants[1].Total.N != 6 {
+		t.Errorf("partial result = %+v; want the 6 samples taken, stop %q", res, StopInterrupted)
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	names := func(ks []Key) []string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, k.Name())
+		}
+		return out
+	}
+	tests := []struct {
+		vary []string
+		want []string
+	}{
+		{[]string{"scheme"}, []string{"http h1", "https h1 TLS1.3"}},
+		{[]string{"tls"}, []string{"https h1 TLS1.3", "https h1 TLS1.2"}},
+		{[]string{"scheme", "tls"}, []string{"http h1", "https h1 TLS1.3", "https h1 TLS1.2"}},
+		{[]string{"proto", "handshake"}, []string{"https h1 TLS1.3", "https h1 TLS1.3 resumed", "https h2 TLS1.3", "https h3 TLS1.3",
+			"https h2 TLS1.3 resumed", "https h3 TLS1.3 resumed", "https h3 TLS1.3 0-RTT"}},
+		{[]string{"conn", "scheme"}, []string{"http h1", "http h1 keep-alive", "https h1 TLS1.3", "https h1 TLS1.3 keep-alive"}},
+	}
+	for _, tt := range tests {
+		got, err := Matrix(tt.vary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, names(got)); diff != "" {
+			t.Errorf("Matrix(%v) mismatch (-want +got):\n%s", tt.vary, diff)
+		}
+	}
+	all, err := Matrix(Dimensions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range all {
+		if !k.valid() {
+			t.Errorf("Matrix(all) has invalid %s", k.Name())
+		}
+	}
+	if all[0].Scheme != "http" {
+		t.Errorf("Matrix(all)[0] = %s; want plain HTTP as the baseline", all[0].Name())
+	}
+	for _, bad := range []string{"", "speed", "tls,,nope"} {
+		if _, err := ParseVary(bad); err == nil {
+			t.Errorf("ParseVary(%q) succeeded; want an error", bad)
+		}
+	}
+	if got, err := ParseVary(" TLS, scheme,tls"); err != nil || !cmp.Equal(got, []string{"tls", "scheme"}) {
+		t.Errorf("ParseVary(\" TLS, scheme,tls\") = %v, %v; want [tls scheme]", got, err)
+	}
+}
+
+// TestFindings runs the default matrix on samplers that cost a known
+// number of round trips and checks the generated sentences.
+func TestFindings(t *testing.T) {
+	const rtt = 40 * time.Millisecond
+	rtts := map[string]float64{ // round trips of each default variant
+		"http h1": 2, "https h1 TLS1.3": 3, "https h1 TLS1.2": 4, "https h1 TLS1.3 resumed": 3,
+		"https h1 TLS1.2 resumed": 3, "https h2 TLS1.3": 3, "https h3 TLS1.3": 2, "https h3 TLS1.3 0-RTT": 1,
+		"http h1 keep-alive": 1, "https h1 TLS1.3 keep-alive": 1,
+	}
+	var vs []Variant
+	for i, k := range DefaultMatrix() {
+		n, ok := rtts[k.Name()]
+		if !ok {
+			t.Fatalf("no round trips for %s", k.Name())
+		}
+		r := rand.New(rand.NewPCG(uint64(i), 1))
+		vs = append(vs, Variant{Key: k, Sampler: func(context.Context) (Sample, error) {
+			d := time.Duration(n*float64(rtt)) + time.Duration(r.Float64()*float64(time.Millisecond))
+			return Sample{Total: d, RTT: rtt}, nil
+		}})
+	}
+	res, err := Run(context.Background(), Config{Variants: vs, Runs: 15, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(res.Findings(), ".\n")
+	for _, want := range []string{
+		"HTTPS costs +1.0 RTT (+",
+		") over HTTP on a fresh connection with TLS 1.3, costs +2.0 RTT (+",
+		"HTTPS makes no significant difference (~",
+		"resumption makes no significant difference (~",
+		"on TLS 1.3, saves 1.0 RTT (",
+		"HTTP/2 makes no significant difference",
+		"HTTP/3 saves 1.0 RTT",
+		"0-RTT saves 1.0 RTT",
+		"a kept-alive connection saves 2.0 RTT",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"baseline", "https h3 TLS1.3 0-RTT", "effects", "summary:", fmt.Sprintf("RTT %s ms", num(40))} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+}

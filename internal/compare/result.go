@@ -1,0 +1,242 @@
+package compare
+
+import (
+	"slices"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/stats"
+)
+
+// Why a run stopped.
+const (
+	StopRuns        = "runs"        // the fixed number of runs was done
+	StopPrecision   = "precision"   // every median was precise enough
+	StopMaxRuns     = "max-runs"    // the precision was not reached within --max-runs
+	StopInterrupted = "interrupted" // the run was cancelled
+)
+
+// Result is a whole comparison: the samples and what they show.
+type Result struct {
+	Variants []VariantResult `json:"variants"`
+	// Effects compares each pair of variants that differ in exactly one
+	// dimension, from the reference value to the other.
+	Effects []Effect `json:"effects"`
+	// RTT is the median round-trip time measured over all connections;
+	// zero when none was measured.
+	RTT    time.Duration `json:"rtt_ns"`
+	Rounds int           `json:"rounds"`
+	Stop   string        `json:"stop"`
+	Seed   uint64        `json:"seed"`
+	Level  float64       `json:"level"`
+	Alpha  float64       `json:"alpha"`
+}
+
+// VariantResult is one variant: its samples and their summary. Times in
+// summaries are milliseconds.
+type VariantResult struct {
+	Name string `json:"name"`
+	Key  Key    `json:"key"`
+	// Samples are the successful measured requests, in order.
+	Samples []Sample `json:"samples"`
+	// Errors counts failed requests by message.
+	Errors map[string]int `json:"errors,omitempty"`
+	// Dropped says why the variant stopped being measured, if it did.
+	Dropped string `json:"dropped,omitempty"`
+	// Total summarises the total time of a request, in ms.
+	Total Summary `json:"total_ms"`
+	// Phases summarises each phase that happened, in ms.
+	Phases map[string]Summary `json:"phases_ms,omitempty"`
+	// WireBytes and CPU are the medians per request.
+	WireBytes float64       `json:"wire_bytes"`
+	CPU       time.Duration `json:"cpu_ns"`
+	// VsBaseline compares the total time against the first variant; nil
+	// for the baseline itself and when a side has no sample.
+	VsBaseline *Diff `json:"vs_baseline,omitempty"`
+}
+
+// Summary is a stats.Summary that encodes to JSON with names.
+type Summary struct {
+	N        int            `json:"n"`
+	Median   float64        `json:"median"`
+	Lo       float64        `json:"ci_lo"`
+	Hi       float64        `json:"ci_hi"`
+	CILevel  float64        `json:"ci_level"` // 0 when the sample is too small for an interval
+	Min      float64        `json:"min"`
+	P90      float64        `json:"p90"`
+	Max      float64        `json:"max"`
+	MedianCI stats.Interval `json:"-"`
+}
+
+func summarize(xs []float64, level float64) Summary {
+	if len(xs) == 0 {
+		return Summary{} // zeros, not NaN, which JSON cannot carry
+	}
+	s := stats.Summarize(xs, level)
+	return Summary{
+		N: s.N, Median: s.Median, Lo: s.MedianCI.Lo, Hi: s.MedianCI.Hi, CILevel: s.MedianCI.Level,
+		Min: s.Min, P90: s.P90, Max: s.Max, MedianCI: s.MedianCI,
+	}
+}
+
+// Diff is how much slower (positive) or faster (negative) a variant is
+// than another, in ms and, when the RTT is known, in round trips.
+type Diff struct {
+	MS      float64 `json:"ms"` // Hodges-Lehmann shift
+	Lo      float64 `json:"ci_lo_ms"`
+	Hi      float64 `json:"ci_hi_ms"`
+	CILevel float64 `json:"ci_level"` // 0 when too few samples for an interval
+	RTTs    float64 `json:"rtts"`     // MS over the RTT; 0 when the RTT is unknown
+	P       float64 `json:"p"`        // Mann-Whitney two-sided p-value
+	Exact   bool    `json:"p_exact"`
+	// Significant is P < alpha.
+	Significant bool `json:"significant"`
+	// Bytes is the difference of the median bytes on the wire.
+	Bytes float64 `json:"wire_bytes"`
+}
+
+// Effect is the Diff between two variants that differ in one dimension.
+type Effect struct {
+	Dim  string `json:"dimension"`
+	From int    `json:"from"` // index into Variants: the reference value
+	To   int    `json:"to"`
+	Diff Diff   `json:"diff"`
+}
+
+func newResult(cfg Config) *Result {
+	res := &Result{Seed: cfg.Seed, Level: cfg.Level, Alpha: cfg.Alpha}
+	for _, v := range cfg.Variants {
+		res.Variants = append(res.Variants, VariantResult{Name: v.Key.Name(), Key: v.Key, Errors: map[string]int{}})
+	}
+	return res
+}
+
+// analyse fills the summaries, the differences and the effects.
+func (res *Result) analyse(cfg Config) {
+	res.RTT = medianRTT(res.Variants)
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		v.Total = summarize(totalsMS(v.Samples), cfg.Level)
+		v.Phases = phaseSummaries(v.Samples, cfg.Level)
+		if len(v.Samples) > 0 {
+			v.WireBytes = stats.Median(wireBytes(v.Samples))
+			v.CPU = time.Duration(stats.Median(cpus(v.Samples)))
+		}
+		if i > 0 {
+			v.VsBaseline = res.diff(0, i)
+		}
+	}
+	res.Effects = res.effects()
+}
+
+// diff compares variant j against variant i; nil when a side is empty.
+func (res *Result) diff(i, j int) *Diff {
+	a, b := res.Variants[i], res.Variants[j]
+	c, err := stats.Compare(totalsMS(a.Samples), totalsMS(b.Samples), res.Level)
+	if err != nil {
+		return nil
+	}
+	d := &Diff{
+		MS: c.Shift, Lo: c.ShiftCI.Lo, Hi: c.ShiftCI.Hi, CILevel: c.ShiftCI.Level,
+		P: c.Test.P, Exact: c.Test.Exact,
+		Significant: c.Significant(res.Alpha),
+		Bytes:       b.WireBytes - a.WireBytes,
+	}
+	if res.RTT > 0 {
+		d.RTTs = c.Shift / ms(res.RTT)
+	}
+	return d
+}
+
+// effects finds every pair of measured variants that differ in one
+// dimension only and compares the second against the first.
+func (res *Result) effects() []Effect {
+	var out []Effect
+	for j, to := range res.Variants {
+		for _, d := range Dimensions {
+			ref := reference(to.Key, d)
+			if ref == to.Key {
+				continue
+			}
+			i := slices.IndexFunc(res.Variants, func(v VariantResult) bool { return v.Key == ref })
+			if i < 0 {
+				continue
+			}
+			if diff := res.diff(i, j); diff != nil {
+				out = append(out, Effect{Dim: d, From: i, To: j, Diff: *diff})
+			}
+		}
+	}
+	return out
+}
+
+// reference is the key that k is compared against in dimension d: plain
+// HTTP for HTTPS, HTTP/1.1 for HTTP/2 and HTTP/3, TLS 1.3 for TLS 1.2, a
+// full handshake for a resumed one, QUIC's full handshake for 0-RTT, and
+// a fresh connection for a kept-alive one.
+func reference(k Key, d string) Key {
+	ref := map[string]string{DimScheme: "http", DimProto: "http1.1", DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}[d]
+	if k.get(d) == "" || k.get(d) == ref {
+		return k
+	}
+	if d == DimProto && k.Handshake != "full" {
+		return k // resumption and 0-RTT are compared within their protocol
+	}
+	return k.with(d, ref)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func totalsMS(ss []Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = ms(s.Total)
+	}
+	return out
+}
+
+func wireBytes(ss []Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = float64(s.WireBytes)
+	}
+	return out
+}
+
+func cpus(ss []Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = float64(s.CPU)
+	}
+	return out
+}
+
+// phaseSummaries summarises each phase over the samples where it happened.
+func phaseSummaries(ss []Sample, level float64) map[string]Summary {
+	by := map[string][]float64{}
+	for _, s := range ss {
+		for name, d := range s.Phases {
+			by[name] = append(by[name], ms(d))
+		}
+	}
+	out := make(map[string]Summary, len(by))
+	for name, xs := range by {
+		out[name] = summarize(xs, level)
+	}
+	return out
+}
+
+// medianRTT is the median of the RTTs measured on all connections.
+func medianRTT(vs []VariantResult) time.Duration {
+	var xs []float64
+	for _, v := range vs {
+		for _, s := range v.Samples {
+			if s.RTT > 0 {
+				xs = append(xs, float64(s.RTT))
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	return time.Duration(stats.Median(xs))
+}

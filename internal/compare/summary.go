@@ -1,0 +1,144 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// minRTTForRounds is the measured RTT below which differences are not
+// stated in round trips: on loopback a round trip takes microseconds and
+// the time goes to computation, so "15 RTT" would mislead.
+const minRTTForRounds = 0.5 // ms
+
+// Findings returns the result as a few sentences a person reads in
+// seconds, each generated from a measured effect: what HTTPS costs over
+// HTTP per TLS version, what resumption, HTTP/2, HTTP/3, 0-RTT and a
+// kept-alive connection save. Effects that are not significant say so.
+func (res *Result) Findings() []string {
+	var out []string
+	add := func(s string) {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	add(res.joined("HTTPS", DimScheme, func(k Key) (string, bool) {
+		return "with TLS " + k.TLS, k.Conn == "fresh" && k.Handshake == "full" && k.Proto == "http1.1"
+	}, "over HTTP on a fresh connection"))
+	add(res.joined("HTTPS", DimScheme, func(k Key) (string, bool) {
+		return "with TLS " + k.TLS, k.Conn == "reuse" && k.Proto == "http1.1"
+	}, "over HTTP on a kept-alive connection"))
+	if !res.hasDim(DimScheme) {
+		add(res.joined("TLS 1.2", DimTLS, func(k Key) (string, bool) {
+			return "", k.Conn == "fresh" && k.Handshake == "full" && k.Proto == "http1.1"
+		}, "over TLS 1.3 on a fresh connection"))
+	}
+	add(res.joined("resumption", DimHandshake, func(k Key) (string, bool) {
+		return "on TLS " + k.TLS, k.Handshake == "resumed" && k.Proto == "http1.1"
+	}, ""))
+	for _, p := range []struct{ proto, name string }{{"http2", "HTTP/2"}, {"http3", "HTTP/3"}} {
+		add(res.joined(p.name, DimProto, func(k Key) (string, bool) {
+			return "", k.Proto == p.proto && k.Conn == "fresh" && k.Handshake == "full" && k.TLS == "1.3"
+		}, "over HTTP/1.1 on a fresh connection"))
+	}
+	add(res.joined("0-RTT", DimHandshake, func(k Key) (string, bool) {
+		return "", k.Handshake == "0rtt"
+	}, "over a full QUIC handshake"))
+	add(res.joined("a kept-alive connection", DimConn, func(k Key) (string, bool) {
+		return "", k.Scheme == "https" && k.Proto == "http1.1" && k.TLS == "1.3"
+	}, "over a fresh HTTPS connection"))
+	return out
+}
+
+// hasDim reports whether some effect varies dimension d.
+func (res *Result) hasDim(d string) bool {
+	for _, e := range res.Effects {
+		if e.Dim == d {
+			return true
+		}
+	}
+	return false
+}
+
+// joined builds one sentence about the effects of dimension d whose
+// target variant pick accepts, e.g. "HTTPS costs +1.0 RTT (...) over HTTP
+// with TLS 1.3, +2.0 RTT (...) with TLS 1.2". pick returns the clause
+// that tells the effects apart.
+func (res *Result) joined(subject, d string, pick func(Key) (string, bool), tail string) string {
+	var clauses []string
+	for _, e := range res.Effects {
+		if e.Dim != d {
+			continue
+		}
+		label, ok := pick(res.Variants[e.To].Key)
+		if !ok {
+			continue
+		}
+		clauses = append(clauses, strings.TrimSpace(res.verb(e.Diff)+" "+label))
+	}
+	if len(clauses) == 0 {
+		return ""
+	}
+	first := clauses[0]
+	if tail != "" {
+		first = insertTail(first, tail)
+	}
+	return subject + " " + strings.Join(append([]string{first}, clauses[1:]...), ", ")
+}
+
+// insertTail puts tail after the amount of a clause, before its label:
+// "costs +1.0 RTT (...) with TLS 1.3" becomes "costs +1.0 RTT (...) over
+// HTTP with TLS 1.3".
+func insertTail(clause, tail string) string {
+	if i := strings.LastIndex(clause, ") "); i >= 0 {
+		return clause[:i+1] + " " + tail + clause[i+1:]
+	}
+	return clause + " " + tail
+}
+
+// verb states a difference: "costs +1.0 RTT (+51 ms, 95% CI 49 to 53)",
+// "saves 1.0 RTT (51 ms, 95% CI 49 to 53)", or "makes no significant
+// difference (~ +0.2 ms, p = 0.41)".
+func (res *Result) verb(d Diff) string {
+	if !d.Significant {
+		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), d.P)
+	}
+	sign, v, lo, hi := "+", d.MS, d.Lo, d.Hi
+	word := "costs"
+	if d.MS < 0 {
+		sign, v, lo, hi, word = "", -d.MS, -d.Hi, -d.Lo, "saves"
+	}
+	ci := ""
+	if d.CILevel > 0 {
+		ci = fmt.Sprintf(", %.0f%% CI %s to %s", res.Level*100, num(lo), num(hi))
+	}
+	rtt := ms(res.RTT)
+	if rtt < minRTTForRounds {
+		if ci == "" {
+			return fmt.Sprintf("%s %s%s ms", word, sign, num(v))
+		}
+		return fmt.Sprintf("%s %s%s ms (%s)", word, sign, num(v), strings.TrimPrefix(ci, ", "))
+	}
+	return fmt.Sprintf("%s %s%.1f RTT (%s%s ms%s)", word, sign, v/rtt, sign, num(v), ci)
+}
+
+// num formats milliseconds with a precision that suits their size.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func signed(v float64) string {
+	if v >= 0 {
+		return "+" + num(v)
+	}
+	return num(v)
+}
