@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/netem"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +18,7 @@ type serveFlags struct {
 	noTickets, no0RTT bool
 	noHTTP3, noHSTS   bool
 	caOut             string
+	link              linkFlags
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -37,10 +39,17 @@ Endpoints:
   /delay/D        answers after D (150ms, 2s; a bare number is seconds; at most 60s)
   /redirect/N     N redirect hops, then /
   /status/C       answers with status C (200-599)
-  /headers        the request headers as JSON`,
+  /headers        the request headers as JSON
+
+With --rtt (or another link flag) the server runs behind an emulated link
+and its URLs carry its address there (198.18.x.y).
+
+` + linkHelp(),
 		Example: `  httpslab serve
   httpslab serve --https-port 8443 --cert rsa-2048 --ca-out ca.pem
   httpslab serve --tls-max 1.2 --no-tickets     # a server that never resumes
+  httpslab serve --rtt 50ms                     # behind a link with a 50 ms RTT
+  httpslab serve --profile 3g --loss 1%
   httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runServe(f) },
@@ -57,6 +66,7 @@ Endpoints:
 	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
 	fl.BoolVar(&f.noHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
 	fl.StringVar(&f.caOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
+	f.link.add(fl)
 	return cmd
 }
 
@@ -89,6 +99,17 @@ func (e *env) runServe(f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	var link *netem.Link
+	if f.link.set() {
+		if f.link.fs.Changed("host") {
+			return usagef("--host and the link flags exclude each other: behind a link the server listens on its address there")
+		}
+		if link, err = e.startLink(f.link); err != nil {
+			return err
+		}
+		defer link.Close()
+		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
+	}
 	srv, err := lab.Start(e.ctx, cfg)
 	if err != nil {
 		return withHint(err, "pick other ports with --http-port and --https-port, or 0 for free ones")
@@ -103,6 +124,9 @@ func (e *env) runServe(f serveFlags) error {
 	var notes []string
 	if srv.HTTP3 {
 		notes = append(notes, "HTTP/3 on the same port over UDP")
+	}
+	if link != nil {
+		notes = append(notes, fmt.Sprintf("behind an emulated link: %s", link.Config))
 	}
 	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))

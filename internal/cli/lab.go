@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+)
+
+// labKillAfter is how long lab waits for the command to exit after the
+// first interrupt before it kills it.
+const labKillAfter = 10 * time.Second
+
+func newLabCmd(e *env) *cobra.Command {
+	var f linkFlags
+	cmd := &cobra.Command{
+		Use:   "lab [flags] -- COMMAND [ARGS...]",
+		Short: "Run a server command behind an emulated network link",
+		Long: `lab builds an emulated network link and runs COMMAND on its far side, in a
+private network namespace, so that any server (nginx, caddy, a test build) can
+be studied under a chosen RTT, jitter, loss and bandwidth. The server should
+listen on the address lab prints (198.18.x.y), or on all addresses; clients on
+this host reach it there, through the link.
+
+COMMAND gets the addresses in its environment: HTTPSLAB_SERVER_IP (its own),
+HTTPSLAB_CLIENT_IP (this host's end of the link) and HTTPSLAB_NAMESPACE (the
+namespace name, for "ip netns exec"). SIGTERM and SIGHUP are passed on to it;
+Ctrl-C reaches it from the terminal. When it exits, lab removes the link and
+the namespace, ending whatever still runs inside, and exits with its exit code.
+
+` + linkHelp(),
+		Example: `  httpslab lab --rtt 50ms -- python3 -m http.server 8080 --bind 0.0.0.0
+  httpslab lab --profile 3g -- nginx -c /etc/nginx/nginx.conf -g 'daemon off;'
+  httpslab lab --rtt 100ms --loss 1% --bandwidth 10mbit -- sh -c 'exec my-server --listen $HTTPSLAB_SERVER_IP:443'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runLab(f, args) },
+	}
+	cmd.Flags().SetInterspersed(false)
+	f.add(cmd.Flags())
+	return cmd
+}
+
+func (e *env) runLab(f linkFlags, args []string) error {
+	if !f.set() {
+		return usagef("lab needs a link: give --rtt, --jitter, --loss, --bandwidth or --profile")
+	}
+	link, err := e.startLink(f)
+	if err != nil {
+		return err
+	}
+	defer link.Close()
+	argv := link.Command(args)
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, e.stdout, e.stderr
+	c.Env = append(os.Environ(), "HTTPSLAB_SERVER_IP="+link.ServerIP.String(),
+		"HTTPSLAB_CLIENT_IP="+link.ClientIP.String(), "HTTPSLAB_NAMESPACE="+link.Namespace)
+	fmt.Fprintf(e.stderr, "httpslab: %s runs at %s behind an emulated link (%s); namespace %s\n",
+		args[0], link.ServerIP, link.Config, link.Namespace)
+	if err := c.Start(); err != nil {
+		return withHint(fmt.Errorf("starting %s: %w", args[0], err), "is the command on PATH?")
+	}
+	return e.waitLabCommand(c, args[0])
+}
+
+// waitLabCommand passes signals on to the command and returns its exit
+// status as lab's own.
+func (e *env) waitLabCommand(c *exec.Cmd, name string) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	var kill <-chan time.Time
+	for {
+		select {
+		case err := <-done:
+			return commandExit(err, name)
+		case s := <-sigs:
+			// A terminal's Ctrl-C already reached the command, which
+			// shares the foreground process group; pass on the rest.
+			if s != os.Interrupt || !isTerminal(os.Stdin) {
+				_ = c.Process.Signal(s)
+			}
+			if kill == nil {
+				kill = time.After(labKillAfter)
+			}
+		case <-kill:
+			fmt.Fprintf(e.stderr, "httpslab: %s did not exit within %v; killing it\n", name, labKillAfter)
+			_ = c.Process.Kill()
+		}
+	}
+}
+
+// commandExit maps the command's end to lab's exit status: its exit code,
+// or 128 plus the signal that ended it, as shells do.
+func commandExit(err error, name string) error {
+	if err == nil {
+		return nil
+	}
+	var x *exec.ExitError
+	if !errors.As(err, &x) {
+		return fmt.Errorf("running %s: %w", name, err)
+	}
+	if ws, ok := x.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return exitError{code: 128 + int(ws.Signal())}
+	}
+	return exitError{code: x.ExitCode()}
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,0 +1,200 @@
+package netem
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/quic-go/quic-go"
+)
+
+// startTestLink builds a link for a test and checks, when the test ends,
+// that Close removed the namespace and both devices.
+func startTestLink(t *testing.T, cfg Config) *Link {
+	t.Helper()
+	l, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Start(%+v): %v", cfg, err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		assertGone(t, l.Namespace, l.ClientDevice)
+	})
+	return l
+}
+
+// assertGone fails the test if the namespace or the host-side device exists.
+func assertGone(t *testing.T, ns, dev string) {
+	t.Helper()
+	if _, err := os.Stat(nsPath(ns)); !os.IsNotExist(err) {
+		t.Errorf("namespace %s still exists after close (stat: %v)", ns, err)
+	}
+	if _, err := net.InterfaceByName(dev); err == nil {
+		t.Errorf("device %s still exists after close", dev)
+	}
+}
+
+// medianOf runs f n times and returns the median of what it measures.
+func medianOf(t *testing.T, n int, f func() time.Duration) time.Duration {
+	t.Helper()
+	var ds []time.Duration
+	for range n {
+		ds = append(ds, f())
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// TestRoundTripPhysics checks what the link is for: under a 40 ms RTT, a
+// TCP connect takes 1 RTT, a full TLS 1.2 handshake 2, TLS 1.3 1 and the
+// QUIC handshake 1, each within ±0.15 RTT, against the embedded server
+// running behind the link. The handshakes' CPU time, measured against the
+// same server setup on loopback, is taken off first: it is not the link's,
+// and under the race detector it grows tenfold.
+func TestRoundTripPhysics(t *testing.T) {
+	const rtt = 40 * time.Millisecond
+	l := startTestLink(t, Config{RTT: rtt})
+	behind := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoTickets: true})
+	local := lab.StartTestServer(t, lab.Config{NoTickets: true})
+	tests := []struct {
+		name    string
+		wantRTT float64
+		measure func(t *testing.T, srv *lab.Server) time.Duration
+	}{
+		{"TCP connect", 1, func(t *testing.T, srv *lab.Server) time.Duration {
+			c, d := dialTCP(t, hostPort(srv))
+			c.Close()
+			return d
+		}},
+		{"TLS 1.2 full handshake", 2, func(t *testing.T, srv *lab.Server) time.Duration {
+			return tlsHandshake(t, hostPort(srv), clientTLS(srv, tls.VersionTLS12))
+		}},
+		{"TLS 1.3 full handshake", 1, func(t *testing.T, srv *lab.Server) time.Duration {
+			return tlsHandshake(t, hostPort(srv), clientTLS(srv, tls.VersionTLS13))
+		}},
+		{"QUIC handshake", 1, func(t *testing.T, srv *lab.Server) time.Duration {
+			c := clientTLS(srv, tls.VersionTLS13)
+			c.NextProtos = []string{"h3"}
+			return quicHandshake(t, hostPort(srv), c)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cpu := medianOf(t, 5, func() time.Duration { return tt.measure(t, local) })
+			got := medianOf(t, 5, func() time.Duration { return tt.measure(t, behind) })
+			ratio := (got - cpu).Seconds() / rtt.Seconds()
+			if ratio < tt.wantRTT-0.15 || ratio > tt.wantRTT+0.15 {
+				t.Errorf("%s took %v behind the link, %v on loopback: the link added %.2f RTT; want %.1f ± 0.15 RTT",
+					tt.name, got, cpu, ratio, tt.wantRTT)
+			}
+			t.Logf("%s: %v behind the link, %v on loopback: %.3f RTT", tt.name, got, cpu, ratio)
+		})
+	}
+	st := l.Stats()
+	if st.ToServer.Packets == 0 || st.ToClient.Packets == 0 || st.ToServer.Lost+st.ToClient.Lost != 0 {
+		t.Errorf("Stats() = %+v; want packets both ways and no loss", st)
+	}
+}
+
+// hostPort is the HTTPS (and HTTP/3) address of srv.
+func hostPort(srv *lab.Server) string { return strings.TrimPrefix(srv.HTTPSURL, "https://") }
+
+// clientTLS is a client configuration that verifies srv and offers only
+// TLS version v. It offers X25519 alone: the hybrid post-quantum group
+// costs no round trip but much CPU under the race detector, which would
+// blur the link's own timing.
+func clientTLS(srv *lab.Server, v uint16) *tls.Config {
+	host, _, _ := net.SplitHostPort(hostPort(srv))
+	return &tls.Config{RootCAs: srv.CA.Pool(), ServerName: host, MinVersion: v, MaxVersion: v,
+		CurvePreferences: []tls.CurveID{tls.X25519}}
+}
+
+func dialTCP(t *testing.T, addr string) (net.Conn, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dialing %s through the link: %v", addr, err)
+	}
+	return c, time.Since(start)
+}
+
+// tlsHandshake times the TLS handshake alone, after the TCP connect.
+func tlsHandshake(t *testing.T, addr string, conf *tls.Config) time.Duration {
+	t.Helper()
+	raw, _ := dialTCP(t, addr)
+	defer raw.Close()
+	c := tls.Client(raw, conf)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := c.HandshakeContext(ctx); err != nil {
+		t.Fatalf("TLS handshake with %s: %v", addr, err)
+	}
+	d := time.Since(start)
+	if v := c.ConnectionState().Version; v != conf.MaxVersion {
+		t.Fatalf("negotiated %s; want %s", tls.VersionName(v), tls.VersionName(conf.MaxVersion))
+	}
+	return d
+}
+
+// quicHandshake times a QUIC connection up to the completed handshake.
+func quicHandshake(t *testing.T, addr string, conf *tls.Config) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	c, err := quic.DialAddr(ctx, addr, conf, &quic.Config{})
+	if err != nil {
+		t.Fatalf("QUIC handshake with %s: %v", addr, err)
+	}
+	d := time.Since(start)
+	c.CloseWithError(0, "")
+	return d
+}
+
+// TestBandwidth downloads a body from the embedded server through a rate-
+// limited link and checks that the goodput matches the rate within 5%,
+// after the TCP/IP headers (52 of every 1500 bytes with timestamps).
+func TestBandwidth(t *testing.T) {
+	const rate = 20_000_000
+	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: rate})
+	srv := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoHTTP3: true})
+	const size, warm = 2 << 20, 256 << 10
+	resp, err := http.Get(srv.HTTPURL + "/bytes/" + strconv.Itoa(size))
+	if err != nil {
+		t.Fatalf("GET /bytes: %v", err)
+	}
+	defer resp.Body.Close()
+	// Time the body after a warm-up that lets TCP leave slow start.
+	if _, err := io.CopyN(io.Discard, resp.Body, warm); err != nil {
+		t.Fatalf("reading the body: %v", err)
+	}
+	start, wire0 := time.Now(), l.Stats().ToClient.Bytes
+	n, err := io.Copy(io.Discard, resp.Body)
+	elapsed := time.Since(start)
+	if err != nil || n != size-warm {
+		t.Fatalf("read %d bytes (%v); want %d", n, err, size-warm)
+	}
+	goodput := float64(n) * 8 / elapsed.Seconds()
+	want := rate * 1448.0 / 1500
+	if goodput < want*0.95 || goodput > want*1.05 {
+		t.Errorf("goodput %.2f Mbit/s; want %.2f Mbit/s ± 5%%", goodput/1e6, want/1e6)
+	}
+	wire := float64(l.Stats().ToClient.Bytes-wire0) * 8 / elapsed.Seconds()
+	if wire < rate*0.95 || wire > rate*1.05 {
+		t.Errorf("link carried %.2f Mbit/s; want %.2f Mbit/s ± 5%%", wire/1e6, rate/1e6)
+	}
+	t.Logf("goodput %.3f Mbit/s, on the wire %.3f Mbit/s, link %v", goodput/1e6, wire/1e6, l.Config)
+}
