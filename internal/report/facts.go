@@ -53,7 +53,11 @@ func writeChain(ew *errWriter, s *probe.TLS, now time.Time) {
 		}
 		return
 	}
-	ew.printf("  %-13s %d certificates, %s\n", "chain", len(s.Chain), byteCount(int64(s.ChainBytes)))
+	certs := "certificates"
+	if len(s.Chain) == 1 {
+		certs = "certificate"
+	}
+	ew.printf("  %-13s %d %s, %s\n", "chain", len(s.Chain), certs, byteCount(int64(s.ChainBytes)))
 	for i, c := range s.Chain {
 		ew.printf("    %d %s\n", i, c.Subject)
 		ew.printf("      %s, %s, %s, %s\n", orDash(c.KeyType), orDash(c.SigAlg), byteCount(int64(c.Bytes)), expiry(c.NotAfter, now))
@@ -78,6 +82,9 @@ func expiry(notAfter, now time.Time) string {
 // added to the application's header and body.
 func writeBytes(ew *errWriter, t *probe.Timeline, p painter) {
 	b := t.Bytes
+	if b == (probe.Bytes{}) {
+		return
+	}
 	ew.printf("%s\n", p.paint(ansiBold, "bytes on the wire"))
 	if b.HandshakeWritten+b.HandshakeRead > 0 {
 		ew.printf("  %-13s written %s, read %s, %s in all before the first request byte\n", "handshake",
@@ -117,17 +124,20 @@ func overhead(t *probe.Timeline) string {
 // writeRTT writes the measured round-trip time.
 func writeRTT(ew *errWriter, t *probe.Timeline, p painter) {
 	r := t.RTT
-	ew.printf("%s\n", p.paint(ansiBold, "round-trip time"))
 	if r.Kernel <= 0 && r.Connect <= 0 {
-		ew.printf("  unknown (no new connection measured)\n")
 		return
 	}
+	ew.printf("%s\n", p.paint(ansiBold, "round-trip time"))
 	if r.Kernel > 0 {
 		src := "TCP_INFO"
 		if t.Proto == "HTTP/3.0" {
 			src = "QUIC estimate"
 		}
-		ew.printf("  %-13s %s ± %s (%s)\n", "smoothed", ms(r.Kernel), ms(r.KernelVar), src)
+		spread := ""
+		if r.KernelVar > 0 {
+			spread = " ± " + ms(r.KernelVar)
+		}
+		ew.printf("  %-13s %s%s (%s)\n", "smoothed", ms(r.Kernel), spread, src)
 	}
 	if r.Connect > 0 {
 		ew.printf("  %-13s %s (one round trip)\n", "TCP connect", ms(r.Connect))

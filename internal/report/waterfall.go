@@ -171,9 +171,15 @@ type errWriter struct {
 	err error
 }
 
+// printf writes a formatted line, trailing blanks removed (padding of
+// the last column) so that golden files and terminals stay clean.
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err != nil {
 		return
 	}
-	_, e.err = fmt.Fprintf(e.w, format, args...)
+	s := fmt.Sprintf(format, args...)
+	if line, ok := strings.CutSuffix(s, "\n"); ok {
+		s = strings.TrimRight(line, " ") + "\n"
+	}
+	_, e.err = io.WriteString(e.w, s)
 }

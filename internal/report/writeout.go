@@ -212,7 +212,9 @@ func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) error {
 
 // ReadWriteOutFormat resolves a -w argument the way curl does: "@-"
 // reads the format from stdin, "@file" from the file, anything else is
-// the format itself.
+// the format itself. Like curl, it drops the line breaks of a format read
+// from a file or stdin: its lines are joined, and only \n in the format
+// makes a new line.
 func ReadWriteOutFormat(arg string, stdin io.Reader) (string, error) {
 	name, ok := strings.CutPrefix(arg, "@")
 	if !ok {
@@ -233,5 +235,5 @@ func ReadWriteOutFormat(arg string, stdin io.Reader) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading write-out format %s: %w", arg, err)
 	}
-	return string(b), nil
+	return strings.NewReplacer("\r", "", "\n", "").Replace(string(b)), nil
 }

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+func TestWaterfallGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		hops  []probe.Timeline
+		color bool
+	}{
+		{"h2", []probe.Timeline{h2Fresh()}, false},
+		{"h2-color", []probe.Timeline{h2Fresh()}, true},
+		{"redirect", redirectHops(), false},
+		{"h3", []probe.Timeline{h3()}, false},
+		{"reused", []probe.Timeline{reused()}, false},
+		{"refused", []probe.Timeline{refused()}, false},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := Waterfall(&buf, tt.hops, WaterfallOptions{Color: tt.color}); err != nil {
+			t.Fatalf("Waterfall(%s) error: %v", tt.name, err)
+		}
+		golden(t, "waterfall-"+tt.name+".golden", buf.Bytes())
+		if got := strings.Contains(buf.String(), "\x1b["); got != tt.color {
+			t.Errorf("Waterfall(%s) has colour codes = %v; want %v", tt.name, got, tt.color)
+		}
+	}
+}
+
+// TestWaterfallRows checks that each phase that happened has a row,
+// that absent phases have none, and the round trips.
+func TestWaterfallRows(t *testing.T) {
+	tests := []struct {
+		name    string
+		tl      probe.Timeline
+		want    []string
+		notWant []string
+	}{
+		{"h2", h2Fresh(), []string{
+			"  DNS          0.010 ms    0.100 ms",
+			"  connect      0.120 ms    1.000 ms", "1.0 RTT",
+			"  TLS          1.130 ms    1.010 ms",
+			"  wait         2.200 ms    1.300 ms", "1.3 RTT",
+			"X25519MLKEM768 (post-quantum hybrid)", "ALPN          h2",
+			"2 certificates, 932 B", "expires 2027-01-01 (in 40 days)",
+			"handshake     written 1,400 B, read 2,300 B, 3,700 B in all",
+			"60 B of 1,150 B read (5.2%): TLS records and protocol framing",
+			"smoothed      1.000 ms ± 0.250 ms (TCP_INFO)",
+		}, []string{"dial attempts", "reused", "failed"}},
+		{"reused", reused(), []string{"connection reused", "  send"}, []string{"  DNS ", "  connect ", "  TLS  "}},
+		{"h3", h3(), []string{"  TLS          0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
+		{"refused", refused(), []string{"  DNS ", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"}, []string{"  connect ", "TLS\n", "bytes on the wire", "round-trip time"}},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := Waterfall(&buf, []probe.Timeline{tt.tl}, WaterfallOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: waterfall lacks %q:\n%s", tt.name, w, got)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: waterfall has %q:\n%s", tt.name, w, got)
+			}
+		}
+	}
+}
+
+func TestBar(t *testing.T) {
+	ms1 := int64(1e6)
+	tests := []struct {
+		start, dur, total int64
+		want              string
+	}{
+		{0, 10 * ms1, 10 * ms1, "##########"},
+		{0, 5 * ms1, 10 * ms1, "#####     "},
+		{5 * ms1, 5 * ms1, 10 * ms1, "     #####"},
+		{0, 1, 10 * ms1, "#         "},        // too short still shows
+		{10 * ms1, 0, 10 * ms1, "         #"}, // at the very end
+		{2 * ms1, 3 * ms1, 0, "          "},   // unknown total
+		{0, 20 * ms1, 10 * ms1, "##########"}, // longer than total
+	}
+	for _, tt := range tests {
+		got := strings.ReplaceAll(bar(probe.Phase{Start: durationOf(tt.start), Duration: durationOf(tt.dur)}, durationOf(tt.total), 10), "█", "#")
+		if got != tt.want {
+			t.Errorf("bar(%d, %d of %d) = %q; want %q", tt.start, tt.dur, tt.total, got, tt.want)
+		}
+	}
+}
+
+func TestWaterfallNoHops(t *testing.T) {
+	if err := Waterfall(&bytes.Buffer{}, nil, WaterfallOptions{}); err == nil {
+		t.Error("Waterfall(no hops) = nil error; want an error")
+	}
+}
