@@ -186,7 +186,7 @@ func (r *runner) round(ctx context.Context, round int) error {
 				r.res.Stop = StopInterrupted
 				return ctx.Err()
 			}
-			if ferr := r.fail(i, err); ferr != nil {
+			if ferr := r.fail(i, round, err); ferr != nil {
 				return ferr
 			}
 			continue
@@ -201,16 +201,22 @@ func (r *runner) round(ctx context.Context, round int) error {
 	return nil
 }
 
-// fail counts a failed request; the run fails only when the baseline
-// itself cannot be measured.
-func (r *runner) fail(i int, err error) error {
+// fail counts a failed request. A variant that fails in the warm-up
+// (round 0), or too often in a row, is dropped, so that a server without
+// HTTP/3 or resumption costs one attempt, not a whole run of timeouts;
+// the run fails only when the baseline itself cannot be measured.
+func (r *runner) fail(i, round int, err error) error {
 	v := &r.res.Variants[i]
 	v.Errors[err.Error()]++
 	r.streak[i]++
-	if r.streak[i] < r.cfg.MaxFailures {
+	switch {
+	case round == 0:
+		v.Dropped = fmt.Sprintf("failed in the warm-up: %v", err)
+	case r.streak[i] >= r.cfg.MaxFailures:
+		v.Dropped = fmt.Sprintf("%d requests in a row failed: %v", r.streak[i], err)
+	default:
 		return nil
 	}
-	v.Dropped = fmt.Sprintf("%d requests in a row failed: %v", r.streak[i], err)
 	if i == 0 {
 		return fmt.Errorf("measuring the baseline %s: %w", v.Name, err)
 	}

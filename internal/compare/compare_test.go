@@ -144,7 +144,7 @@ func TestRunFailures(t *testing.T) {
 	bad := func(context.Context) (Sample, error) { return Sample{}, errors.New("connection refused") }
 	res, err := Run(context.Background(), Config{
 		Variants: []Variant{{Key: a, Sampler: fixed(1, time.Millisecond, 0)}, {Key: b, Sampler: bad}},
-		Runs:     10, Seed: 3,
+		Runs:     10, Seed: 3, Warmup: -1,
 	})
 	if err != nil {
 		t.Fatalf("Run with a failing variant: %v; want the others measured", err)
@@ -155,6 +155,10 @@ func TestRunFailures(t *testing.T) {
 	}
 	if n := len(res.Variants[0].Samples); n != 10 {
 		t.Errorf("baseline has %d samples; want 10", n)
+	}
+	res, err = Run(context.Background(), Config{Variants: []Variant{{Key: a, Sampler: fixed(1, time.Millisecond, 0)}, {Key: b, Sampler: bad}}, Runs: 10})
+	if err != nil || !strings.Contains(res.Variants[1].Dropped, "warm-up") || res.Variants[1].Errors["connection refused"] != 1 {
+		t.Errorf("variant failing in the warm-up: err %v, dropped %q, errors %v; want dropped after one attempt", err, res.Variants[1].Dropped, res.Variants[1].Errors)
 	}
 	_, err = Run(context.Background(), Config{Variants: []Variant{{Key: a, Sampler: bad}, {Key: b, Sampler: fixed(1, time.Millisecond, 0)}}})
 	if err == nil || !strings.Contains(err.Error(), "baseline") {

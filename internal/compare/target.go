@@ -1,0 +1,184 @@
+package compare
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// Target is the server the variants are measured against.
+type Target struct {
+	// URL is the https:// URL (an http:// URL is accepted when only plain
+	// HTTP variants are measured).
+	URL string
+	// HTTPURL is the plain-HTTP URL of the same resource; empty means URL
+	// with the http scheme and, for port 443, port 80.
+	HTTPURL string
+	// Probe is the base request setup: TLS trust and options (the
+	// version is set per variant), --resolve, --connect-to, timeout.
+	Probe probe.Config
+}
+
+// HTTPURLOf derives the plain-HTTP URL from an https:// URL: same host
+// and path, port 80 for the default port 443. Any other port has no
+// guessable plain-HTTP twin and is an error.
+func HTTPURLOf(httpsURL string) (string, error) {
+	u, err := url.Parse(httpsURL)
+	if err != nil {
+		return "", fmt.Errorf("parsing URL: %w", err)
+	}
+	if u.Scheme == "http" {
+		return httpsURL, nil
+	}
+	if p := u.Port(); p != "" && p != "443" {
+		return "", fmt.Errorf("cannot tell the plain-HTTP port of %s (port %s)", u.Redacted(), p)
+	}
+	u.Scheme = "http"
+	u.Host = u.Hostname()
+	if ip := net.ParseIP(u.Host); ip != nil && ip.To4() == nil {
+		u.Host = "[" + u.Host + "]"
+	}
+	return u.String(), nil
+}
+
+// Variants builds a probe-backed variant for each key. The returned close
+// function releases their connections.
+func (t Target) Variants(keys []Key) ([]Variant, func(), error) {
+	var clients []*probe.Client
+	closeAll := func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}
+	var out []Variant
+	for _, k := range keys {
+		cfg, err := t.configFor(k)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		c, err := probe.New(cfg)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("setting up %s: %w", k.Name(), err)
+		}
+		clients = append(clients, c)
+		out = append(out, Variant{Key: k, Sampler: sampler(c, k)})
+	}
+	return out, closeAll, nil
+}
+
+// configFor is the probe setup of one variant.
+func (t Target) configFor(k Key) (probe.Config, error) {
+	cfg := t.Probe
+	cfg.URL = t.URL
+	cfg.Protocol = k.Proto
+	cfg.FollowRedirects = false
+	if k.Scheme == "http" {
+		u := t.HTTPURL
+		if u == "" {
+			var err error
+			if u, err = HTTPURLOf(t.URL); err != nil {
+				return cfg, fmt.Errorf("%w; pass --http-url", err)
+			}
+		}
+		cfg.URL = u
+		cfg.TLS = transport.TLS{}
+		return cfg, nil
+	}
+	v := map[string]uint16{"1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13}[k.TLS]
+	cfg.TLS.Min, cfg.TLS.Max = v, v
+	return cfg, nil
+}
+
+// mode is the probe connection mode of a key.
+func mode(k Key) probe.Mode {
+	switch {
+	case k.Conn == "reuse":
+		return probe.Reuse
+	case k.Handshake == "resumed":
+		return probe.Resume
+	case k.Handshake == "0rtt":
+		return probe.ZeroRTT
+	}
+	return probe.Fresh
+}
+
+// sampler measures one request of variant k with client c. Resumption,
+// 0-RTT and reuse need a first connection to leave a session or an open
+// connection behind, so the first call makes one untimed request. A
+// request that did not do what the variant says (no resumption, early
+// data refused, a new connection instead of the kept-alive one) is an
+// error, never a sample: it would measure another variant.
+func sampler(c *probe.Client, k Key) Sampler {
+	m := mode(k)
+	primed := m == probe.Fresh
+	return func(ctx context.Context) (Sample, error) {
+		if !primed {
+			if _, err := c.Do(ctx, m); err != nil {
+				return Sample{}, err
+			}
+			primed = true
+		}
+		res, err := c.Do(ctx, m)
+		if err != nil {
+			return Sample{}, err
+		}
+		tl := res.Final()
+		if tl == nil {
+			return Sample{}, errors.New("probe returned no response")
+		}
+		if err := check(k, tl); err != nil {
+			return Sample{}, err
+		}
+		return sampleOf(tl), nil
+	}
+}
+
+// check refuses a request that is not what its variant claims.
+func check(k Key, tl *probe.Timeline) error {
+	switch {
+	case tl.Status >= 400:
+		return fmt.Errorf("status %d from %s", tl.Status, tl.URL)
+	case k.Conn == "reuse" && !tl.Reused:
+		return errors.New("the kept-alive connection was not reused (the server closed it?)")
+	case k.Conn == "fresh" && tl.Reused:
+		return errors.New("a fresh request reused a connection")
+	case k.Scheme == "https" && tl.TLS == nil:
+		return errors.New("no TLS on an https request")
+	case k.Handshake == "resumed" && !tl.TLS.Resumed:
+		return errors.New("the server did not resume the TLS session (no session tickets or cache?)")
+	case k.Handshake == "0rtt" && !tl.TLS.EarlyData:
+		return errors.New("the server did not accept 0-RTT early data")
+	case k.Handshake == "full" && k.Conn == "fresh" && tl.TLS != nil && tl.TLS.Resumed:
+		return errors.New("a full-handshake request resumed a session")
+	}
+	return nil
+}
+
+// sampleOf turns a probe Timeline into a Sample.
+func sampleOf(tl *probe.Timeline) Sample {
+	s := Sample{
+		Total:  tl.Total,
+		Phases: make(map[string]time.Duration, len(tl.Phases)),
+		RTT:    tl.RTT.Best(),
+		WireBytes: tl.Bytes.HandshakeWritten + tl.Bytes.HandshakeRead +
+			tl.Bytes.RequestWritten + tl.Bytes.ResponseRead,
+		Proto:  tl.Proto,
+		Reused: tl.Reused,
+	}
+	for _, p := range tl.Phases {
+		s.Phases[p.Name] = p.Duration
+	}
+	if tl.TLS != nil {
+		s.TLSVersion, s.Resumed, s.EarlyData = tl.TLS.Version, tl.TLS.Resumed, tl.TLS.EarlyData
+	}
+	return s
+}

@@ -1,0 +1,86 @@
+package compare
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// caFile writes the server's CA certificate where the probe can read it.
+func caFile(t *testing.T, srv *lab.Server) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ca.pem")
+	if err := srv.CA.WriteFile(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDefaultMatrixOnEmbeddedServer measures every default variant with
+// real requests and checks that each did what it claims.
+func TestDefaultMatrixOnEmbeddedServer(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	target := Target{
+		URL: srv.HTTPSURL + "/bytes/1000", HTTPURL: srv.HTTPURL + "/bytes/1000",
+		Probe: probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second},
+	}
+	vs, closeAll, err := target.Variants(DefaultMatrix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	res, err := Run(context.Background(), Config{Variants: vs, Runs: 6, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range res.Variants {
+		if v.Dropped != "" || len(v.Errors) > 0 || v.Total.N != 6 {
+			t.Errorf("%s: n=%d dropped %q errors %v; want 6 clean samples", v.Name, v.Total.N, v.Dropped, v.Errors)
+			continue
+		}
+		for _, s := range v.Samples {
+			if err := wantSample(v.Key, s); err != "" {
+				t.Errorf("%s: sample %+v: %s", v.Name, s, err)
+				break
+			}
+		}
+	}
+	tls12 := res.Variants[2]
+	if tls12.WireBytes <= res.Variants[0].WireBytes {
+		t.Errorf("bytes on the wire: %s %.0f, %s %.0f; want more with TLS", tls12.Name, tls12.WireBytes, res.Variants[0].Name, res.Variants[0].WireBytes)
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+}
+
+// wantSample says what is wrong with a sample of variant k, if anything.
+func wantSample(k Key, s Sample) string {
+	wantProto := map[string]string{"http1.1": "HTTP/1.1", "http2": "HTTP/2.0", "http3": "HTTP/3.0"}[k.Proto]
+	_, hasTLS := s.Phases["tls"]
+	switch {
+	case s.Proto != wantProto:
+		return "protocol " + s.Proto + ", want " + wantProto
+	case k.TLS != "" && s.TLSVersion != "TLS "+k.TLS:
+		return "TLS version " + s.TLSVersion + ", want " + k.TLS
+	case k.Conn == "reuse" && (!s.Reused || hasTLS):
+		return "not on the kept-alive connection"
+	case k.Conn == "fresh" && k.Scheme == "https" && !hasTLS:
+		return "no TLS phase on a fresh connection"
+	case (k.Handshake == "resumed" || k.Handshake == "0rtt") != s.Resumed && k.Conn == "fresh":
+		return "resumed flag wrong"
+	case (k.Handshake == "0rtt") != s.EarlyData:
+		return "early data flag wrong"
+	case s.Total <= 0 || s.WireBytes <= 0:
+		return "no time or no bytes"
+	}
+	return ""
+}
