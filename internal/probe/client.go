@@ -199,6 +199,10 @@ func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for k, vs := range c.cfg.Header {
+		if len(vs) == 0 {
+			req.Header.Del(k) // -H 'Name:' removes a default, as in curl
+			continue
+		}
 		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
 	if h := req.Header.Get("Host"); h != "" {

@@ -108,7 +108,7 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 			cs = resp.TLS
 		}
 	}
-	if cs != nil && cs.Version != 0 {
+	if cs != nil && cs.Version != 0 && (resp != nil || r.tlsErr == nil) {
 		early := st.known && st.entry.quic != nil && st.entry.quic.ConnectionState().Used0RTT
 		tl.TLS = tlsFacts(cs, early)
 	}

@@ -40,7 +40,7 @@ const DefaultMaxRedirects = 50
 type Config struct {
 	URL    string
 	Method string      // empty: GET, or POST when Body is set (as curl -d)
-	Header http.Header // extra request headers; they replace the defaults of the same name
+	Header http.Header // extra request headers; they replace the defaults of the same name, an empty list removes one
 	Body   []byte      // request body; without a Content-Type header it is sent as a form, as curl -d
 
 	Protocol string // ProtoAuto, ProtoHTTP11, ProtoHTTP2 or ProtoHTTP3

@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/cobra"
+)
+
+type probeFlags struct {
+	req       requestFlags
+	n         int
+	resume    bool
+	reuse     bool
+	zeroRTT   bool
+	location  bool
+	maxRedirs int
+	writeOut  string
+	har       string
+	json      bool
+	silent    bool
+	output    string
+}
+
+func newProbeCmd(e *env) *cobra.Command {
+	var f probeFlags
+	cmd := &cobra.Command{
+		Use:   "probe URL",
+		Short: "Time one HTTPS request phase by phase",
+		Long: `probe sends a request and shows where its time went: DNS, TCP connect (every
+dial attempt), TLS handshake, sending, waiting for the first byte, download.
+Each phase comes from its own monotonic timestamps, in milliseconds and in
+round trips of the measured RTT (the kernel's TCP_INFO estimate, or QUIC's).
+It also shows what the handshake negotiated (version, cipher suite, key
+exchange group, post-quantum or not, ALPN, resumed, HelloRetryRequest,
+certificate chain and its size, OCSP staple) and the bytes on the wire,
+split into handshake and request/response, so the cost of TLS shows in
+bytes as well as in time.
+
+  -n N       N requests, each on a fresh connection: min, median, p90, max per phase
+  --resume   further connections resume the first one's TLS session; says what it saved
+  --0rtt     HTTP/3: further connections send the request as 0-RTT early data
+  --reuse    a second request on the same connection (no DNS, connect or TLS)
+  -L         follow redirects, each hop timed on its own
+
+Output is a waterfall, or curl's -w/--write-out format (curl's variables,
+@file, %{json}), or --json, and --har FILE writes HAR 1.2 for browser tools.
+On failure it prints the phases that completed, the error and a hint.`,
+		Example: `  httpslab probe https://example.test/ --cacert ca.pem
+  httpslab probe -n 20 --http2 https://127.0.0.1:8443/
+  httpslab probe --resume --tls-max 1.2 https://127.0.0.1:8443/ -k
+  httpslab probe --http3 --0rtt https://127.0.0.1:8443/ --cacert ca.pem
+  httpslab probe -w @curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
+  httpslab probe --resolve example.test:443:127.0.0.1 https://example.test/ --har run.har`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
+	}
+	fl := cmd.Flags()
+	f.req.add(fl)
+	fl.IntVarP(&f.n, "count", "n", 0, "send N requests, each on a new connection, and summarize")
+	fl.BoolVar(&f.resume, "resume", false, "resume the first connection's TLS session on further connections")
+	fl.BoolVar(&f.zeroRTT, "0rtt", false, "HTTP/3: send further requests as 0-RTT early data (implies --http3)")
+	fl.BoolVar(&f.reuse, "reuse", false, "send a second request on the same connection")
+	fl.BoolVarP(&f.location, "location", "L", false, "follow redirects")
+	fl.IntVar(&f.maxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L")
+	fl.StringVarP(&f.writeOut, "write-out", "w", "", "print curl's write-out `format` (@file reads it from a file, @- from stdin)")
+	fl.StringVar(&f.har, "har", "", "write the requests as HAR 1.2 to `file`")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.BoolVarP(&f.silent, "silent", "s", false, "print no waterfall (errors, -w and --json still print)")
+	fl.StringVarP(&f.output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
+	return cmd
+}
+
+// plan is which connection mode each run uses and how many runs there are.
+type plan struct {
+	first, rest probe.Mode
+	runs        int
+	summary     bool // -n was given: print the summary table
+}
+
+func (f *probeFlags) plan() (plan, error) {
+	modes := 0
+	for _, on := range []bool{f.resume, f.reuse, f.zeroRTT} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return plan{}, usagef("choose one of --resume, --reuse and --0rtt")
+	case f.n < 0 || f.n > 100000:
+		return plan{}, usagef("-n %d: want 1 to 100000", f.n)
+	case f.output != "" && f.output != os.DevNull:
+		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
+	}
+	p := plan{runs: max(f.n, 1), summary: f.n > 1}
+	switch {
+	case f.resume:
+		p.first, p.rest, p.runs = probe.Resume, probe.Resume, max(f.n, 2)
+	case f.zeroRTT:
+		p.first, p.rest, p.runs = probe.ZeroRTT, probe.ZeroRTT, max(f.n, 2)
+	case f.reuse:
+		p.first, p.rest, p.runs = probe.Fresh, probe.Reuse, max(f.n, 2)
+	}
+	return p, nil
+}
+
+// config returns the probe.Config of the flags for url.
+func (f *probeFlags) config(url string) (probe.Config, error) {
+	if f.zeroRTT {
+		if f.req.http11 || f.req.http2 {
+			return probe.Config{}, usagef("--0rtt needs HTTP/3")
+		}
+		f.req.http3 = true
+	}
+	cfg, err := f.req.probeConfig(url)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.FollowRedirects, cfg.MaxRedirects = f.location, f.maxRedirs
+	return cfg, nil
+}
+
+func (e *env) runProbe(url string, f probeFlags) error {
+	p, err := f.plan()
+	if err != nil {
+		return err
+	}
+	cfg, err := f.config(url)
+	if err != nil {
+		return err
+	}
+	var wo *report.WriteOut
+	if f.writeOut != "" {
+		if wo, err = e.parseWriteOut(f.writeOut); err != nil {
+			return err
+		}
+	}
+	client, err := probe.New(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	defer client.Close()
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	results, runErr := runPlan(ctx, client, p)
+	if err := e.writeProbe(results, p, f, wo, runErr); err != nil {
+		return err
+	}
+	if f.resume && client.Tickets() == 0 && runErr == nil {
+		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
+	}
+	return probeError(runErr)
+}
+
+// runPlan does the runs of p. A failure on the first run stops (the next
+// would fail the same way); later failures are data and the runs go on.
+// It returns the first error.
+func runPlan(ctx context.Context, client *probe.Client, p plan) ([]*probe.Result, error) {
+	var results []*probe.Result
+	var first error
+	for i := 0; i < p.runs; i++ {
+		mode := p.rest
+		if i == 0 {
+			mode = p.first
+		}
+		res, err := client.Do(ctx, mode)
+		if res != nil {
+			results = append(results, res)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+		if (err != nil && i == 0) || ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return results, ctx.Err()
+	}
+	return results, first
+}
+
+func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
+	format, err := report.ReadWriteOutFormat(arg, os.Stdin)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	wo, err := report.ParseWriteOut(format)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, w := range wo.Warnings {
+		fmt.Fprintf(e.stderr, "httpslab: warning: %s\n", w)
+	}
+	return wo, nil
+}
+
+// probeReport is the JSON result of probe: one Result per run.
+type probeReport struct {
+	URL  string          `json:"url"`
+	Runs []*probe.Result `json:"runs"`
+}
+
+// writeProbe prints the results in the chosen formats.
+func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, runErr error) error {
+	var hops []probe.Timeline
+	for _, r := range results {
+		hops = append(hops, r.Hops...)
+	}
+	if f.har != "" {
+		if err := writeFile(f.har, func(w io.Writer) error { return report.WriteHAR(w, hops, versionString()) }); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.json:
+		return report.WriteJSON(e.stdout, "probe", probeReport{URL: f.req.urlFor(results), Runs: results})
+	case wo != nil:
+		return e.writeOutRuns(wo, results, runErr)
+	case f.silent || len(results) == 0:
+		return nil
+	case p.summary:
+		return e.summary(results, f)
+	}
+	return e.waterfalls(results, f)
+}
+
+func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result, runErr error) error {
+	for _, r := range results {
+		in := report.WriteOutInput{Hops: r.Hops}
+		if fin := r.Final(); fin != nil && fin.Err != "" {
+			in.ExitCode = ExitFailure
+		}
+		if err := wo.Execute(e.stdout, e.stderr, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *env) summary(results []*probe.Result, f probeFlags) error {
+	var finals []probe.Timeline
+	for _, r := range results {
+		if fin := r.Final(); fin != nil {
+			finals = append(finals, *fin)
+		}
+	}
+	return report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume || f.zeroRTT})
+}
+
+// waterfalls prints each run's waterfall, headed by its connection mode
+// when there are several, and for --resume and --0rtt what resumption saved.
+func (e *env) waterfalls(results []*probe.Result, f probeFlags) error {
+	opt := report.WaterfallOptions{Color: report.ColorEnabled(e.stdout)}
+	for i, r := range results {
+		if len(results) > 1 {
+			fmt.Fprintf(e.stdout, "== connection %d: %s\n", i+1, runLabel(i, r))
+		}
+		if err := report.Waterfall(e.stdout, r.Hops, opt); err != nil {
+			return err
+		}
+		if len(results) > 1 {
+			fmt.Fprintln(e.stdout)
+		}
+	}
+	if (f.resume || f.zeroRTT) && len(results) > 1 {
+		return e.summary(results, f)
+	}
+	return nil
+}
+
+// runLabel says what kind of connection a run used.
+func runLabel(i int, r *probe.Result) string {
+	fin := r.Final()
+	switch {
+	case r.Mode == probe.Reuse:
+		return "same connection as before"
+	case i == 0 && r.Mode != probe.Fresh:
+		return "new connection, full handshake (primes the session cache)"
+	case fin != nil && fin.TLS != nil && fin.TLS.EarlyData:
+		return "new connection, resumed, request sent as 0-RTT early data"
+	case fin != nil && fin.TLS != nil && fin.TLS.Resumed:
+		return "new connection, resumed session"
+	case r.Mode != probe.Fresh:
+		return "new connection, NOT resumed (the server refused or sent no ticket)"
+	}
+	return "new connection"
+}
+
+// urlFor returns the URL of the first run, for the JSON report.
+func (f *requestFlags) urlFor(results []*probe.Result) string {
+	if len(results) > 0 && len(results[0].Hops) > 0 {
+		return results[0].Hops[0].URL
+	}
+	return ""
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := write(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// probeError attaches a hint to a probe failure; nil stays nil.
+func probeError(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return withHint(err, hintFor(err))
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
+	"github.com/quic-go/quic-go"
+	"github.com/spf13/pflag"
+)
+
+// requestFlags are the request, connection and TLS flags that probe,
+// bench and compare share, spelled as curl spells them.
+type requestFlags struct {
+	tls12, tls13         bool
+	tlsMax               string
+	ciphers, curves      string
+	cacert               string
+	insecure             bool
+	resolve, connectTo   []string
+	ipv4, ipv6           bool
+	headers              []string
+	method               string
+	data, dataBinary     []string
+	http11, http2, http3 bool
+	maxTime              string
+}
+
+// add registers the flags on fs.
+func (f *requestFlags) add(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.tls12, "tlsv1.2", false, "use TLS 1.2 or later")
+	fs.BoolVar(&f.tls13, "tlsv1.3", false, "use TLS 1.3")
+	fs.StringVar(&f.tlsMax, "tls-max", "", "highest TLS version to offer: 1.2 or 1.3")
+	fs.StringVar(&f.ciphers, "ciphers", "", "TLS 1.2 cipher suites, OpenSSL or IANA names, ':' separated")
+	fs.StringVar(&f.curves, "curves", "", "key exchange groups in order, e.g. X25519:P-256 or X25519MLKEM768")
+	fs.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
+	fs.BoolVarP(&f.insecure, "insecure", "k", false, "do not verify the server's certificate")
+	fs.StringArrayVar(&f.resolve, "resolve", nil, "connect to ADDR for HOST:PORT, no DNS (`HOST:PORT:ADDR[,ADDR]`, repeatable)")
+	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "connect to HOST2:PORT2 for HOST1:PORT1 (`HOST1:PORT1:HOST2:PORT2`, repeatable)")
+	fs.BoolVarP(&f.ipv4, "ipv4", "4", false, "use IPv4 addresses only")
+	fs.BoolVarP(&f.ipv6, "ipv6", "6", false, "use IPv6 addresses only")
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header `'Name: value'` (repeatable; 'Name:' removes a default)")
+	fs.StringVarP(&f.method, "request", "X", "", "request `method`")
+	fs.StringArrayVarP(&f.data, "data", "d", nil, "request body, as a form; @file reads a file without its newlines (repeatable, joined with &)")
+	fs.StringArrayVar(&f.dataBinary, "data-binary", nil, "request body as is; @file reads a file unchanged")
+	fs.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1")
+	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (over http://: with prior knowledge)")
+	fs.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
+	fs.StringVarP(&f.maxTime, "max-time", "m", "", "give up after this long, in `seconds` (2.5) or with a unit (1500ms)")
+}
+
+// tls returns the TLS setup of the flags.
+func (f *requestFlags) tls() (transport.TLS, error) {
+	t := transport.TLS{CAFile: f.cacert, Insecure: f.insecure}
+	switch {
+	case f.tls13:
+		t.Min = tls.VersionTLS13
+	case f.tls12:
+		t.Min = tls.VersionTLS12
+	}
+	var err error
+	if t.Max, err = parseTLSVersion(f.tlsMax); err != nil {
+		return t, err
+	}
+	if err := checkVersionRange(t.Min, t.Max); err != nil {
+		return t, err
+	}
+	if f.ciphers != "" {
+		if t.Ciphers, err = transport.ParseCiphers(f.ciphers); err != nil {
+			return t, usageError{err}
+		}
+	}
+	if f.curves != "" {
+		if t.Curves, err = transport.ParseCurves(f.curves); err != nil {
+			return t, usageError{err}
+		}
+	}
+	if f.cacert != "" {
+		if _, err := os.Stat(f.cacert); err != nil {
+			return t, usagef("--cacert: %v", err)
+		}
+	}
+	return t, nil
+}
+
+// protocol returns the probe protocol chosen by --http1.1, --http2 or --http3.
+func (f *requestFlags) protocol() (string, error) {
+	var chosen []string
+	for _, p := range []struct {
+		on   bool
+		name string
+	}{{f.http11, probe.ProtoHTTP11}, {f.http2, probe.ProtoHTTP2}, {f.http3, probe.ProtoHTTP3}} {
+		if p.on {
+			chosen = append(chosen, p.name)
+		}
+	}
+	switch len(chosen) {
+	case 0:
+		return probe.ProtoAuto, nil
+	case 1:
+		return chosen[0], nil
+	}
+	return "", usagef("choose one of --http1.1, --http2 and --http3")
+}
+
+// timeout reads --max-time: seconds as curl takes them, or a Go duration.
+func (f *requestFlags) timeout() (time.Duration, error) {
+	if f.maxTime == "" {
+		return 0, nil
+	}
+	if s, err := strconv.ParseFloat(f.maxTime, 64); err == nil && s >= 0 && s < 1e6 {
+		return time.Duration(s * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(f.maxTime)
+	if err != nil || d < 0 {
+		return 0, usagef("--max-time %q: want seconds (2.5) or a duration (1500ms)", f.maxTime)
+	}
+	return d, nil
+}
+
+// header reads the -H flags. "Name:" with nothing after the colon removes
+// a default header, as in curl; "Name;" sends it empty.
+func (f *requestFlags) header() (http.Header, error) {
+	h := http.Header{}
+	for _, line := range f.headers {
+		if name, ok := strings.CutSuffix(line, ";"); ok && !strings.Contains(name, ":") {
+			h[http.CanonicalHeaderKey(name)] = []string{""}
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, usagef("-H %q: want 'Name: value'", line)
+		}
+		key := http.CanonicalHeaderKey(name)
+		if value = strings.TrimSpace(value); value == "" {
+			h[key] = []string{}
+			continue
+		}
+		h[key] = append(h[key], value)
+	}
+	return h, nil
+}
+
+// body reads -d and --data-binary, with curl's @file forms.
+func (f *requestFlags) body() ([]byte, error) {
+	if len(f.data) == 0 && len(f.dataBinary) == 0 {
+		return nil, nil
+	}
+	var parts [][]byte
+	for _, d := range f.data {
+		b, err := readData(d)
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(d, "@") {
+			b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r"), nil), []byte("\n"), nil)
+		}
+		parts = append(parts, b)
+	}
+	for _, d := range f.dataBinary {
+		b, err := readData(d)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, b)
+	}
+	return bytes.Join(parts, []byte("&")), nil
+}
+
+// maxBody bounds a request body read from a file.
+const maxBody = 64 << 20
+
+func readData(arg string) ([]byte, error) {
+	name, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return []byte(arg), nil
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, usagef("-d %s: %v", arg, err)
+	}
+	if fi.Size() > maxBody {
+		return nil, usagef("-d %s: %d bytes, more than the limit of %d", arg, fi.Size(), maxBody)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usagef("-d %s: %v", arg, err)
+	}
+	return b, nil
+}
+
+// probeConfig turns the flags into a probe.Config for url.
+func (f *requestFlags) probeConfig(url string) (probe.Config, error) {
+	cfg := probe.Config{URL: url, Method: f.method, Resolve: f.resolve, ConnectTo: f.connectTo}
+	var err error
+	if cfg.TLS, err = f.tls(); err != nil {
+		return cfg, err
+	}
+	if cfg.Protocol, err = f.protocol(); err != nil {
+		return cfg, err
+	}
+	if cfg.Timeout, err = f.timeout(); err != nil {
+		return cfg, err
+	}
+	if cfg.Header, err = f.header(); err != nil {
+		return cfg, err
+	}
+	if cfg.Body, err = f.body(); err != nil {
+		return cfg, err
+	}
+	switch {
+	case f.ipv4 && f.ipv6:
+		return cfg, usagef("choose one of -4 and -6")
+	case f.ipv4:
+		cfg.IPVersion = 4
+	case f.ipv6:
+		cfg.IPVersion = 6
+	}
+	for _, r := range f.resolve {
+		if _, err := transport.ParseResolve(r); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	for _, c := range f.connectTo {
+		if _, err := transport.ParseConnectTo(c); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	return cfg, nil
+}
+
+// hintFor suggests what to do about a failed request; "" when nothing
+// useful can be said. bench and compare use it for their connection errors.
+func hintFor(err error) string {
+	var (
+		unknownCA x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+		dnsErr    *net.DNSError
+		alert     tls.AlertError
+		idle      *quic.IdleTimeoutError
+		hsTimeout *quic.HandshakeTimeoutError
+		netErr    net.Error
+	)
+	switch {
+	case errors.As(err, &unknownCA):
+		return "the certificate is not signed by a CA you trust (self-signed?); pass --cacert FILE or -k"
+	case errors.As(err, &hostname):
+		return "the certificate does not name this host; use --resolve or --connect-to to keep the right name, or -k"
+	case errors.As(err, &invalid):
+		if invalid.Reason == x509.Expired {
+			return "the certificate has expired or is not yet valid (check the clocks); -k skips the check"
+		}
+		return "the certificate is not valid for a server; -k skips the check"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens on that address and port; is the server running? ('httpslab serve' starts one)"
+	case errors.As(err, &dnsErr):
+		return "the name does not resolve; --resolve HOST:PORT:ADDR connects without DNS"
+	case errors.As(err, &alert) && (alert == 70 || alert == 40):
+		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
+	case errors.As(err, &idle), errors.As(err, &hsTimeout):
+		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "the server did not answer in time; raise --max-time"
+	}
+	return ""
+}
