@@ -67,6 +67,7 @@ HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
 	root.AddCommand(newServeCmd(e))
 	root.AddCommand(newLabCmd(e))
 	root.AddCommand(newProbeCmd(e))
+	root.AddCommand(newCompareCmd(e))
 	// Further commands register here.
 	return root
 }

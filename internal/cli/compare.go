@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/httpslab/httpslab/internal/compare"
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+)
+
+// compareFlags are the flags of httpslab compare.
+type compareFlags struct {
+	req       requestFlags
+	link      linkFlags
+	runs      int
+	warmup    int
+	maxRuns   int
+	precision string
+	alpha     float64
+	vary      string
+	httpURL   string
+	path      string
+	seed      uint64
+	json      bool
+}
+
+func newCompareCmd(e *env) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare [URL]",
+		Short: "What HTTPS, TLS 1.3, resumption, 0-RTT, HTTP/2 and HTTP/3 cost or save, with statistics",
+		Long: `compare measures a matrix of client-side variants against one server and states
+what each choice costs or saves, in milliseconds and in round trips of the
+measured RTT, with confidence intervals and a significance test:
+
+  scheme     plain HTTP vs HTTPS (the http:// URL is the https:// one on port 80,
+             or --http-url)
+  proto      HTTP/1.1, HTTP/2, HTTP/3
+  tls        TLS 1.3, TLS 1.2
+  handshake  full, resumed (session ticket), 0-RTT (HTTP/3)
+  conn       a fresh connection per request, or one kept alive
+
+Without --vary it runs the questions people ask: HTTP, HTTPS with TLS 1.3 and
+1.2, both resumed, HTTP/2, HTTP/3 with and without 0-RTT, and HTTP and HTTPS on
+a kept-alive connection. --vary scheme,tls (or all) measures every valid
+combination of the named dimensions instead.
+
+The variants run interleaved after a warm-up round, in a new random order in
+every round, so that drift, caches and position do not favour one of them.
+Every request but the kept-alive ones opens a new connection; a request that
+did not do what its variant says (no resumption, 0-RTT refused) is an error,
+never a sample. A variant that fails in the warm-up is dropped with its error.
+
+Per variant: the median total time with its distribution-free 95% interval,
+the median connect, TLS and wait phases, the difference from the first
+variant (the Hodges-Lehmann shift with its interval, in ms and in RTTs), the
+Mann-Whitney p-value ("~" when not significant at --alpha), the bytes on the
+wire and the CPU time of this process per request (which includes the
+embedded server and the link when they run here). Below: the effect of each
+dimension between variants that differ in it alone, and a short summary
+written from those numbers.
+
+Without a URL, compare starts the embedded server (as 'httpslab serve') and
+measures it; with --rtt, --profile and the other link flags it puts that
+server behind an emulated link, so that round trips show. On loopback a round
+trip takes microseconds and the differences are computation.
+
+` + linkHelp(),
+		Example: `  httpslab compare --rtt 40ms
+  httpslab compare --profile 3g -n 15
+  httpslab compare --vary scheme,tls --precision 5% --max-runs 200
+  httpslab compare https://127.0.0.1:8443/ --http-url http://127.0.0.1:8080/ --cacert ca.pem
+  httpslab compare --rtt 50ms --json > compare.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runCompare(args, &f) },
+	}
+	fl := cmd.Flags()
+	f.req.add(fl)
+	f.link.add(fl)
+	fl.IntVarP(&f.runs, "runs", "n", 0, "measured requests per variant (default 20; the minimum with --precision, default 10)")
+	fl.IntVar(&f.warmup, "warmup", 1, "unmeasured rounds first (0: none)")
+	fl.StringVar(&f.precision, "precision", "", "run until every median's 95% interval is within ± this, e.g. 5%")
+	fl.IntVar(&f.maxRuns, "max-runs", 200, "most requests per variant with --precision")
+	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
+	fl.StringVar(&f.vary, "vary", "", "dimensions to vary: scheme, proto, tls, handshake, conn, or all (default: the standard matrix)")
+	fl.StringVar(&f.httpURL, "http-url", "", "the plain-HTTP URL of the same resource (default: the URL on port 80)")
+	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variant order (default: random, printed)")
+	fl.BoolVar(&f.json, "json", false, "print the result, with every sample, as JSON")
+	return cmd
+}
+
+// compareConfig checks the flags and returns the runner's configuration
+// without the variants.
+func (f *compareFlags) compareConfig() (compare.Config, error) {
+	for _, n := range []string{"tlsv1.2", "tlsv1.3", "tls-max", "http1.1", "http2", "http3"} {
+		if fl := f.link.fs.Lookup(n); fl != nil && fl.Changed {
+			return compare.Config{}, usagef("--%s: compare chooses the TLS version and protocol per variant; use --vary", n)
+		}
+	}
+	cfg := compare.Config{Runs: f.runs, Warmup: f.warmup, MaxRuns: f.maxRuns, Alpha: f.alpha, Seed: f.seed}
+	switch {
+	case f.runs < 0 || f.runs > 10000:
+		return cfg, usagef("-n %d: want 1 to 10000", f.runs)
+	case f.maxRuns < 2 || f.maxRuns > 2000:
+		return cfg, usagef("--max-runs %d: want 2 to 2000", f.maxRuns)
+	case f.warmup < 0 || f.warmup > 100:
+		return cfg, usagef("--warmup %d: want 0 to 100", f.warmup)
+	case f.alpha <= 0 || f.alpha >= 0.5:
+		return cfg, usagef("--alpha %v: want a level between 0 and 0.5, e.g. 0.05", f.alpha)
+	}
+	if f.warmup == 0 {
+		cfg.Warmup = -1
+	}
+	if f.precision != "" {
+		p, err := parsePercent(f.precision)
+		if err != nil || p <= 0 || p >= 1 {
+			return cfg, usagef("--precision %q: want a percentage such as 5%%", f.precision)
+		}
+		cfg.Precision = p
+		if f.runs > f.maxRuns {
+			return cfg, usagef("-n %d is above --max-runs %d", f.runs, f.maxRuns)
+		}
+	}
+	return cfg, nil
+}
+
+// parsePercent reads "5%" or "5" as 0.05.
+func parsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	return v / 100, err
+}
+
+// keys returns the matrix the flags ask for.
+func (f *compareFlags) keys() ([]compare.Key, error) {
+	if f.vary == "" {
+		return compare.DefaultMatrix(), nil
+	}
+	dims, err := compare.ParseVary(f.vary)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	keys, err := compare.Matrix(dims)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(keys) < 2 {
+		return nil, usagef("--vary %s gives a single variant", f.vary)
+	}
+	return keys, nil
+}
+
+func (e *env) runCompare(args []string, f *compareFlags) error {
+	cfg, err := f.compareConfig()
+	if err != nil {
+		return err
+	}
+	keys, err := f.keys()
+	if err != nil {
+		return err
+	}
+	pcfg, err := f.req.probeConfig("")
+	if err != nil {
+		return err
+	}
+	var target compare.Target
+	var where string
+	if len(args) == 0 {
+		emb, err := e.startEmbedded(f.link, f.path)
+		if err != nil {
+			return err
+		}
+		defer emb.close()
+		target, where = emb.target, emb.describe
+		ca := target.Probe.TLS.CAFile
+		target.Probe = pcfg
+		if pcfg.TLS.CAFile == "" {
+			target.Probe.TLS.CAFile = ca
+		}
+	} else {
+		if f.link.set() {
+			return withHint(usagef("the link flags put the embedded server behind an emulated link; a URL is measured as it is"),
+				"drop the URL to measure the embedded server, or run your server behind a link with 'httpslab lab'")
+		}
+		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
+	}
+	return e.compareAndReport(target, where, keys, cfg, f.json)
+}
+
+// compareAndReport runs the comparison and prints it; demo uses it too.
+func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, asJSON bool) error {
+	variants, closeAll, err := target.Variants(keys)
+	if err != nil {
+		return withHint(usageError{err}, "--http-url gives the plain-HTTP URL, or --vary without scheme leaves plain HTTP out")
+	}
+	defer closeAll()
+	cfg.Variants = variants
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	cfg.Progress = e.progress(len(variants), cfg)
+	fmt.Fprintf(e.stderr, "httpslab: comparing %d variants on %s, interleaved (Ctrl-C stops and reports)\n", len(variants), where)
+	res, runErr := compare.Run(ctx, cfg)
+	if cfg.Progress != nil {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	if res != nil {
+		if err := e.writeCompare(res, target, where, asJSON); err != nil {
+			return err
+		}
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return exitError{code: ExitInterrupted, err: nil}
+	}
+	if runErr != nil {
+		return withHint(runErr, hintFor(runErr))
+	}
+	return nil
+}
+
+// writeCompare prints the text report or the JSON document.
+func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
+	if asJSON {
+		return report.WriteJSON(e.stdout, "compare", struct {
+			Target   string          `json:"target"`
+			URL      string          `json:"url"`
+			HTTPURL  string          `json:"http_url,omitempty"`
+			Findings []string        `json:"findings"`
+			Result   *compare.Result `json:"comparison"`
+		}{where, target.URL, target.HTTPURL, res.Findings(), res})
+	}
+	fmt.Fprintf(e.stdout, "compare %s\n\n", where)
+	return res.WriteText(e.stdout)
+}
+
+// progress returns a per-round progress line on a terminal, else nil.
+func (e *env) progress(variants int, cfg compare.Config) func(int) {
+	f, ok := e.stderr.(*os.File)
+	if !ok {
+		return nil
+	}
+	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
+		return nil
+	}
+	total := cfg.Runs
+	if total == 0 {
+		total = 20
+	}
+	if cfg.Precision > 0 {
+		total = cfg.MaxRuns
+	}
+	return func(round int) {
+		fmt.Fprintf(e.stderr, "\r\033[Kround %d of at most %d (%d variants)", round, total, variants)
+	}
+}
+
+// embedded is the embedded server compare measures when given no URL.
+type embedded struct {
+	target   compare.Target
+	describe string
+	close    func()
+}
+
+// startEmbedded starts the embedded server, behind the emulated link when
+// link flags are set, and returns the target for path on it.
+func (e *env) startEmbedded(lf linkFlags, path string) (*embedded, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, usagef("--path %q: want a path starting with /", path)
+	}
+	var cfg lab.Config
+	var cleanups []func()
+	closeAll := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	describe := "the embedded server on loopback"
+	if lf.set() {
+		link, err := e.startLink(lf)
+		if err != nil {
+			return nil, err
+		}
+		cleanups = append(cleanups, func() { link.Close() })
+		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
+		describe = "the embedded server behind an emulated link (" + link.Config.String() + ")"
+	}
+	srv, err := lab.Start(e.ctx, cfg)
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("starting the embedded server: %w", err)
+	}
+	cleanups = append(cleanups, func() { srv.Close() })
+	dir, err := lab.PrivateDir("httpslab-")
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
+	ca := filepath.Join(dir, "ca.pem")
+	if err := srv.CA.WriteFile(ca); err != nil {
+		closeAll()
+		return nil, err
+	}
+	t := compare.Target{URL: srv.HTTPSURL + path, HTTPURL: srv.HTTPURL + path}
+	t.Probe.TLS.CAFile = ca
+	return &embedded{target: t, describe: describe + ", " + srv.HTTPSURL + path, close: closeAll}, nil
+}
