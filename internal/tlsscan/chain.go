@@ -1,0 +1,121 @@
+package tlsscan
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"time"
+)
+
+// initialWindow is the data a server may send before the client's first
+// ACK with the usual initial congestion window of 10 segments (RFC 6928)
+// of 1460 bytes.
+const initialWindow = 10 * 1460
+
+// CertInfo describes one certificate the server sent.
+type CertInfo struct {
+	Subject    string    `json:"subject"`
+	Issuer     string    `json:"issuer"`
+	Key        string    `json:"key"` // "ECDSA P-256", "RSA 2048", "Ed25519"
+	KeyBits    int       `json:"key_bits"`
+	Signature  string    `json:"signature"`
+	NotAfter   time.Time `json:"not_after"`
+	Bytes      int       `json:"bytes"`
+	SelfSigned bool      `json:"self_signed"`
+}
+
+// Chain is what the certificate check found.
+type Chain struct {
+	Certs []CertInfo `json:"certs"`
+	// Bytes is the size of the Certificate message on the wire.
+	Bytes int `json:"bytes"`
+	// Trusted is true when the chain verifies to a trusted root for the
+	// host name; VerifyError says why not.
+	Trusted     bool   `json:"trusted"`
+	VerifyError string `json:"verify_error,omitempty"`
+	NameMatch   bool   `json:"name_match"`
+	// Ordered is false when a certificate is not followed by its issuer.
+	Ordered bool `json:"ordered"`
+	// NeedlessRoot is true when the server sends a self-signed root,
+	// which clients never use.
+	NeedlessRoot bool     `json:"needless_root"`
+	ExpiresIn    Duration `json:"expires_in_ms"`
+	OCSPServers  []string `json:"ocsp_servers,omitempty"`
+	Stapled      bool     `json:"stapled"`
+}
+
+// checkChain inspects the certificates of a completed handshake.
+func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now time.Time) Chain {
+	certs := cs.PeerCertificates
+	var c Chain
+	if len(certs) == 0 {
+		c.VerifyError = "the server sent no certificate"
+		return c
+	}
+	c.Bytes = 4 + 3 // handshake header and certificate_list length
+	for _, cert := range certs {
+		c.Certs = append(c.Certs, certInfo(cert))
+		c.Bytes += 3 + len(cert.Raw)
+		if cs.Version == tls.VersionTLS13 {
+			c.Bytes += 2 // empty extensions per entry
+		}
+	}
+	leaf := certs[0]
+	c.NameMatch = leaf.VerifyHostname(host) == nil
+	c.Ordered = true
+	for i := 0; i+1 < len(certs); i++ {
+		if !bytes.Equal(certs[i].RawIssuer, certs[i+1].RawSubject) {
+			c.Ordered = false
+		}
+	}
+	last := certs[len(certs)-1]
+	c.NeedlessRoot = len(certs) > 1 && isSelfSigned(last)
+	c.ExpiresIn = Duration(leaf.NotAfter.Sub(now))
+	c.OCSPServers = leaf.OCSPServer
+	c.Stapled = len(cs.OCSPResponse) > 0
+	inter := x509.NewCertPool()
+	for _, cert := range certs[1:] {
+		inter.AddCert(cert)
+	}
+	_, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots, Intermediates: inter, CurrentTime: now})
+	c.Trusted = err == nil
+	if err != nil {
+		c.VerifyError = err.Error()
+	}
+	return c
+}
+
+func isSelfSigned(c *x509.Certificate) bool {
+	return bytes.Equal(c.RawIssuer, c.RawSubject) && c.CheckSignatureFrom(c) == nil
+}
+
+func certInfo(c *x509.Certificate) CertInfo {
+	ci := CertInfo{Subject: c.Subject.String(), Issuer: c.Issuer.String(), Signature: c.SignatureAlgorithm.String(),
+		NotAfter: c.NotAfter, Bytes: len(c.Raw), SelfSigned: isSelfSigned(c)}
+	switch k := c.PublicKey.(type) {
+	case *rsa.PublicKey:
+		ci.KeyBits = k.N.BitLen()
+		ci.Key = fmt.Sprintf("RSA %d", ci.KeyBits)
+	case *ecdsa.PublicKey:
+		ci.KeyBits = k.Curve.Params().BitSize
+		ci.Key = "ECDSA " + k.Curve.Params().Name
+	case ed25519.PublicKey:
+		ci.KeyBits = 256
+		ci.Key = "Ed25519"
+	default:
+		ci.Key = c.PublicKeyAlgorithm.String()
+	}
+	return ci
+}
+
+// Duration is a time.Duration that JSON writes as milliseconds.
+type Duration time.Duration
+
+// MarshalJSON writes the duration in milliseconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, "%.3f", float64(d)/float64(time.Millisecond)), nil
+}

@@ -1,0 +1,242 @@
+package tlsscan
+
+import (
+	"context"
+	"crypto/tls"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// VersionResult is what enumeration found for one protocol version.
+type VersionResult struct {
+	Version uint16 `json:"version"`
+	Name    string `json:"name"`
+	// Supported is true when the server answered with this version.
+	Supported bool `json:"supported"`
+	// Suites are the accepted cipher suites, in the server's order of
+	// preference when ServerOrder is true, else in the order audit offered.
+	Suites []Suite `json:"suites,omitempty"`
+	// ServerOrder is true when the server picks by its own preference.
+	ServerOrder bool `json:"server_order"`
+}
+
+// GroupResult is one key-exchange group the server accepts.
+type GroupResult struct {
+	Version uint16 `json:"version"`
+	ID      uint16 `json:"id"`
+	Name    string `json:"name"`
+	// DHBits is the prime size for DHE key exchange (TLS 1.2 and older).
+	DHBits int `json:"dh_bits,omitempty"`
+}
+
+// Enumeration is the handshake-level inventory of a server.
+type Enumeration struct {
+	Versions []VersionResult `json:"versions"`
+	Groups   []GroupResult   `json:"groups"`
+	// HelloRetry is true when a client that sends only an X25519 key share
+	// (as browsers and Go do first) gets a HelloRetryRequest: +1 round trip.
+	HelloRetry bool `json:"hello_retry"`
+	// HelloRetryGroup is the group the server asked for instead.
+	HelloRetryGroup string `json:"hello_retry_group,omitempty"`
+	// Connections counts the TCP connections the enumeration opened.
+	Connections int64 `json:"connections"`
+}
+
+// Supported returns the versions the server accepts, oldest first.
+func (e *Enumeration) Supported() []uint16 {
+	var out []uint16
+	for _, v := range e.Versions {
+		if v.Supported {
+			out = append(out, v.Version)
+		}
+	}
+	return out
+}
+
+// Version returns the result for v, or nil.
+func (e *Enumeration) Version(v uint16) *VersionResult {
+	for i := range e.Versions {
+		if e.Versions[i].Version == v {
+			return &e.Versions[i]
+		}
+	}
+	return nil
+}
+
+// scanVersions are the versions audit asks about, oldest first.
+var scanVersions = []uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13}
+
+// versionName names a protocol version, including SSL 3.0.
+func versionName(v uint16) string {
+	if v == VersionSSL30 {
+		return "SSLv3"
+	}
+	return tls.VersionName(v)
+}
+
+// enumerate finds versions, suites, their order and groups. Versions are
+// scanned in parallel; within a version the suites are found by offering
+// all remaining candidates and removing the one the server picks.
+func enumerate(ctx context.Context, p *prober) (*Enumeration, error) {
+	e := &Enumeration{Versions: make([]VersionResult, len(scanVersions))}
+	var wg sync.WaitGroup
+	errs := make([]error, len(scanVersions)+1)
+	for i, v := range scanVersions {
+		wg.Go(func() { e.Versions[i], errs[i] = scanVersion(ctx, p, v) })
+	}
+	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+	groups, err := scanGroups(ctx, p, e.Supported())
+	if err != nil {
+		return nil, err
+	}
+	e.Groups = groups
+	e.Connections = p.conns.Load()
+	return e, nil
+}
+
+func firstErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offerFor returns the ClientHello that enumerates suites of version v.
+func offerFor(v uint16, suites []uint16) clientHello {
+	h := clientHello{version: v, suites: suites}
+	if v == VersionTLS13 {
+		h.keyShares = []tls.CurveID{tls.X25519, tls.CurveP256}
+	}
+	return h
+}
+
+func scanVersion(ctx context.Context, p *prober, v uint16) (VersionResult, error) {
+	res := VersionResult{Version: v, Name: versionName(v)}
+	remaining := candidateSuites(v == VersionTLS13)
+	var accepted []uint16
+	for len(remaining) > 0 {
+		r, err := p.send(ctx, offerFor(v, remaining), false)
+		if err != nil {
+			return res, err
+		}
+		if r.hello == nil || r.hello.version != v || !slices.Contains(remaining, r.hello.suite) {
+			break
+		}
+		accepted = append(accepted, r.hello.suite)
+		remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
+	}
+	res.Supported = len(accepted) > 0
+	if len(accepted) >= 2 {
+		order, err := serverOrder(ctx, p, v, accepted)
+		if err != nil {
+			return res, err
+		}
+		res.ServerOrder = order
+	}
+	for _, s := range accepted {
+		res.Suites = append(res.Suites, Suite{ID: s, Name: SuiteName(s)})
+	}
+	return res, nil
+}
+
+// serverOrder offers the accepted suites in reverse: a server that still
+// picks its first choice imposes its own order.
+func serverOrder(ctx context.Context, p *prober, v uint16, accepted []uint16) (bool, error) {
+	rev := slices.Clone(accepted)
+	slices.Reverse(rev)
+	r, err := p.send(ctx, offerFor(v, rev), false)
+	if err != nil || r.hello == nil {
+		return false, err
+	}
+	return r.hello.suite == accepted[0], nil
+}
+
+// checkHelloRetry sends what browsers send first, an X25519 key share
+// among several supported groups, and reports whether the server asks
+// for another share.
+func checkHelloRetry(ctx context.Context, p *prober) (bool, string, error) {
+	h := clientHello{version: VersionTLS13, suites: candidateSuites(true),
+		groups:    []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521},
+		keyShares: []tls.CurveID{tls.X25519}}
+	r, err := p.send(ctx, h, false)
+	if err != nil || r.hello == nil || !r.hello.retry {
+		return false, "", err
+	}
+	return true, GroupName(r.hello.group), nil
+}
+
+// scanGroups asks for each group alone, in parallel: in TLS 1.3 with no
+// key share (a HelloRetryRequest naming the group means yes), in TLS 1.2
+// with ECDHE or DHE suites only, reading the group from ServerKeyExchange.
+func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResult, error) {
+	type job struct {
+		v uint16
+		g tls.CurveID
+	}
+	var jobs []job
+	for _, v := range versions {
+		if v != VersionTLS12 && v != VersionTLS13 {
+			continue
+		}
+		for _, g := range allGroups {
+			jobs = append(jobs, job{v, g})
+		}
+	}
+	found := make([]*GroupResult, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() { found[i], errs[i] = scanGroup(ctx, p, j.v, j.g) })
+	}
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+	var out []GroupResult
+	for _, g := range found {
+		if g != nil {
+			out = append(out, *g)
+		}
+	}
+	return out, nil
+}
+
+func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupResult, error) {
+	if v == VersionTLS13 {
+		r, err := p.send(ctx, clientHello{version: v, suites: candidateSuites(true), groups: []tls.CurveID{g}}, false)
+		if err != nil || r.hello == nil || r.hello.version != VersionTLS13 || r.hello.group != g {
+			return nil, err
+		}
+		return &GroupResult{Version: v, ID: uint16(g), Name: GroupName(g)}, nil
+	}
+	kind := "_ECDHE_"
+	if g >= groupFFDHE2048 && g <= groupFFDHE8192 {
+		kind = "_DHE_"
+	}
+	var suites []uint16
+	for _, s := range candidateSuites(false) {
+		if strings.Contains(SuiteName(s), kind) {
+			suites = append(suites, s)
+		}
+	}
+	r, err := p.send(ctx, clientHello{version: v, suites: suites, groups: []tls.CurveID{g}}, true)
+	if err != nil || r.kex == nil {
+		return nil, err
+	}
+	if r.kex.group == g || (kind == "_DHE_" && r.kex.dhBits == ffdheBits(g)) {
+		return &GroupResult{Version: v, ID: uint16(g), Name: GroupName(g), DHBits: r.kex.dhBits}, nil
+	}
+	return nil, nil
+}
+
+func ffdheBits(g tls.CurveID) int {
+	return map[tls.CurveID]int{groupFFDHE2048: 2048, groupFFDHE3072: 3072, groupFFDHE4096: 4096,
+		groupFFDHE6144: 6144, groupFFDHE8192: 8192}[g]
+}

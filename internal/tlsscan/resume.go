@@ -1,0 +1,167 @@
+package tlsscan
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"slices"
+	"time"
+)
+
+// Resumption is what the resumption checks found. A nil *bool means the
+// check did not run (the server lacks the version it needs).
+type Resumption struct {
+	// TLS12SessionID: the server resumed a TLS 1.2 session by session ID.
+	TLS12SessionID *bool `json:"tls12_session_id"`
+	// TLS12Ticket: the server resumed a TLS 1.2 session by ticket.
+	TLS12Ticket *bool `json:"tls12_ticket"`
+	// TLS12TicketHint is the ticket lifetime hint in seconds (0: none given).
+	TLS12TicketHint uint32 `json:"tls12_ticket_hint_s,omitempty"`
+	// TLS13PSK: the server resumed a TLS 1.3 session with a PSK ticket.
+	TLS13PSK *bool `json:"tls13_psk"`
+	// TLS13TicketLifetime is the lifetime of TLS 1.3 tickets in seconds.
+	TLS13TicketLifetime uint32 `json:"tls13_ticket_lifetime_s,omitempty"`
+	// MaxEarlyData is the early data a TLS 1.3 ticket over TCP allows
+	// (0: 0-RTT not offered).
+	MaxEarlyData uint32 `json:"max_early_data"`
+	// Version is the version the hit rate was measured with.
+	Version string `json:"version,omitempty"`
+	// Attempts and Resumed give the hit rate: Resumed of Attempts
+	// reconnections resumed their session.
+	Attempts int `json:"attempts"`
+	Resumed  int `json:"resumed"`
+	// FullHandshake and ResumedHandshake are median handshake times.
+	FullHandshake    Duration `json:"full_handshake_ms"`
+	ResumedHandshake Duration `json:"resumed_handshake_ms,omitempty"`
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// checkResumption runs the resumption checks for the versions the server
+// supports; attempts is K of "resumed N of K".
+func checkResumption(ctx context.Context, t *target, versions []uint16, attempts int) (Resumption, error) {
+	var res Resumption
+	if slices.Contains(versions, VersionTLS12) {
+		if err := t.resumeTLS12(ctx, &res); err != nil {
+			return res, err
+		}
+	}
+	top := VersionTLS12
+	if slices.Contains(versions, VersionTLS13) {
+		top = VersionTLS13
+	}
+	if !slices.Contains(versions, top) {
+		return res, nil
+	}
+	if top == VersionTLS12 && (res.TLS12Ticket == nil || !*res.TLS12Ticket) {
+		// crypto/tls resumes TLS 1.2 by ticket only: no hit rate to measure.
+		res.Version = tls.VersionName(top)
+		return res, nil
+	}
+	return res, t.hitRate(ctx, &res, top, attempts)
+}
+
+// resumeTLS12 checks resumption by ticket with crypto/tls, and by session
+// ID with a hand-built ClientHello carrying the ID the server issued to a
+// full handshake without tickets (crypto/tls never resumes by ID).
+func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
+	cfg := t.config(tls.VersionTLS12)
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	s, err := t.dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	recs, _ := readServerRecords(s.rec.bytesRead(), s.conn.ConnectionState(), s.keys)
+	s.conn.Close()
+	res.TLS12TicketHint = recs.TicketLifetime
+	s2, err := t.dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	res.TLS12Ticket = boolPtr(s2.conn.ConnectionState().DidResume)
+	s2.conn.Close()
+
+	cfg = t.config(tls.VersionTLS12)
+	cfg.SessionTicketsDisabled = true
+	s3, err := t.dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	suite := s3.conn.ConnectionState().CipherSuite
+	s3.conn.Close()
+	first, err := readReply(bytes.NewReader(s3.rec.bytesRead()), false)
+	if err != nil || first.hello == nil || len(first.hello.sessionID) == 0 {
+		res.TLS12SessionID = boolPtr(false)
+		return nil
+	}
+	p := newProber(t.addr, t.host, 1, t.timeout)
+	id := first.hello.sessionID
+	r, err := p.send(ctx, clientHello{version: VersionTLS12, suites: []uint16{suite}, sessionID: id, noTicket: true}, false)
+	if err != nil {
+		return err
+	}
+	res.TLS12SessionID = boolPtr(r.hello != nil && bytes.Equal(r.hello.sessionID, id))
+	return nil
+}
+
+// fullHandshakes is how many handshakes without a session are timed.
+const fullHandshakes = 3
+
+// hitRate primes a session with one full handshake and a request (TLS 1.3
+// tickets arrive after the handshake), then reconnects attempts times,
+// each time with a request as a browser would, so that servers issuing
+// single-use tickets are judged fairly.
+func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, attempts int) error {
+	var full []time.Duration
+	for range fullHandshakes {
+		s, err := t.dial(ctx, t.config(version))
+		if err != nil {
+			return err
+		}
+		full = append(full, s.handshake)
+		s.conn.Close()
+	}
+	cfg := t.config(version)
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	s, err := t.dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	_, _, _ = t.get(ctx, s, t.path)
+	cs := s.conn.ConnectionState()
+	if recs, err := readServerRecords(s.rec.bytesRead(), cs, s.keys); err == nil && version == VersionTLS13 {
+		res.TLS13TicketLifetime, res.MaxEarlyData = recs.TicketLifetime, recs.MaxEarlyData
+	}
+	res.Version = tls.VersionName(version)
+	var resumed []time.Duration
+	for range attempts {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s, err := t.dial(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		res.Attempts++
+		if s.conn.ConnectionState().DidResume {
+			res.Resumed++
+			resumed = append(resumed, s.handshake)
+		}
+		_, _, _ = t.get(ctx, s, t.path)
+	}
+	if version == VersionTLS13 {
+		res.TLS13PSK = boolPtr(res.Resumed > 0)
+	}
+	res.FullHandshake = Duration(median(full))
+	res.ResumedHandshake = Duration(median(resumed))
+	return nil
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,214 @@
+package tlsscan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// handshakeNote states the measured handshake times, the CPU evidence.
+func handshakeNote(r *Report) string {
+	res := r.Resumption
+	if res.FullHandshake == 0 {
+		return ""
+	}
+	s := "full handshake " + ms(res.FullHandshake)
+	if res.ResumedHandshake > 0 {
+		s += ", resumed " + ms(res.ResumedHandshake)
+	}
+	return s + " (medians measured here, mostly server CPU on loopback)"
+}
+
+func sessionFix(nginx string) string {
+	return versionFix(nginx, "1.23.2",
+		"ssl_session_cache shared:SSL:10m;\nssl_session_timeout 1d;\nssl_session_tickets on;  # ticket keys rotate with the shared cache",
+		"ssl_session_cache shared:SSL:10m;\nssl_session_timeout 1d;\nssl_session_tickets off;  # ticket keys never rotate before nginx 1.23.2")
+}
+
+func ruleResumption(r *Report) []Finding {
+	res := r.Resumption
+	var out []Finding
+	if res.TLS12SessionID != nil && res.TLS12Ticket != nil && !*res.TLS12SessionID && !*res.TLS12Ticket {
+		sev := Medium
+		if supports(r, VersionTLS13) {
+			sev = Low // only clients without TLS 1.3 pay
+		}
+		c := r.rtts(1, "per reconnection of a TLS 1.2 client")
+		c.Note = handshakeNote(r)
+		out = append(out, Finding{ID: "tls12-resumption-off", Severity: sev, Category: Speed,
+			Title:    "TLS 1.2 sessions are never resumed",
+			Evidence: "a reconnection offering the session ID and one offering the session ticket both got a full handshake",
+			Cost:     c, Fix: sessionFix(r.HTTP.NginxVersion),
+			Reason:    "a resumed TLS 1.2 handshake takes 1 round trip instead of 2 and skips the certificate and its signature",
+			Reference: refRFC5077 + "; " + refMozilla})
+	}
+	if res.TLS13PSK != nil && !*res.TLS13PSK {
+		c := Cost{Bytes: int64(r.Chain.Bytes), Per: "per reconnection", Note: handshakeNote(r)}
+		out = append(out, Finding{ID: "tls13-resumption-off", Severity: Medium, Category: Speed,
+			Title:    "TLS 1.3 sessions are never resumed",
+			Evidence: fmt.Sprintf("resumed %d of %d reconnections with a PSK ticket", res.Resumed, res.Attempts),
+			Cost:     c, Fix: sessionFix(r.HTTP.NginxVersion),
+			Reason:    "a resumed TLS 1.3 handshake skips the certificate chain and its signature, and makes 0-RTT possible",
+			Reference: refRFC8446 + " section 2.2"})
+	}
+	return out
+}
+
+func ruleResumptionRate(r *Report) []Finding {
+	res := r.Resumption
+	if res.Resumed == 0 || res.Resumed >= res.Attempts {
+		return nil
+	}
+	c := Cost{Per: fmt.Sprintf("on %d of %d reconnections", res.Attempts-res.Resumed, res.Attempts), Note: handshakeNote(r)}
+	if res.Version == versionName(VersionTLS12) {
+		c = r.rtts(1, c.Per)
+		c.Note = handshakeNote(r)
+	}
+	return one(Finding{ID: "resumption-unreliable", Severity: Medium, Category: Speed,
+		Title:    "session resumption fails some of the time",
+		Evidence: fmt.Sprintf("%s: resumed %d of %d reconnections", res.Version, res.Resumed, res.Attempts),
+		Cost:     c, Fix: "ssl_session_cache shared:SSL:10m;  # one cache shared by all workers\nssl_session_timeout 1d;",
+		Reason:    "a per-worker or too small cache, or several servers without shared ticket keys, make resumption a lottery",
+		Reference: refNginxSSL})
+}
+
+func ruleEarlyData(r *Report) []Finding {
+	tcp := r.Resumption.MaxEarlyData > 0
+	if !tcp && !r.HTTP3.EarlyData {
+		return nil
+	}
+	var ev []string
+	if tcp {
+		ev = append(ev, fmt.Sprintf("TLS 1.3 tickets over TCP allow %d bytes of early data", r.Resumption.MaxEarlyData))
+	}
+	if r.HTTP3.EarlyData {
+		ev = append(ev, "a resumed QUIC connection had its 0-RTT request accepted")
+	}
+	return one(Finding{ID: "early-data", Severity: Info, Category: About, Title: "0-RTT early data is accepted",
+		Evidence: strings.Join(ev, "; "), Cost: Cost{Note: "saves 1 round trip per resumed connection"},
+		Fix:       "proxy_set_header Early-Data $ssl_early_data;  # let the application refuse replayable requests (425)",
+		Reason:    "0-RTT saves a round trip, but early data can be replayed: only idempotent requests should be served from it",
+		Reference: refRFC8446 + " section 8; RFC 8470"})
+}
+
+// firstFlightOverhead estimates the bytes of the server's first flight
+// other than the certificates (ServerHello, key share, signature, record
+// headers).
+const firstFlightOverhead = 1000
+
+func ruleChainSize(r *Report) []Finding {
+	if r.Chain.Bytes+firstFlightOverhead <= initialWindow {
+		return nil
+	}
+	return one(Finding{ID: "chain-large", Severity: Medium, Category: Speed,
+		Title:    "the certificate chain overflows the initial congestion window",
+		Evidence: fmt.Sprintf("certificate message %d bytes; with the rest of the first flight over %d bytes", r.Chain.Bytes, initialWindow),
+		Cost:     r.rtts(1, "per full handshake"),
+		Fix:      "# send leaf and intermediates only, prefer an ECDSA certificate:\nssl_certificate /etc/nginx/ecdsa-fullchain.pem;",
+		Reason:   "the server must wait for the client's ACK before sending the rest of its flight", Reference: refRFC6928})
+}
+
+func ruleNeedlessRoot(r *Report) []Finding {
+	if !r.Chain.NeedlessRoot {
+		return nil
+	}
+	root := r.Chain.Certs[len(r.Chain.Certs)-1]
+	return one(Finding{ID: "chain-root-sent", Severity: Low, Category: Speed, Title: "the chain includes the root certificate",
+		Evidence: fmt.Sprintf("the last certificate (%s, %d bytes) is self-signed", root.Subject, root.Bytes),
+		Cost:     Cost{Bytes: int64(root.Bytes + 3), Per: "per full handshake"},
+		Fix:      "# remove the root (the last, self-signed block) from the file named by ssl_certificate",
+		Reason:   "clients already hold the root; sending it only costs bytes", Reference: "RFC 8446 section 4.4.2"})
+}
+
+func ruleBigRSA(r *Report) []Finding {
+	if len(r.Chain.Certs) == 0 || !strings.HasPrefix(r.Chain.Certs[0].Key, "RSA") {
+		return nil
+	}
+	leaf := r.Chain.Certs[0]
+	if leaf.KeyBits < 2048 {
+		return one(Finding{ID: "cert-key-weak", Severity: High, Category: Safety, Title: "RSA key under 2048 bits",
+			Evidence: leaf.Key, Fix: "# reissue the certificate with an ECDSA P-256 or RSA 2048 key",
+			Reason: "RSA keys under 2048 bits are refused by browsers", Reference: refMozilla})
+	}
+	if leaf.KeyBits <= 2048 {
+		return nil
+	}
+	c := Cost{Per: "per full handshake", Note: "an RSA " + fmt.Sprint(leaf.KeyBits) + " signature costs the server several times an RSA 2048 or ECDSA P-256 one; " + handshakeNote(r)}
+	return one(Finding{ID: "cert-key-large", Severity: Low, Category: Speed, Title: "the leaf key is " + leaf.Key,
+		Evidence: fmt.Sprintf("leaf %s, %d bytes", leaf.Key, leaf.Bytes), Cost: c,
+		Fix:    "# add an ECDSA P-256 certificate next to the RSA one (nginx picks per client):\nssl_certificate ecdsa.crt;\nssl_certificate_key ecdsa.key;",
+		Reason: "ECDSA P-256 gives more security per CPU cycle and per byte; RSA 2048 is enough until 2030", Reference: refMozilla})
+}
+
+func ruleCertTrust(r *Report) []Finding {
+	c := r.Chain
+	var out []Finding
+	add := func(id string, sev Severity, title, ev, fix string) {
+		out = append(out, Finding{ID: id, Severity: sev, Category: Safety, Title: title, Evidence: ev, Fix: fix,
+			Reason: "clients refuse or warn about such a certificate", Reference: "RFC 5280; " + refMozilla})
+	}
+	if !c.Trusted {
+		add("cert-untrusted", High, "the chain does not verify", c.VerifyError, "# serve the full chain from a public CA:\nssl_certificate /etc/nginx/fullchain.pem;")
+	}
+	if len(c.Certs) > 0 && !c.NameMatch {
+		add("cert-name-mismatch", High, "the certificate does not name the host", c.Certs[0].Subject, "# reissue for this host name")
+	}
+	if len(c.Certs) > 0 && c.ExpiresIn <= 0 {
+		add("cert-expired", High, "the certificate has expired", c.Certs[0].NotAfter.String(), "# renew the certificate")
+	} else if len(c.Certs) > 0 && time.Duration(c.ExpiresIn) < 72*time.Hour {
+		add("cert-expiring", Medium, "the certificate expires within 3 days", c.Certs[0].NotAfter.String(), "# renew the certificate")
+	}
+	if !c.Ordered {
+		add("chain-order", Medium, "the chain is out of order", "a certificate is not followed by its issuer", "# list leaf first, then each issuer")
+	}
+	for _, ci := range c.Certs {
+		if !ci.SelfSigned && (strings.Contains(ci.Signature, "SHA1") || strings.Contains(ci.Signature, "MD5")) {
+			add("cert-weak-signature", High, "a certificate is signed with "+ci.Signature, ci.Subject, "# reissue with a SHA-256 signature")
+			break
+		}
+	}
+	return out
+}
+
+func ruleStapling(r *Report) []Finding {
+	c := r.Chain
+	if len(c.Certs) == 0 {
+		return nil
+	}
+	if len(c.OCSPServers) == 0 {
+		return one(Finding{ID: "ocsp-no-responder", Severity: Info, Category: About,
+			Title: "the certificate names no OCSP responder", Evidence: "no OCSP URL in the leaf's Authority Information Access",
+			Reason:    "there is nothing to staple and clients do not make OCSP requests for it (ssl_stapling would only log warnings)",
+			Reference: refRFC6066})
+	}
+	if c.Stapled {
+		return nil
+	}
+	return one(Finding{ID: "ocsp-not-stapled", Severity: Medium, Category: Speed, Title: "OCSP responses are not stapled",
+		Evidence: "the certificate names " + strings.Join(c.OCSPServers, ", ") + " but the handshake carried no OCSP response",
+		Cost: Cost{Per: "per first visit of a client that checks revocation",
+			Note: "the client asks the CA's responder itself: a DNS lookup, a TCP connection and a request, seconds when the responder is slow or blocked"},
+		Fix:    "ssl_stapling on;\nssl_stapling_verify on;\nssl_trusted_certificate /etc/nginx/chain.pem;\nresolver 127.0.0.53;",
+		Reason: "with a stapled response the client needs no request to the CA", Reference: refRFC6066})
+}
+
+// largeRecord is the first-record size above which the first byte waits.
+const largeRecord = 8 << 10
+
+func ruleRecordSize(r *Report) []Finding {
+	n := r.Records.FirstDataRecord
+	if n < largeRecord {
+		return nil
+	}
+	c := Cost{Bytes: int64(n), Per: "before the first response byte can be decrypted",
+		Note: "the client decrypts nothing until the whole record has arrived"}
+	if n+firstFlightOverhead > initialWindow {
+		c = r.rtts(1, "on a new connection, before the first response byte")
+		c.Bytes, c.Note = int64(n), "the record does not fit the initial congestion window"
+	}
+	return one(Finding{ID: "record-size-large", Severity: Low, Category: Speed, Title: "large first TLS record",
+		Evidence: fmt.Sprintf("the first record of a %d-byte response carries %d bytes", r.RecordsBody, n), Cost: c,
+		Fix:       "ssl_buffer_size 4k;",
+		Reason:    "small records let the browser start parsing the HTML after the first packets",
+		Reference: refNginxSSL + "#ssl_buffer_size"})
+}

@@ -1,0 +1,152 @@
+package tlsscan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// tlsRules are the handshake-level rules.
+var tlsRules = []rule{
+	ruleTLS13Missing, ruleTLS12Missing, ruleOldVersions, ruleHelloRetry, ruleWeakSuites, ruleCBC,
+	ruleNoForwardSecrecy, ruleSmallDH, ruleResumption, ruleResumptionRate, ruleEarlyData,
+	ruleChainSize, ruleNeedlessRoot, ruleBigRSA, ruleCertTrust, ruleStapling, ruleRecordSize,
+}
+
+func supports(r *Report, v uint16) bool {
+	vr := r.Enumeration.Version(v)
+	return vr != nil && vr.Supported
+}
+
+func ruleTLS13Missing(r *Report) []Finding {
+	if supports(r, VersionTLS13) {
+		return nil
+	}
+	c := r.rtts(1, "per full handshake")
+	c.Note = "a TLS 1.2 full handshake takes 2 round trips, TLS 1.3 takes 1"
+	return one(Finding{ID: "tls13-missing", Severity: Medium, Category: Speed, Title: "TLS 1.3 is not offered",
+		Evidence: "versions accepted: " + versionList(r), Cost: c,
+		Fix:       "ssl_protocols TLSv1.2 TLSv1.3;  # needs OpenSSL 1.1.1 or later",
+		Reason:    "TLS 1.3 saves a round trip on every new connection and removes legacy cipher suites",
+		Reference: refRFC8446 + "; " + refMozilla})
+}
+
+func versionList(r *Report) string {
+	var n []string
+	for _, v := range r.Enumeration.Supported() {
+		n = append(n, versionName(v))
+	}
+	if len(n) == 0 {
+		return "none"
+	}
+	return strings.Join(n, ", ")
+}
+
+func ruleTLS12Missing(r *Report) []Finding {
+	if supports(r, VersionTLS12) || !supports(r, VersionTLS13) {
+		return nil
+	}
+	return one(Finding{ID: "tls12-missing", Severity: Info, Category: About, Title: "only TLS 1.3 is offered",
+		Evidence:  "versions accepted: " + versionList(r),
+		Fix:       "ssl_protocols TLSv1.2 TLSv1.3;  # if clients older than 2018 must connect",
+		Reason:    "Mozilla's \"modern\" profile; clients without TLS 1.3 (old Android, Java 8, embedded) cannot connect",
+		Reference: refMozilla})
+}
+
+func ruleOldVersions(r *Report) []Finding {
+	var out []Finding
+	for _, v := range []uint16{VersionSSL30, VersionTLS10, VersionTLS11} {
+		if !supports(r, v) {
+			continue
+		}
+		sev := Medium
+		if v == VersionSSL30 {
+			sev = High
+		}
+		out = append(out, Finding{ID: strings.ToLower(strings.ReplaceAll(versionName(v), " ", "")) + "-enabled",
+			Severity: sev, Category: Safety, Title: versionName(v) + " is enabled",
+			Evidence:  fmt.Sprintf("the server answered a %s ClientHello with a %s ServerHello", versionName(v), versionName(v)),
+			Fix:       "ssl_protocols TLSv1.2 TLSv1.3;",
+			Reason:    versionName(v) + " is deprecated and lacks modern AEAD cipher suites",
+			Reference: refRFC8996 + "; " + refMozilla})
+	}
+	return out
+}
+
+func ruleHelloRetry(r *Report) []Finding {
+	if !r.Enumeration.HelloRetry {
+		return nil
+	}
+	return one(Finding{ID: "hello-retry", Severity: Medium, Category: Speed,
+		Title:     "a client sending an X25519 key share gets a HelloRetryRequest",
+		Evidence:  "ClientHello with an X25519 key share was answered by a HelloRetryRequest for " + r.Enumeration.HelloRetryGroup,
+		Cost:      r.rtts(1, "per full TLS 1.3 handshake of browsers and Go clients"),
+		Fix:       "ssl_ecdh_curve X25519:prime256v1:secp384r1;",
+		Reason:    "browsers and Go send an X25519 share first; a server that prefers another group makes them retry",
+		Reference: refRFC8446 + " section 4.1.4"})
+}
+
+// acceptedSuites returns every accepted suite of TLS 1.2 and older that
+// matches keep, with the versions it was seen in.
+func acceptedSuites(r *Report, keep func(suiteTraits) bool) []Suite {
+	var out []Suite
+	for _, v := range r.Enumeration.Versions {
+		if v.Version == VersionTLS13 {
+			continue
+		}
+		for _, s := range v.Suites {
+			if keep(traitsOf(s.ID)) && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+const mozillaCiphers = "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
+	"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305;"
+
+func ruleWeakSuites(r *Report) []Finding {
+	weak := acceptedSuites(r, func(t suiteTraits) bool { return t.Weak })
+	if len(weak) == 0 {
+		return nil
+	}
+	return one(Finding{ID: "weak-suites", Severity: High, Category: Safety, Title: "broken cipher suites are accepted",
+		Evidence: suiteNames(weak), Fix: mozillaCiphers,
+		Reason:    "NULL, RC4, DES, 3DES, export and anonymous suites are broken or unauthenticated",
+		Reference: refMozilla})
+}
+
+func ruleCBC(r *Report) []Finding {
+	cbc := acceptedSuites(r, func(t suiteTraits) bool { return t.CBC && !t.Weak })
+	if len(cbc) == 0 {
+		return nil
+	}
+	return one(Finding{ID: "cbc-suites", Severity: Low, Category: Safety, Title: "CBC cipher suites are accepted",
+		Evidence: suiteNames(cbc), Fix: mozillaCiphers,
+		Reason:    "CBC suites (MAC-then-encrypt) have a history of padding-oracle attacks; Mozilla's intermediate profile has AEAD suites only",
+		Reference: refMozilla})
+}
+
+func ruleNoForwardSecrecy(r *Report) []Finding {
+	rsa := acceptedSuites(r, func(t suiteTraits) bool { return t.NoForwardSecrecy && !t.Weak })
+	if len(rsa) == 0 {
+		return nil
+	}
+	return one(Finding{ID: "no-forward-secrecy", Severity: Medium, Category: Safety,
+		Title: "suites with RSA key exchange are accepted", Evidence: suiteNames(rsa), Fix: mozillaCiphers,
+		Reason:    "with RSA key exchange, a stolen private key decrypts every recorded session",
+		Reference: refMozilla})
+}
+
+func ruleSmallDH(r *Report) []Finding {
+	for _, g := range r.Enumeration.Groups {
+		if g.DHBits > 0 && g.DHBits < 2048 {
+			return one(Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits",
+				Evidence: fmt.Sprintf("ServerKeyExchange with a %d-bit prime", g.DHBits),
+				Fix:      "ssl_dhparam /etc/nginx/ffdhe2048.pem;  # RFC 7919 group",
+				Reason:   "DH groups under 2048 bits are within reach of precomputation (Logjam)", Reference: refMozilla})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+// Package tlsscan audits an HTTPS server: which protocol versions, cipher
+// suites and key-exchange groups it accepts (found with hand-built
+// ClientHellos that stop at the ServerHello), how its certificate chain,
+// session resumption, 0-RTT, ALPN and HTTP/3 behave (found with crypto/tls
+// and quic-go), and how its HTTP responses are set up (redirect to HTTPS,
+// HSTS, keep-alive, compression, CSP, dotfiles). Each problem becomes a
+// Finding with its evidence, its cost at the measured round-trip time and
+// the nginx lines that fix it.
+package tlsscan
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Config says what to audit and how. The zero value of each field means
+// its default.
+type Config struct {
+	// Host is the host name or IP address of the server (required).
+	Host string
+	// Port is the HTTPS port; 0 means 443.
+	Port int
+	// Path is the path the HTTP checks request; empty means "/".
+	Path string
+	// LargePath is requested to measure the first TLS record of a
+	// response; it should be larger than 16 KB. Empty means Path.
+	LargePath string
+	// HTTPPort is the plain-HTTP port for the redirect check; 0 skips it.
+	HTTPPort int
+	// RootCAs verifies the chain; nil means the system roots.
+	RootCAs *x509.CertPool
+	// Insecure turns an untrusted chain into a finding instead of an error.
+	Insecure bool
+	// Attempts is K in "resumed N of K"; 0 means 20.
+	Attempts int
+	// Concurrency bounds the enumeration's parallel connections; 0 means 8.
+	Concurrency int
+	// Timeout bounds each connection; 0 means 5s.
+	Timeout time.Duration
+	// Progress, if set, is called with the name of each check as it starts.
+	Progress func(check string)
+	// Now is the clock for certificate expiry; nil means time.Now.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.Port == 0 {
+		c.Port = 443
+	}
+	if c.Path == "" {
+		c.Path = "/"
+	}
+	if c.LargePath == "" {
+		c.LargePath = c.Path
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = 20
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 8
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Progress == nil {
+		c.Progress = func(string) {}
+	}
+	return c
+}
+
+// Negotiated is what a default client (crypto/tls, TLS 1.2 and 1.3) got.
+type Negotiated struct {
+	Version string `json:"version"`
+	Suite   string `json:"suite"`
+	Group   string `json:"group,omitempty"`
+	// ALPN is the protocol the server chose from h2 and http/1.1.
+	ALPN string `json:"alpn"`
+}
+
+// Report is the result of an audit.
+type Report struct {
+	Target  string    `json:"target"`
+	Address string    `json:"address"`
+	Started time.Time `json:"started"`
+	Elapsed Duration  `json:"elapsed_ms"`
+	// RTT is the smallest TCP connect time seen: every cost in round
+	// trips is turned into time with it.
+	RTT         Duration     `json:"rtt_ms"`
+	Negotiated  Negotiated   `json:"negotiated"`
+	Enumeration *Enumeration `json:"enumeration"`
+	Chain       Chain        `json:"chain"`
+	Resumption  Resumption   `json:"resumption"`
+	// Records is what the records of the LargePath response showed.
+	Records     ServerRecords `json:"records"`
+	RecordsBody int64         `json:"records_body_bytes"`
+	HTTP        HTTPResult    `json:"http"`
+	HTTP3       HTTP3Result   `json:"http3"`
+	Redirect    *Redirect     `json:"redirect,omitempty"`
+	Findings    []Finding     `json:"findings"`
+	// NotChecked lists the checks that could not run, and why.
+	NotChecked []string `json:"not_checked,omitempty"`
+}
+
+// ErrUntrusted is returned when the chain does not verify and
+// Config.Insecure is false.
+var ErrUntrusted = errors.New("certificate not trusted")
+
+// Run audits the server. It returns an error only when the server cannot
+// be audited at all; checks that fail are listed in Report.NotChecked.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg = cfg.withDefaults()
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
+	start := time.Now()
+	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout}
+	cfg.Progress("handshake")
+	if err := rep.first(ctx, t, cfg); err != nil {
+		return nil, err
+	}
+	p := newProber(addr, cfg.Host, cfg.Concurrency, cfg.Timeout)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	notChecked := func(check string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("%s: %v", check, err))
+	}
+	var enumErr error
+	wg.Go(func() {
+		cfg.Progress("enumeration")
+		rep.Enumeration, enumErr = enumerate(ctx, p)
+	})
+	wg.Go(func() { rep.httpChecks(ctx, t, cfg, notChecked) })
+	wg.Go(func() {
+		if cfg.HTTPPort != 0 {
+			r := t.checkRedirect(ctx, fmt.Sprintf("http://%s%s", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HTTPPort)), cfg.Path))
+			rep.Redirect = &r
+		}
+	})
+	wg.Wait()
+	if enumErr != nil {
+		return nil, fmt.Errorf("enumerating %s: %w", addr, enumErr)
+	}
+	cfg.Progress("resumption")
+	res, err := checkResumption(ctx, t, rep.Enumeration.Supported(), cfg.Attempts)
+	rep.Resumption = res
+	if err != nil {
+		notChecked("resumption", err)
+	}
+	rep.RTT = Duration(p.RTT())
+	rep.Enumeration.Connections = p.conns.Load()
+	rep.Findings = findings(rep)
+	rep.Elapsed = Duration(time.Since(start))
+	return rep, ctx.Err()
+}
+
+// first makes the first full handshake as a default client, checks the
+// chain and fetches the large path, reading its records.
+func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
+	s, err := t.dial(ctx, t.config(VersionTLS13))
+	if err != nil {
+		return err
+	}
+	cs := s.conn.ConnectionState()
+	rep.Negotiated = Negotiated{Version: versionName(cs.Version), Suite: SuiteName(cs.CipherSuite)}
+	if cs.CurveID != 0 {
+		rep.Negotiated.Group = GroupName(cs.CurveID)
+	}
+	rep.Chain = checkChain(cs, cfg.Host, cfg.RootCAs, cfg.Now())
+	if !rep.Chain.Trusted && !cfg.Insecure {
+		s.conn.Close()
+		return fmt.Errorf("auditing %s: %w: %s", t.addr, ErrUntrusted, rep.Chain.VerifyError)
+	}
+	t.path = cfg.LargePath
+	_, body, err := t.get(ctx, s, cfg.LargePath)
+	t.path = cfg.Path
+	if err != nil {
+		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("record size: %v", err))
+		return nil
+	}
+	rep.RecordsBody = int64(len(body))
+	rep.Records, err = readServerRecords(s.rec.bytesRead(), cs, s.keys)
+	if err != nil {
+		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("record size: %v", err))
+	}
+	return nil
+}
+
+// httpChecks runs the HTTP-level checks on the HTTPS port.
+func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChecked func(string, error)) {
+	base := "https://" + t.addr
+	s, err := t.dial(ctx, t.config(VersionTLS13))
+	if err != nil {
+		notChecked("http", err)
+		return
+	}
+	resp, body, err := t.get(ctx, s, cfg.Path)
+	if err != nil {
+		notChecked("http", err)
+		return
+	}
+	rep.HTTP.readResponse(resp, body)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := t.checkKeepAlive(ctx, base, &rep.HTTP); err != nil {
+			notChecked("keep-alive", err)
+		}
+	})
+	wg.Go(func() {
+		if err := t.checkDotfiles(ctx, base, &rep.HTTP); err != nil {
+			notChecked("dotfiles", err)
+		}
+	})
+	wg.Go(func() { rep.HTTP3 = t.checkHTTP3(ctx, rep.HTTP.AltSvc) })
+	wg.Go(func() {
+		cfg := t.config(VersionTLS13)
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+		s, err := t.dial(ctx, cfg)
+		if err != nil {
+			notChecked("alpn", err)
+			return
+		}
+		rep.Negotiated.ALPN = s.conn.ConnectionState().NegotiatedProtocol
+		s.conn.Close()
+	})
+	wg.Wait()
+}

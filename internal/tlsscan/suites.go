@@ -1,0 +1,129 @@
+package tlsscan
+
+import (
+	"crypto/tls"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Suite is a cipher suite by its IANA code point and name.
+type Suite struct {
+	ID   uint16 `json:"id"`
+	Name string `json:"name"`
+}
+
+// otherSuites are the cipher suites servers still offer that Go's TLS stack
+// does not implement, so tls.CipherSuites and tls.InsecureCipherSuites do
+// not name them. Code points and names are from the IANA TLS Cipher Suites
+// registry; the list is kept to what OpenSSL builds offer.
+var otherSuites = map[uint16]string{
+	0x0001: "TLS_RSA_WITH_NULL_MD5",
+	0x0002: "TLS_RSA_WITH_NULL_SHA",
+	0x0004: "TLS_RSA_WITH_RC4_128_MD5",
+	0x0009: "TLS_RSA_WITH_DES_CBC_SHA",
+	0x0016: "TLS_DHE_RSA_WITH_3DES_EDE_CBC_SHA",
+	0x0033: "TLS_DHE_RSA_WITH_AES_128_CBC_SHA",
+	0x0034: "TLS_DH_anon_WITH_AES_128_CBC_SHA",
+	0x0039: "TLS_DHE_RSA_WITH_AES_256_CBC_SHA",
+	0x003A: "TLS_DH_anon_WITH_AES_256_CBC_SHA",
+	0x003B: "TLS_RSA_WITH_NULL_SHA256",
+	0x003D: "TLS_RSA_WITH_AES_256_CBC_SHA256",
+	0x0041: "TLS_RSA_WITH_CAMELLIA_128_CBC_SHA",
+	0x0045: "TLS_DHE_RSA_WITH_CAMELLIA_128_CBC_SHA",
+	0x0067: "TLS_DHE_RSA_WITH_AES_128_CBC_SHA256",
+	0x006B: "TLS_DHE_RSA_WITH_AES_256_CBC_SHA256",
+	0x0084: "TLS_RSA_WITH_CAMELLIA_256_CBC_SHA",
+	0x0088: "TLS_DHE_RSA_WITH_CAMELLIA_256_CBC_SHA",
+	0x0096: "TLS_RSA_WITH_SEED_CBC_SHA",
+	0x009E: "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256",
+	0x009F: "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384",
+	0x00A6: "TLS_DH_anon_WITH_AES_128_GCM_SHA256",
+	0x00A7: "TLS_DH_anon_WITH_AES_256_GCM_SHA384",
+	0x00BA: "TLS_RSA_WITH_CAMELLIA_128_CBC_SHA256",
+	0x00C0: "TLS_RSA_WITH_CAMELLIA_256_CBC_SHA256",
+	0x1304: "TLS_AES_128_CCM_SHA256",
+	0x1305: "TLS_AES_128_CCM_8_SHA256",
+	0xC018: "TLS_ECDH_anon_WITH_AES_128_CBC_SHA",
+	0xC019: "TLS_ECDH_anon_WITH_AES_256_CBC_SHA",
+	0xC024: "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384",
+	0xC028: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384",
+	0xC05C: "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256",
+	0xC05D: "TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384",
+	0xC060: "TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256",
+	0xC061: "TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384",
+	0xC072: "TLS_ECDHE_ECDSA_WITH_CAMELLIA_128_CBC_SHA256",
+	0xC073: "TLS_ECDHE_ECDSA_WITH_CAMELLIA_256_CBC_SHA384",
+	0xC076: "TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256",
+	0xC077: "TLS_ECDHE_RSA_WITH_CAMELLIA_256_CBC_SHA384",
+	0xC09C: "TLS_RSA_WITH_AES_128_CCM",
+	0xC09D: "TLS_RSA_WITH_AES_256_CCM",
+	0xC09E: "TLS_DHE_RSA_WITH_AES_128_CCM",
+	0xC09F: "TLS_DHE_RSA_WITH_AES_256_CCM",
+	0xC0AC: "TLS_ECDHE_ECDSA_WITH_AES_128_CCM",
+	0xC0AD: "TLS_ECDHE_ECDSA_WITH_AES_256_CCM",
+	0xC0AE: "TLS_ECDHE_ECDSA_WITH_AES_128_CCM_8",
+	0xC0AF: "TLS_ECDHE_ECDSA_WITH_AES_256_CCM_8",
+	0xCCAA: "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+}
+
+// SuiteName returns the IANA name of a cipher suite: Go's name where Go
+// knows the suite, else the name from the small table above, else hex.
+func SuiteName(id uint16) string {
+	if n, ok := otherSuites[id]; ok {
+		return n
+	}
+	n := tls.CipherSuiteName(id)
+	if strings.HasPrefix(n, "0x") {
+		return fmt.Sprintf("0x%04X", id)
+	}
+	return n
+}
+
+// isTLS13Suite reports the suites that only TLS 1.3 uses.
+func isTLS13Suite(id uint16) bool { return id>>8 == 0x13 }
+
+// candidateSuites returns the suites offered when enumerating a version:
+// every suite Go knows plus the table above, TLS 1.3 suites for TLS 1.3
+// and the others for older versions, in a fixed order.
+func candidateSuites(tls13 bool) []uint16 {
+	seen := map[uint16]bool{}
+	var out []uint16
+	add := func(id uint16) {
+		if !seen[id] && isTLS13Suite(id) == tls13 {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, s := range tls.CipherSuites() {
+		add(s.ID)
+	}
+	for _, s := range tls.InsecureCipherSuites() {
+		add(s.ID)
+	}
+	for id := range otherSuites {
+		add(id)
+	}
+	// Map order must not leak into ClientHellos: the table part is sorted.
+	slices.Sort(out[min(len(out), len(tls.CipherSuites())+len(tls.InsecureCipherSuites())):])
+	return out
+}
+
+// suiteTraits classifies a suite by its name.
+type suiteTraits struct {
+	CBC, Weak, NoForwardSecrecy, Anonymous bool
+}
+
+func traitsOf(id uint16) suiteTraits {
+	n := SuiteName(id)
+	var t suiteTraits
+	t.CBC = strings.Contains(n, "_CBC_")
+	for _, w := range []string{"_NULL_", "_RC4_", "_DES_", "3DES", "_EXPORT", "_anon_", "_MD5"} {
+		if strings.Contains(n, w) {
+			t.Weak = true
+		}
+	}
+	t.Anonymous = strings.Contains(n, "_anon_")
+	t.NoForwardSecrecy = strings.HasPrefix(n, "TLS_RSA_")
+	return t
+}

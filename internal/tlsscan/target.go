@@ -1,0 +1,110 @@
+package tlsscan
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// target is the server under audit as the behaviour checks dial it.
+type target struct {
+	addr    string // host:port
+	host    string // host name or IP address, for SNI and verification
+	path    string // the path the HTTP checks request
+	roots   *x509.CertPool
+	timeout time.Duration
+	dialer  net.Dialer
+}
+
+// config returns a fresh client config. Verification is done by the
+// chain check itself (so that an untrusted chain becomes a finding with
+// -k instead of a failed handshake), hence the skip here.
+func (t *target) config(maxVersion uint16) *tls.Config {
+	return &tls.Config{
+		ServerName:         t.host,
+		InsecureSkipVerify: true,
+		MinVersion:         tls.VersionTLS10,
+		MaxVersion:         maxVersion,
+		NextProtos:         []string{"http/1.1"},
+	}
+}
+
+// session is one TLS connection with what the server sent recorded.
+type session struct {
+	conn      *tls.Conn
+	rec       *recordingConn
+	keys      *keyLog
+	handshake time.Duration // from the ClientHello to the handshake's end
+}
+
+// dial connects and completes a TLS handshake with cfg (cloned).
+func (t *target) dial(ctx context.Context, cfg *tls.Config) (*session, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	raw, err := t.dialer.DialContext(ctx, "tcp", t.addr)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", t.addr, err)
+	}
+	s := &session{rec: &recordingConn{Conn: raw}, keys: &keyLog{}}
+	cfg = cfg.Clone()
+	cfg.KeyLogWriter = s.keys
+	s.conn = tls.Client(s.rec, cfg)
+	start := time.Now()
+	if err := s.conn.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, fmt.Errorf("TLS handshake with %s: %w", t.addr, err)
+	}
+	s.handshake = time.Since(start)
+	return s, nil
+}
+
+// maxBody bounds the response bytes read by one check.
+const maxBody = 8 << 20
+
+// get sends one HTTP/1.1 GET on the session and reads the whole response
+// (at most maxBody bytes). The connection is closed afterwards.
+func (t *target) get(ctx context.Context, s *session, path string) (*http.Response, []byte, error) {
+	defer s.conn.Close()
+	deadline, ok := ctx.Deadline()
+	if !ok || time.Until(deadline) > t.timeout {
+		deadline = time.Now().Add(t.timeout)
+	}
+	_ = s.conn.SetDeadline(deadline)
+	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: httpslab-audit\r\nAccept: */*\r\n"+
+		"Accept-Encoding: gzip, br\r\nConnection: close\r\n\r\n", path, t.hostHeader())
+	if _, err := io.WriteString(s.conn, req); err != nil {
+		return nil, nil, fmt.Errorf("sending GET %s: %w", path, err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(s.conn), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the response to GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return resp, body, fmt.Errorf("reading the body of GET %s: %w", path, err)
+	}
+	return resp, body, nil
+}
+
+// hostHeader is the Host header value: the host, with the port unless 443.
+func (t *target) hostHeader() string {
+	_, port, _ := net.SplitHostPort(t.addr)
+	if port == "443" {
+		return bracketIPv6(t.host)
+	}
+	return net.JoinHostPort(t.host, port)
+}
+
+func bracketIPv6(h string) string {
+	if ip := net.ParseIP(h); ip != nil && ip.To4() == nil {
+		return "[" + h + "]"
+	}
+	return h
+}
