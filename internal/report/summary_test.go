@@ -1,0 +1,118 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// resumeRuns is one full handshake followed by resumed ones, as probe
+// --resume -n 4 makes them: TLS 1.0 ms full, 0.4 to 0.6 ms resumed.
+func resumeRuns() []probe.Timeline {
+	runs := []probe.Timeline{h2Fresh()}
+	for i, tlsUs := range []int{400, 600, 500} {
+		tl := h2Fresh()
+		tl.Events.TLSDone = tl.Events.TLSStart.Add(time.Duration(tlsUs) * time.Microsecond)
+		tl.Events.GotConn = tl.Events.TLSDone.Add(10 * time.Microsecond)
+		tl.Events.WroteRequest = tl.Events.GotConn.Add(50 * time.Microsecond)
+		tl.Events.FirstByte = tl.Events.WroteRequest.Add(time.Duration(1000+100*i) * time.Microsecond)
+		tl.Events.BodyDone = tl.Events.FirstByte.Add(200 * time.Microsecond)
+		tls := *tl.TLS
+		tls.Resumed, tls.Chain, tls.ChainBytes = true, nil, 0
+		tl.TLS = &tls
+		tl.Bytes.HandshakeRead = 400
+		runs = append(runs, timeline(tl))
+	}
+	return runs
+}
+
+func TestSummaryGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		runs []probe.Timeline
+		opt  SummaryOptions
+	}{
+		{"resume", resumeRuns(), SummaryOptions{Resume: true}},
+		{"mixed", []probe.Timeline{h2Fresh(), refused(), h2Fresh(), refused(), h3()}, SummaryOptions{}},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := Summary(&buf, tt.runs, tt.opt); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "summary-"+tt.name+".golden", buf.Bytes())
+	}
+}
+
+func TestSummaryLines(t *testing.T) {
+	tests := []struct {
+		name string
+		runs []probe.Timeline
+		opt  SummaryOptions
+		want []string
+	}{
+		{"resume", resumeRuns(), SummaryOptions{Resume: true}, []string{
+			// TLS: 1010, 400, 600, 500 µs: median 550, p90 887 (interpolated).
+			"  TLS           4    0.400 ms    0.550 ms    0.887 ms    1.010 ms",
+			"TLS resumed 3 of 4 handshakes",
+			"resumption saved 0.510 ms per handshake: TLS median 1.010 ms full (1) vs 0.500 ms resumed (3)",
+			"handshake bytes median 3,700 B full vs 1,800 B resumed (1,900 B saved)",
+		}},
+		{"mixed", []probe.Timeline{h2Fresh(), refused(), h2Fresh(), refused(), h3()}, SummaryOptions{}, []string{
+			"5 requests to https://localhost:8443/bytes/1000?x=1",
+			"  DNS           4 ",
+			"  connect       2 ",
+			"  TLS           3 ",
+			"  total         3    2.100 ms    3.700 ms    3.700 ms    3.700 ms",
+			"failed 2 of 5 requests:",
+			"     2 × dial tcp 127.0.0.1:1: connect: connection refused",
+		}},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := Summary(&buf, tt.runs, tt.opt); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s: summary lacks %q:\n%s", tt.name, w, buf.String())
+			}
+		}
+	}
+}
+
+func TestSummaryResumeNothingToCompare(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Summary(&buf, []probe.Timeline{h2Fresh(), h2Fresh()}, SummaryOptions{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "resumption: 2 full and 0 resumed handshakes, nothing to compare"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	tests := []struct {
+		values []time.Duration
+		q      float64
+		want   time.Duration
+	}{
+		{nil, 0.5, 0},
+		{[]time.Duration{7}, 0.9, 7},
+		{[]time.Duration{1, 2, 3}, 0.5, 2},
+		{[]time.Duration{1, 2, 3, 4}, 0.5, 3}, // 2.5 rounds half away from zero
+		{[]time.Duration{10, 20, 30, 40}, 0.5, 25},
+		{[]time.Duration{0, 100}, 0.9, 90},
+		{[]time.Duration{1, 2, 3}, 0, 1},
+		{[]time.Duration{1, 2, 3}, 1, 3},
+	}
+	for _, tt := range tests {
+		if got := quantile(tt.values, tt.q); got != tt.want {
+			t.Errorf("quantile(%v, %v) = %v; want %v", tt.values, tt.q, got, tt.want)
+		}
+	}
+}
