@@ -1,0 +1,168 @@
+package netem
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// holdEnv makes the test binary, re-executed by TestStaleLinkCleanedUp,
+// build a link, start a process inside it, print what it made and wait to
+// be killed.
+const holdEnv = "HTTPSLAB_NETEM_HOLD_LINK"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(holdEnv) != "" {
+		os.Exit(holdLink())
+	}
+	os.Exit(m.Run())
+}
+
+func holdLink() int {
+	l, err := Start(context.Background(), Config{RTT: 10 * time.Millisecond})
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	argv := l.Command([]string{"sleep", "60"})
+	sleeper := exec.Command(argv[0], argv[1:]...)
+	if err := sleeper.Start(); err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	fmt.Println(l.Namespace, l.ClientDevice, sleeper.Process.Pid)
+	time.Sleep(60 * time.Second) // bounded: the test kills it long before
+	return 0
+}
+
+// TestStaleLinkCleanedUp kills a process that holds a link with SIGKILL,
+// so that it cannot clean up, and checks that its devices went with it
+// and that the next Start removes its namespace and what ran inside.
+func TestStaleLinkCleanedUp(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the link holder: %v", err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 3 || f[0] == "error" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("link holder said %q (%v); want namespace, device and pid", line, err)
+	}
+	ns, dev := f[0], f[1]
+	sleeper, _ := strconv.Atoi(f[2])
+	if _, err := net.InterfaceByName(dev); err != nil {
+		t.Errorf("device %s of the live holder: %v", dev, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	if !eventually(func() bool { _, err := net.InterfaceByName(dev); return err != nil }) {
+		t.Errorf("device %s outlived its process", dev)
+	}
+	if _, err := os.Stat(nsPath(ns)); err != nil {
+		t.Fatalf("namespace %s of the killed holder: %v; want it left behind to clean", ns, err)
+	}
+	if !running(sleeper) {
+		t.Fatalf("the process inside %s ended with its parent; want it left behind to clean", ns)
+	}
+
+	l := startTestLink(t, Config{})
+	if _, err := os.Stat(nsPath(ns)); !os.IsNotExist(err) {
+		t.Errorf("namespace %s still there after a later Start (stat: %v)", ns, err)
+	}
+	if !eventually(func() bool { return !running(sleeper) }) {
+		t.Errorf("process %d inside the stale namespace still runs after a later Start", sleeper)
+	}
+	if l.Namespace == ns {
+		t.Errorf("new link reuses the stale name %s", ns)
+	}
+}
+
+// running reports whether pid is a live process (not gone, not a zombie).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' && unix.Kill(pid, 0) == nil
+}
+
+// eventually polls cond for up to two seconds.
+func eventually(cond func() bool) bool {
+	for range 200 {
+		if cond() {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+func TestCloseTwiceAndStats(t *testing.T) {
+	l := startTestLink(t, Config{RTT: 2 * time.Millisecond})
+	ln, err := l.Listen(context.Background(), "tcp", net.JoinHostPort(l.ServerIP.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second)
+	if err != nil {
+		t.Fatalf("dialing through the link: %v", err)
+	}
+	c.Close()
+	// The last ACK may still be on the link when Dial returns.
+	if !eventually(func() bool { st := l.Stats(); return st.ToServer.Packets >= 2 && st.ToClient.Packets >= 1 }) {
+		t.Errorf("Stats() = %+v; want the handshake's packets", l.Stats())
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("first Close: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+var benchmarkNet = netip.MustParsePrefix("198.18.0.0/15")
+
+func TestLinksCoexist(t *testing.T) {
+	a := startTestLink(t, Config{RTT: 2 * time.Millisecond})
+	b := startTestLink(t, Config{RTT: 2 * time.Millisecond})
+	if a.ServerIP.Equal(b.ServerIP) || a.ClientDevice == b.ClientDevice || a.Namespace == b.Namespace {
+		t.Fatalf("two links share an address, device or namespace: %v/%s/%s and %v/%s/%s",
+			a.ServerIP, a.ClientDevice, a.Namespace, b.ServerIP, b.ClientDevice, b.Namespace)
+	}
+	for _, l := range []*Link{a, b} {
+		if a, _ := netip.AddrFromSlice(l.ServerIP.To4()); !benchmarkNet.Contains(a) {
+			t.Errorf("server address %v is outside 198.18.0.0/15", l.ServerIP)
+		}
+		ln, err := l.Listen(context.Background(), "tcp", net.JoinHostPort(l.ServerIP.String(), "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second)
+		if err != nil {
+			t.Errorf("dialing %v: %v", ln.Addr(), err)
+		} else {
+			c.Close()
+		}
+		ln.Close()
+	}
+}
