@@ -1,0 +1,208 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"os"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: microseconds from 1 µs to one hour, 3 significant
+// digits (0.1% resolution), about 180 KiB each whatever the request count.
+const (
+	histMin    = 1
+	histMax    = int64(time.Hour / time.Microsecond)
+	histDigits = 3
+)
+
+// maxDistinctErrors bounds the table of distinct error messages; further
+// messages are counted under "other errors".
+const maxDistinctErrors = 50
+
+// Latency holds the per-phase latency histograms of a run, in microseconds.
+type Latency struct {
+	Connect *hdrhistogram.Histogram // TCP connect, per new connection
+	TLS     *hdrhistogram.Histogram // TLS (or QUIC) handshake, per new connection
+	Waiting *hdrhistogram.Histogram // request written to first response byte
+	// Total is each request from its start, connection setup included,
+	// to its last response byte; in the open model from its intended start.
+	Total *hdrhistogram.Histogram
+	// Service is, in the open model, each request from its actual send:
+	// what a client that ignores coordinated omission would report.
+	Service *hdrhistogram.Histogram
+}
+
+func newLatency() Latency {
+	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histDigits) }
+	return Latency{Connect: h(), TLS: h(), Waiting: h(), Total: h(), Service: h()}
+}
+
+// TLSCount is how many handshakes used one combination of TLS parameters.
+type TLSCount struct {
+	Version uint16
+	Cipher  uint16
+	Curve   tls.CurveID
+	Full    int64
+	Resumed int64
+}
+
+// Result is the outcome of a run: counts, latency histograms, the TLS
+// summary and CPU use. Failed requests are part of it, counted by message.
+type Result struct {
+	Config   Config
+	Start    time.Time
+	Elapsed  time.Duration // first request start to last response
+	Requests int64         // completed requests, any status
+	Errors   int64         // requests that failed without a response
+	Status   map[int]int64
+	Bytes    int64 // response bytes read, headers included
+	// ErrorCounts maps each distinct error message to its count.
+	ErrorCounts map[string]int64
+	Handshakes  int64 // successful TLS handshakes
+	Resumed     int64 // of which resumed
+	Connections int64 // connections opened, TLS or not
+	DialErrors  int64 // connections that failed to open
+	TLS         []TLSCount
+	Latency     Latency
+	// Open model: sends more than LateAfter behind schedule, the largest
+	// lag, and tickets dropped because every worker was busy.
+	Late, Dropped int64
+	MaxLag        time.Duration
+	Interrupted   bool // the run was stopped before its end
+	CPU           CPU
+}
+
+// LateAfter is how far behind its intended start a send counts as late.
+const LateAfter = time.Millisecond
+
+type aggregator struct {
+	r      *Result
+	tlsIdx map[TLSCount]int
+	last   int64
+}
+
+func newAggregator(cfg Config, start time.Time) *aggregator {
+	return &aggregator{
+		r: &Result{Config: cfg, Start: start, Status: map[int]int64{}, ErrorCounts: map[string]int64{},
+			Latency: newLatency()},
+		tlsIdx: map[TLSCount]int{},
+	}
+}
+
+// run consumes batches until in is closed. It is the only goroutine that
+// touches the statistics.
+func (a *aggregator) run(in <-chan *batch, progress func(Progress)) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case b, ok := <-in:
+			if !ok {
+				return
+			}
+			for i := range b.events {
+				a.add(&b.events[i])
+			}
+			clear(b.events)
+			b.events = b.events[:0]
+			batchPool.Put(b)
+		case <-tick.C:
+			if progress != nil {
+				progress(Progress{Elapsed: time.Since(a.r.Start), Requests: a.r.Requests,
+					Errors: a.r.Errors, Handshakes: a.r.Handshakes})
+			}
+		}
+	}
+}
+
+func (a *aggregator) add(e *event) {
+	a.last = max(a.last, e.end)
+	if e.kind == handshakeEvent {
+		a.addHandshake(e)
+		return
+	}
+	if e.err != nil {
+		a.r.Errors++
+		a.addError(e.err)
+		return
+	}
+	a.r.Requests++
+	a.r.Status[e.status]++
+	a.r.Bytes += e.bytes
+	l := &a.r.Latency
+	record(l.Waiting, e.wait)
+	if e.intended >= 0 {
+		record(l.Total, e.end-e.intended)
+		record(l.Service, e.end-e.start)
+		lag := time.Duration(e.start - e.intended)
+		if lag > LateAfter {
+			a.r.Late++
+		}
+		a.r.MaxLag = max(a.r.MaxLag, lag)
+	} else {
+		record(l.Total, e.end-e.start)
+	}
+}
+
+func (a *aggregator) addHandshake(e *event) {
+	if e.err != nil {
+		// The requests that needed this connection report the error.
+		a.r.DialErrors++
+		return
+	}
+	a.r.Connections++
+	if e.connect > 0 {
+		record(a.r.Latency.Connect, e.connect)
+	}
+	if e.version == 0 {
+		return
+	}
+	record(a.r.Latency.TLS, e.tls)
+	a.r.Handshakes++
+	key := TLSCount{Version: e.version, Cipher: e.cipher, Curve: e.curve}
+	i, ok := a.tlsIdx[key]
+	if !ok {
+		i = len(a.r.TLS)
+		a.tlsIdx[key] = i
+		a.r.TLS = append(a.r.TLS, key)
+	}
+	if e.resumed {
+		a.r.Resumed++
+		a.r.TLS[i].Resumed++
+	} else {
+		a.r.TLS[i].Full++
+	}
+}
+
+// record adds a duration in nanoseconds to h in microseconds, clamped to
+// the histogram's range so that no value is silently lost.
+func record(h *hdrhistogram.Histogram, ns int64) {
+	us := min(max(ns/1000, histMin), histMax)
+	_ = h.RecordValue(us)
+}
+
+func (a *aggregator) addError(err error) {
+	msg := errorMessage(err)
+	if _, ok := a.r.ErrorCounts[msg]; !ok && len(a.r.ErrorCounts) >= maxDistinctErrors {
+		msg = "other errors"
+	}
+	a.r.ErrorCounts[msg]++
+}
+
+// errorMessage names an error without the parts that differ between
+// connections (local ports), so that equal failures count together.
+func errorMessage(err error) string {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Op + ": " + op.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,192 @@
+// Package load is httpslab's load engine: a pacer decides when requests
+// start (closed model: as fast as the connections allow; open model: a fixed
+// rate, with latency measured from the intended send time), workers do the
+// requests over HTTP/1.1 (a minimal hand-written client), HTTP/2 or HTTP/3,
+// with keep-alive, a new connection per request or resumed sessions, and a
+// single aggregator goroutine keeps the statistics in HDR histograms, so
+// memory does not grow with the number of requests.
+package load
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// ConnMode says how requests map to connections.
+type ConnMode int
+
+// Connection modes.
+const (
+	// Keepalive reuses each connection for many requests (the default).
+	Keepalive ConnMode = iota
+	// New opens a new TCP and TLS connection per request with a full
+	// handshake: no session cache, no tickets, no session IDs.
+	New
+	// Resume opens a new connection per request and resumes the TLS
+	// session of an earlier one (a shared client session cache).
+	Resume
+)
+
+// String returns the flag spelling of the mode.
+func (m ConnMode) String() string {
+	switch m {
+	case New:
+		return "new"
+	case Resume:
+		return "resume"
+	}
+	return "keepalive"
+}
+
+// ParseConnMode reads a mode as the --conn flag spells it.
+func ParseConnMode(s string) (ConnMode, error) {
+	for _, m := range []ConnMode{Keepalive, New, Resume} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown connection mode %q (want keepalive, new or resume)", s)
+}
+
+// Protocol is the HTTP version a run speaks.
+type Protocol int
+
+// Protocols.
+const (
+	HTTP1 Protocol = iota // HTTP/1.1, over TLS or plain TCP
+	HTTP2                 // HTTP/2 over TLS (ALPN h2)
+	HTTP3                 // HTTP/3 over QUIC
+)
+
+// String names the protocol as reports show it.
+func (p Protocol) String() string {
+	switch p {
+	case HTTP2:
+		return "HTTP/2"
+	case HTTP3:
+		return "HTTP/3"
+	}
+	return "HTTP/1.1"
+}
+
+// Target is one request that the run sends; a run rotates through its
+// targets in order.
+type Target struct {
+	Method string      // empty means GET (POST when Body is set)
+	URL    string      // absolute http:// or https:// URL
+	Header http.Header // extra request headers
+	Body   []byte      // request body, sent with Content-Length
+}
+
+// Config describes a load run. The zero value of each field means its
+// default; Targets must hold at least one URL, and all targets must share
+// scheme, host and port (they share the connections).
+type Config struct {
+	Targets []Target
+	// Conns is the number of connections (-c); 0 means 1.
+	Conns int
+	// Streams is the number of concurrent streams per connection on
+	// HTTP/2 and HTTP/3 (-m); 0 means 1.
+	Streams int
+	// Pipeline is the number of HTTP/1.1 requests written before their
+	// responses are read (--pipeline); 0 means 1 (no pipelining).
+	Pipeline int
+	// Rate switches to the open model: requests per second started on
+	// schedule whatever the responses do; 0 means the closed model.
+	Rate float64
+	// Requests is the exact number of requests to complete (-n); 0 means
+	// run for Duration.
+	Requests int64
+	// Duration bounds the run when Requests is 0; 0 means 10 seconds.
+	Duration time.Duration
+	// Timeout bounds each request, its connection setup included; 0
+	// means 30 seconds.
+	Timeout time.Duration
+	// Mode is the connection mode.
+	Mode ConnMode
+	// RequestsPerConn closes a connection after this many requests; 0
+	// means no limit in keep-alive mode and 1 in the new and resume modes.
+	RequestsPerConn int
+	// Protocol is the HTTP version.
+	Protocol Protocol
+	// TLS is the client TLS configuration (verification, versions,
+	// suites, groups); nil means the defaults. It is cloned, never changed.
+	TLS *tls.Config
+	// ServerPIDs are local server processes whose CPU time is measured.
+	ServerPIDs []int
+	// Progress, when set, is called about once a second from the
+	// aggregator with the counts so far.
+	Progress func(Progress)
+}
+
+// Progress is a live snapshot of a run.
+type Progress struct {
+	Elapsed    time.Duration
+	Requests   int64
+	Errors     int64
+	Handshakes int64
+}
+
+// Defaults applied by withDefaults.
+const (
+	DefaultDuration = 10 * time.Second
+	DefaultTimeout  = 30 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	c.Conns = max(c.Conns, 1)
+	c.Streams = max(c.Streams, 1)
+	c.Pipeline = max(c.Pipeline, 1)
+	if c.Requests == 0 && c.Duration == 0 {
+		c.Duration = DefaultDuration
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.RequestsPerConn == 0 && c.Mode != Keepalive {
+		c.RequestsPerConn = 1
+	}
+	return c
+}
+
+// validate checks the fields that have no sensible default.
+func (c Config) validate() error {
+	if len(c.Targets) == 0 {
+		return errors.New("no target URL")
+	}
+	if c.Conns < 0 || c.Streams < 0 || c.Pipeline < 0 || c.Requests < 0 || c.Rate < 0 || c.RequestsPerConn < 0 {
+		return errors.New("negative count or rate")
+	}
+	if c.Pipeline > 1 && c.Protocol != HTTP1 {
+		return errors.New("pipelining is an HTTP/1.1 feature; use streams (-m) on HTTP/2 and HTTP/3")
+	}
+	if c.Streams > 1 && c.Protocol == HTTP1 {
+		return errors.New("streams (-m) need HTTP/2 or HTTP/3; use --pipeline on HTTP/1.1")
+	}
+	var first *url.URL
+	for _, t := range c.Targets {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			return fmt.Errorf("parsing target URL: %w", err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("target URL %q: want http:// or https:// and a host", t.URL)
+		}
+		if first == nil {
+			first = u
+		} else if u.Scheme != first.Scheme || u.Host != first.Host {
+			return fmt.Errorf("target URLs %q and %q: all targets must share scheme, host and port", first, u)
+		}
+	}
+	if first.Scheme == "http" && c.Protocol != HTTP1 {
+		return fmt.Errorf("%s needs an https:// URL", c.Protocol)
+	}
+	if first.Scheme == "http" && c.Mode == Resume {
+		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
+	}
+	return nil
+}

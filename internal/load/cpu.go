@@ -1,0 +1,141 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CPU is the processor time spent during a run by this process and by
+// the server processes named in Config.ServerPIDs.
+type CPU struct {
+	ClientUser, ClientSystem time.Duration
+	// ClientCores is how many cores the client could use (GOMAXPROCS,
+	// which follows the CPU affinity mask).
+	ClientCores int
+	// Server times are the sum over the named processes and their direct
+	// children (nginx workers under their master); ServerMeasured is
+	// false when no PID was given or one could not be read.
+	ServerUser, ServerSystem time.Duration
+	ServerMeasured           bool
+	ServerError              string
+	Wall                     time.Duration
+}
+
+// ClientSaturated reports whether the client used at least 90% of the
+// cores it had: then the client, not the server, may be the limit.
+func (c CPU) ClientSaturated() bool {
+	if c.Wall <= 0 || c.ClientCores == 0 {
+		return false
+	}
+	return float64(c.ClientUser+c.ClientSystem) >= 0.9*float64(c.Wall)*float64(c.ClientCores)
+}
+
+// cpuSample is a reading of the counters at one instant.
+type cpuSample struct {
+	at                    time.Time
+	user, sys             time.Duration
+	serverUser, serverSys time.Duration
+	serverErr             error
+	serverPIDs            int
+}
+
+func readCPU(pids []int) cpuSample {
+	s := cpuSample{at: time.Now(), serverPIDs: len(pids)}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		s.user = time.Duration(ru.Utime.Nano())
+		s.sys = time.Duration(ru.Stime.Nano())
+	}
+	for _, pid := range pids {
+		for _, p := range append([]int{pid}, childPIDs(pid)...) {
+			u, sy, err := procTimes(p)
+			if err != nil {
+				s.serverErr = err
+				continue
+			}
+			s.serverUser += u
+			s.serverSys += sy
+		}
+	}
+	return s
+}
+
+// since returns the CPU used between s and later.
+func (s cpuSample) since(later cpuSample) CPU {
+	c := CPU{
+		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
+		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
+	}
+	if s.serverPIDs > 0 {
+		c.ServerMeasured = s.serverErr == nil && later.serverErr == nil
+		c.ServerUser = max(later.serverUser-s.serverUser, 0)
+		c.ServerSystem = max(later.serverSys-s.serverSys, 0)
+		if err := cmpErr(s.serverErr, later.serverErr); err != nil {
+			c.ServerError = err.Error()
+		}
+	}
+	return c
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// clockTick is the unit of /proc/PID/stat times (USER_HZ), 100 on Linux.
+const clockTick = 10 * time.Millisecond
+
+// procTimes reads utime and stime of a process (all its threads) from
+// /proc/PID/stat.
+func procTimes(pid int) (user, sys time.Duration, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading server CPU time: %w", err)
+	}
+	return parseProcStat(string(data))
+}
+
+// parseProcStat reads fields 14 and 15 (utime, stime) of a stat line; the
+// command name in field 2 may hold spaces and parentheses, so fields are
+// counted after its closing parenthesis.
+func parseProcStat(line string) (user, sys time.Duration, err error) {
+	i := strings.LastIndexByte(line, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("parsing /proc stat: no command name")
+	}
+	f := strings.Fields(line[i+1:])
+	if len(f) < 13 {
+		return 0, 0, fmt.Errorf("parsing /proc stat: %d fields", len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil || u < 0 || s < 0 {
+		return 0, 0, fmt.Errorf("parsing /proc stat: bad utime or stime")
+	}
+	return time.Duration(u) * clockTick, time.Duration(s) * clockTick, nil
+}
+
+// childPIDs lists the direct children of pid (from all its threads).
+func childPIDs(pid int) []int {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var out []int
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if p, err := strconv.Atoi(f); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,269 @@
+package load
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// h1Request is a target serialised once, so that the hot path only
+// writes bytes: keep asks to keep the connection, last asks the server
+// to close it after the response.
+type h1Request struct {
+	keep, last []byte
+	head       bool
+}
+
+// newH1Requests serialises the targets for the fast HTTP/1.1 client.
+func newH1Requests(targets []Target) ([]h1Request, error) {
+	out := make([]h1Request, len(targets))
+	for i, t := range targets {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			return nil, fmt.Errorf("parsing target URL: %w", err)
+		}
+		method := targetMethod(t)
+		out[i] = h1Request{
+			keep: serialiseH1(method, u, t, false),
+			last: serialiseH1(method, u, t, true),
+			head: method == http.MethodHead,
+		}
+	}
+	return out, nil
+}
+
+func targetMethod(t Target) string {
+	switch {
+	case t.Method != "":
+		return t.Method
+	case t.Body != nil:
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
+func serialiseH1(method string, u *url.URL, t Target, last bool) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), u.Host)
+	h := t.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", "httpslab")
+	}
+	if h.Get("Accept") == "" {
+		h.Set("Accept", "*/*")
+	}
+	h.Del("Host")
+	h.Del("Connection")
+	h.Del("Content-Length")
+	if t.Body != nil {
+		h.Set("Content-Length", strconv.Itoa(len(t.Body)))
+	}
+	if last {
+		h.Set("Connection", "close")
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	b.WriteString("\r\n")
+	b.Write(t.Body)
+	return []byte(b.String())
+}
+
+// h1Worker drives one HTTP/1.1 connection slot: it reconnects as the
+// connection mode asks and keeps up to Pipeline requests in flight.
+type h1Worker struct {
+	run   *runner
+	reqs  []h1Request
+	next  int // index of the next target
+	rec   *recorder
+	br    *bufio.Reader
+	wbuf  []byte
+	nc    net.Conn
+	used  int // requests sent on nc
+	slots []h1Slot
+}
+
+// h1Slot is one request of a pipelined round.
+type h1Slot struct {
+	ev  event
+	req *h1Request
+}
+
+func (w *h1Worker) loop() {
+	defer w.rec.flush()
+	defer w.closeConn()
+	for w.round() {
+	}
+}
+
+// round takes up to Pipeline tickets, sends their requests and reads the
+// responses. It reports false when the run has no more tickets.
+func (w *h1Worker) round() bool {
+	r := w.run
+	t, ok := r.src.next()
+	if !ok {
+		return false
+	}
+	w.slots = w.slots[:0]
+	w.addSlot(t)
+	for len(w.slots) < r.cfg.Pipeline && !w.connFull() {
+		t, ok := r.src.tryNext()
+		if !ok {
+			break
+		}
+		w.addSlot(t)
+	}
+	w.exchange()
+	return true
+}
+
+func (w *h1Worker) connFull() bool {
+	k := w.run.cfg.RequestsPerConn
+	return k > 0 && w.used+len(w.slots) >= k
+}
+
+func (w *h1Worker) addSlot(t ticket) {
+	req := &w.reqs[w.next]
+	w.next = (w.next + 1) % len(w.reqs)
+	w.slots = append(w.slots, h1Slot{ev: event{intended: t, start: w.run.now()}, req: req})
+}
+
+// exchange sends the round's requests and reads their responses,
+// connecting first when needed.
+func (w *h1Worker) exchange() {
+	r := w.run
+	deadline := time.Now().Add(r.cfg.Timeout)
+	if w.nc == nil {
+		if err := w.connect(deadline); err != nil {
+			w.failFrom(0, err)
+			return
+		}
+	} else if err := w.nc.SetDeadline(deadline); err != nil {
+		w.failFrom(0, err)
+		return
+	}
+	if err := w.write(); err != nil {
+		w.failFrom(0, fmt.Errorf("write: %w", err))
+		return
+	}
+	written := r.now()
+	for i := range w.slots {
+		s := &w.slots[i]
+		if _, err := w.br.Peek(1); err != nil {
+			w.failFrom(i, fmt.Errorf("read: %w", err))
+			return
+		}
+		s.ev.wait = r.now() - max(written, s.ev.start)
+		resp, err := readResponse(w.br, s.req.head)
+		s.ev.end = r.now()
+		if err != nil {
+			w.failFrom(i, fmt.Errorf("read: %w", err))
+			return
+		}
+		s.ev.status, s.ev.bytes = resp.status, resp.bytes
+		w.rec.add(s.ev)
+		if resp.close && i < len(w.slots)-1 {
+			w.failFrom(i+1, errors.New("read: server closed the connection mid-pipeline"))
+			return
+		}
+		if resp.close {
+			w.closeConn()
+		}
+	}
+	if w.nc != nil && w.connFullAfter() {
+		w.closeConn()
+	}
+}
+
+func (w *h1Worker) connFullAfter() bool {
+	k := w.run.cfg.RequestsPerConn
+	return k > 0 && w.used >= k
+}
+
+func (w *h1Worker) connect(deadline time.Time) error {
+	r := w.run
+	var ev event
+	nc, err := r.ep.dial(r.ctx, deadline, r.now, &ev)
+	ev.err = err
+	w.rec.add(ev)
+	if err != nil {
+		return err
+	}
+	if !r.conns.add(nc) {
+		return errors.New("run stopped")
+	}
+	if err := nc.SetDeadline(deadline); err != nil {
+		r.conns.remove(nc)
+		return err
+	}
+	w.nc, w.used = nc, 0
+	w.br.Reset(nc)
+	return nil
+}
+
+// write sends the round's requests in one write; the last request a
+// connection may carry asks the server to close it.
+func (w *h1Worker) write() error {
+	k := w.run.cfg.RequestsPerConn
+	if len(w.slots) == 1 {
+		w.used++
+		req := w.slots[0].req
+		if k > 0 && w.used >= k {
+			_, err := w.nc.Write(req.last)
+			return err
+		}
+		_, err := w.nc.Write(req.keep)
+		return err
+	}
+	w.wbuf = w.wbuf[:0]
+	for _, s := range w.slots {
+		w.used++
+		if k > 0 && w.used >= k {
+			w.wbuf = append(w.wbuf, s.req.last...)
+		} else {
+			w.wbuf = append(w.wbuf, s.req.keep...)
+		}
+	}
+	_, err := w.nc.Write(w.wbuf)
+	return err
+}
+
+// failFrom records slots i and later as failed with err and drops the
+// connection, whose state is unknown after an error.
+func (w *h1Worker) failFrom(i int, err error) {
+	if w.run.src.stopped.Load() {
+		w.closeConn()
+		return // interrupted, not failed
+	}
+	end := w.run.now()
+	for j := i; j < len(w.slots); j++ {
+		ev := w.slots[j].ev
+		ev.end, ev.err = end, err
+		w.rec.add(ev)
+	}
+	w.closeConn()
+}
+
+func (w *h1Worker) closeConn() {
+	if w.nc != nil {
+		w.run.conns.remove(w.nc)
+		w.nc = nil
+	}
+}

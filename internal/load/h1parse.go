@@ -1,0 +1,278 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Limits of the HTTP/1.1 response parser.
+const (
+	maxHeaderBytes = 64 << 10 // status line and header fields together
+	maxChunkLine   = 4 << 10  // one chunk-size line with extensions
+)
+
+// response is what the load engine keeps of an HTTP/1.1 response.
+type response struct {
+	status int
+	bytes  int64 // header and body bytes read from the connection
+	close  bool  // the server will close the connection after it
+}
+
+var (
+	errMalformed = errors.New("malformed HTTP response")
+	errTooLarge  = errors.New("HTTP response header too large")
+)
+
+// readResponse reads one HTTP/1.1 response from br and discards its body.
+// It skips 1xx interim responses, honours Content-Length, chunked
+// transfer coding and, when neither is present, reads to the end of the
+// connection. head says the request was HEAD, whose response has no body.
+// It allocates nothing on the success path.
+func readResponse(br *bufio.Reader, head bool) (response, error) {
+	var r response
+	for {
+		hdr, err := readHeader(br, &r)
+		if err != nil {
+			return r, err
+		}
+		if r.status >= 200 || r.status == 101 {
+			return r, readBody(br, &r, hdr, head)
+		}
+	}
+}
+
+// header holds the framing fields of one response header.
+type header struct {
+	length  int64 // -1 when absent
+	chunked bool
+}
+
+func readHeader(br *bufio.Reader, r *response) (header, error) {
+	h := header{length: -1}
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return h, lineError(err)
+	}
+	total := len(line)
+	r.bytes += int64(len(line))
+	if r.status, err = parseStatusLine(line); err != nil {
+		return h, err
+	}
+	for {
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return h, lineError(err)
+		}
+		total += len(line)
+		r.bytes += int64(len(line))
+		if total > maxHeaderBytes {
+			return h, errTooLarge
+		}
+		line = trimEOL(line)
+		if len(line) == 0 {
+			return h, nil
+		}
+		if err := parseField(line, &h, r); err != nil {
+			return h, err
+		}
+	}
+}
+
+func lineError(err error) error {
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return errTooLarge
+	}
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func trimEOL(b []byte) []byte {
+	b = b[:len(b)-1]
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// parseStatusLine reads "HTTP/1.x SSS reason".
+func parseStatusLine(line []byte) (int, error) {
+	line = trimEOL(line)
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' || len(line) > 12 && line[12] != ' ' {
+		return 0, fmt.Errorf("%w: bad status line", errMalformed)
+	}
+	code := 0
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%w: bad status code", errMalformed)
+		}
+		code = code*10 + int(c-'0')
+	}
+	if code < 100 {
+		return 0, fmt.Errorf("%w: bad status code", errMalformed)
+	}
+	return code, nil
+}
+
+// parseField notes the framing fields; others are skipped.
+func parseField(line []byte, h *header, r *response) error {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return fmt.Errorf("%w: bad header field", errMalformed)
+	}
+	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+	switch {
+	case bytes.EqualFold(name, []byte("Content-Length")):
+		n, ok := parseDecimal(value)
+		if !ok || h.length >= 0 && h.length != n {
+			return fmt.Errorf("%w: bad Content-Length", errMalformed)
+		}
+		h.length = n
+	case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+		h.chunked = hasToken(value, "chunked")
+	case bytes.EqualFold(name, []byte("Connection")):
+		if hasToken(value, "close") {
+			r.close = true
+		}
+	}
+	return nil
+}
+
+func parseDecimal(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// hasToken reports whether the comma-separated list v holds token,
+// ignoring case.
+func hasToken(v []byte, token string) bool {
+	for len(v) > 0 {
+		i := bytes.IndexByte(v, ',')
+		if i < 0 {
+			i = len(v)
+		}
+		if bytes.EqualFold(bytes.TrimSpace(v[:i]), []byte(token)) {
+			return true
+		}
+		v = v[min(i+1, len(v)):]
+	}
+	return false
+}
+
+func readBody(br *bufio.Reader, r *response, h header, head bool) error {
+	switch {
+	case head || r.status == 204 || r.status == 304 || r.status == 101:
+		return nil
+	case h.chunked:
+		return readChunked(br, r)
+	case h.length >= 0:
+		n, err := br.Discard(int(h.length))
+		r.bytes += int64(n)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	r.close = true
+	for {
+		n, err := br.Discard(br.Size())
+		r.bytes += int64(n)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readChunked discards a chunked body and its trailer.
+func readChunked(br *bufio.Reader, r *response) error {
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return lineError(err)
+		}
+		r.bytes += int64(len(line))
+		if len(line) > maxChunkLine {
+			return errTooLarge
+		}
+		size, ok := parseChunkSize(trimEOL(line))
+		if !ok {
+			return fmt.Errorf("%w: bad chunk size", errMalformed)
+		}
+		if size == 0 {
+			return readTrailer(br, r)
+		}
+		n, err := br.Discard(int(size))
+		r.bytes += int64(n)
+		if err != nil {
+			return lineError(err)
+		}
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return lineError(err)
+		}
+		r.bytes += int64(len(line))
+		if len(trimEOL(line)) != 0 {
+			return fmt.Errorf("%w: chunk not followed by CRLF", errMalformed)
+		}
+	}
+}
+
+func parseChunkSize(line []byte) (int64, bool) {
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i]
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || len(line) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range line {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | int64(d)
+	}
+	return n, true
+}
+
+func readTrailer(br *bufio.Reader, r *response) error {
+	total := 0
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return lineError(err)
+		}
+		total += len(line)
+		r.bytes += int64(len(line))
+		if total > maxHeaderBytes {
+			return errTooLarge
+		}
+		if len(trimEOL(line)) == 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// dialH2 opens a TLS connection that negotiated h2 and wraps it in an
+// net/http client connection.
+func (r *runner) dialH2(deadline time.Time, ev *event) (muxConn, error) {
+	nc, err := r.ep.dial(r.ctx, deadline, r.now, ev)
+	if err != nil {
+		return nil, err
+	}
+	tc := nc.(*tls.Conn)
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		nc.Close()
+		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+	}
+	// The Transport hands over the connection dialed and timed above; it
+	// is used for this one connection only.
+	var protos http.Protocols
+	protos.SetHTTP2(true)
+	tr := &http.Transport{
+		Protocols:      &protos,
+		DialTLSContext: func(context.Context, string, string) (net.Conn, error) { return nc, nil },
+	}
+	cc, err := tr.NewClientConn(r.ctx, "https", r.ep.addr)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("starting HTTP/2: %w", err)
+	}
+	return cc, nil
+}
+
+// h3Conn is an HTTP/3 client connection with its QUIC connection.
+type h3Conn struct {
+	*http3.ClientConn
+	qc *quic.Conn
+}
+
+func (c h3Conn) Close() error { return c.qc.CloseWithError(0, "") }
+
+// dialH3 opens a QUIC connection (transport and TLS handshake in one,
+// reported as the TLS phase) and starts HTTP/3 on it.
+func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
+	ev.kind = handshakeEvent
+	ev.start = r.now()
+	ctx, cancel := context.WithDeadline(r.ctx, deadline)
+	defer cancel()
+	qc, err := quic.DialAddr(ctx, r.ep.addr, r.ep.tls, &quic.Config{})
+	ev.end = r.now()
+	ev.tls = ev.end - ev.start
+	if err != nil {
+		return nil, fmt.Errorf("QUIC handshake: %w", err)
+	}
+	noteTLS(ev, qc.ConnectionState().TLS)
+	if ev.version == 0 {
+		qc.CloseWithError(0, "")
+		return nil, errors.New("QUIC handshake: no TLS state")
+	}
+	tr := &http3.Transport{}
+	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
+}

@@ -1,0 +1,126 @@
+package load
+
+import (
+	"crypto/tls"
+	"strconv"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Schema names the JSON form of a bench result.
+const Schema = "httpslab/bench/v1"
+
+// JSONResult is the JSON form of a Result. Latencies are in microseconds;
+// each histogram also comes as HdrHistogram's compressed V2 encoding
+// (base64), which other HDR tools decode and merge across runs.
+type JSONResult struct {
+	Schema         string              `json:"schema"`
+	Target         []string            `json:"targets"`
+	Protocol       string              `json:"protocol"`
+	Conns          int                 `json:"connections"`
+	Streams        int                 `json:"streams"`
+	Pipeline       int                 `json:"pipeline"`
+	Mode           string              `json:"conn_mode"`
+	Rate           float64             `json:"rate,omitempty"`
+	Interrupted    bool                `json:"interrupted"`
+	ElapsedSeconds float64             `json:"elapsed_s"`
+	Requests       int64               `json:"requests"`
+	Errors         int64               `json:"errors"`
+	RequestsPerSec float64             `json:"requests_per_s"`
+	Connections    int64               `json:"connections_opened"`
+	Handshakes     int64               `json:"handshakes"`
+	Resumed        int64               `json:"resumed"`
+	HandshakesPerS float64             `json:"handshakes_per_s"`
+	Bytes          int64               `json:"bytes"`
+	Status         map[string]int64    `json:"status"`
+	ErrorMessages  map[string]int64    `json:"error_messages"`
+	TLS            []JSONTLS           `json:"tls"`
+	Latency        map[string]JSONHist `json:"latency_us"`
+	Late           int64               `json:"late_sends"`
+	Dropped        int64               `json:"dropped_sends"`
+	MaxLagMicros   int64               `json:"max_lag_us"`
+	CPU            JSONCPU             `json:"cpu"`
+}
+
+// JSONTLS is one row of the TLS summary.
+type JSONTLS struct {
+	Version string `json:"version"`
+	Cipher  string `json:"cipher"`
+	Group   string `json:"group,omitempty"`
+	Full    int64  `json:"full"`
+	Resumed int64  `json:"resumed"`
+}
+
+// JSONHist summarises one latency histogram.
+type JSONHist struct {
+	Count       int64            `json:"count"`
+	Min         int64            `json:"min"`
+	Mean        float64          `json:"mean"`
+	StdDev      float64          `json:"sd"`
+	Max         int64            `json:"max"`
+	Percentiles map[string]int64 `json:"percentiles"`
+	HDR         string           `json:"hdr"`
+}
+
+// JSONCPU is CPU time in seconds.
+type JSONCPU struct {
+	ClientUser   float64 `json:"client_user_s"`
+	ClientSystem float64 `json:"client_system_s"`
+	ClientCores  int     `json:"client_cores"`
+	Saturated    bool    `json:"client_saturated"`
+	ServerUser   float64 `json:"server_user_s,omitempty"`
+	ServerSystem float64 `json:"server_system_s,omitempty"`
+	Server       bool    `json:"server_measured"`
+}
+
+// JSON returns the JSON form of the result.
+func (r *Result) JSON() JSONResult {
+	c := r.Config
+	j := JSONResult{
+		Schema: Schema, Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, Pipeline: c.Pipeline,
+		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
+		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
+		Handshakes: r.Handshakes, Resumed: r.Resumed, HandshakesPerS: r.HandshakeRate(), Bytes: r.Bytes,
+		Status: map[string]int64{}, ErrorMessages: r.ErrorCounts, Late: r.Late, Dropped: r.Dropped,
+		MaxLagMicros: r.MaxLag.Microseconds(), TLS: []JSONTLS{},
+		Latency: map[string]JSONHist{
+			"connect": jsonHist(r.Latency.Connect), "tls": jsonHist(r.Latency.TLS),
+			"waiting": jsonHist(r.Latency.Waiting), "total": jsonHist(r.Latency.Total),
+		},
+		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
+			ClientCores: r.CPU.ClientCores, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
+			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds()},
+	}
+	if c.Rate > 0 {
+		j.Latency["service"] = jsonHist(r.Latency.Service)
+	}
+	for _, t := range c.Targets {
+		j.Target = append(j.Target, t.URL)
+	}
+	for code, n := range r.Status {
+		j.Status[strconv.Itoa(code)] = n
+	}
+	for _, t := range r.TLS {
+		row := JSONTLS{Version: tls.VersionName(t.Version), Cipher: tls.CipherSuiteName(t.Cipher), Full: t.Full, Resumed: t.Resumed}
+		if t.Curve != 0 {
+			row.Group = t.Curve.String()
+		}
+		j.TLS = append(j.TLS, row)
+	}
+	return j
+}
+
+func jsonHist(h *hdrhistogram.Histogram) JSONHist {
+	j := JSONHist{Count: h.TotalCount(), Min: h.Min(), Mean: h.Mean(), StdDev: h.StdDev(), Max: h.Max(),
+		Percentiles: map[string]int64{}}
+	if j.Count == 0 {
+		j.Min = 0
+	}
+	for _, p := range Percentiles {
+		j.Percentiles["p"+strconv.FormatFloat(p, 'f', -1, 64)] = h.ValueAtQuantile(p)
+	}
+	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		j.HDR = string(enc) // already base64
+	}
+	return j
+}

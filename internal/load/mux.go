@@ -1,0 +1,169 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// muxConn is one HTTP/2 or HTTP/3 connection that carries concurrent
+// streams through its library's client connection.
+type muxConn interface {
+	RoundTrip(*http.Request) (*http.Response, error)
+	io.Closer
+}
+
+// httpRequest is a target as a request template for the library clients.
+type httpRequest struct {
+	req  *http.Request
+	body []byte
+}
+
+func newHTTPRequests(targets []Target) ([]httpRequest, error) {
+	out := make([]httpRequest, len(targets))
+	for i, t := range targets {
+		req, err := http.NewRequest(targetMethod(t), t.URL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("building request for %q: %w", t.URL, err)
+		}
+		for k, vs := range t.Header {
+			req.Header[http.CanonicalHeaderKey(k)] = vs
+		}
+		if req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", "httpslab")
+		}
+		if t.Body != nil {
+			req.ContentLength = int64(len(t.Body))
+		}
+		out[i] = httpRequest{req: req, body: t.Body}
+	}
+	return out, nil
+}
+
+// muxWorker drives one HTTP/2 or HTTP/3 connection slot: it opens a
+// connection, runs Streams concurrent request loops on it until the
+// connection's request budget or the run ends, and reconnects.
+type muxWorker struct {
+	run  *runner
+	reqs []httpRequest
+	next int
+	dial func(deadline time.Time, ev *event) (muxConn, error)
+}
+
+func (w *muxWorker) loop() {
+	rec := newRecorder(w.run.events)
+	defer rec.flush()
+	for {
+		t, ok := w.run.src.next()
+		if !ok {
+			return
+		}
+		start := w.run.now()
+		var ev event
+		c, err := w.dial(time.Now().Add(w.run.cfg.Timeout), &ev)
+		ev.err = err
+		rec.add(ev)
+		if err != nil {
+			w.fail(rec, t, start, err)
+			continue
+		}
+		if !w.run.conns.add(c) {
+			return
+		}
+		w.streams(c, t, start)
+		w.run.conns.remove(c)
+	}
+}
+
+func (w *muxWorker) fail(rec *recorder, t ticket, start int64, err error) {
+	if w.run.src.stopped.Load() {
+		return
+	}
+	rec.add(event{intended: t, start: start, end: w.run.now(), err: err})
+}
+
+// streams runs the concurrent request loops of one connection; the first
+// loop starts with the ticket that opened the connection.
+func (w *muxWorker) streams(c muxConn, first ticket, start int64) {
+	var budget atomic.Int64
+	budget.Store(int64(w.run.cfg.RequestsPerConn))
+	limited := w.run.cfg.RequestsPerConn > 0
+	var broken atomic.Bool
+	var wg sync.WaitGroup
+	for s := 0; s < w.run.cfg.Streams; s++ {
+		target := w.next
+		w.next++
+		wg.Go(func() {
+			rec := newRecorder(w.run.events)
+			defer rec.flush()
+			st := stream{w: w, c: c, rec: rec, next: target, budget: &budget, limited: limited, broken: &broken}
+			if s == 0 {
+				st.budget.Add(-1)
+				st.do(first, start)
+			}
+			for st.more() {
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// stream is one request loop on a shared connection.
+type stream struct {
+	w       *muxWorker
+	c       muxConn
+	rec     *recorder
+	next    int
+	budget  *atomic.Int64
+	limited bool
+	broken  *atomic.Bool
+}
+
+// more takes the connection's budget, then a ticket, and does one request.
+func (s *stream) more() bool {
+	if s.broken.Load() || s.limited && s.budget.Add(-1) < 0 {
+		return false
+	}
+	t, ok := s.w.run.src.next()
+	if !ok {
+		return false
+	}
+	s.do(t, s.w.run.now())
+	return true
+}
+
+func (s *stream) do(t ticket, start int64) {
+	r := s.w.run
+	hr := &s.w.reqs[s.next%len(s.w.reqs)]
+	s.next++
+	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.Timeout)
+	defer cancel()
+	req := hr.req.WithContext(ctx)
+	if hr.body != nil {
+		req.Body = io.NopCloser(bytes.NewReader(hr.body))
+	}
+	ev := event{intended: t, start: start}
+	sent := r.now()
+	resp, err := s.c.RoundTrip(req)
+	if err == nil {
+		ev.wait = r.now() - sent
+		ev.status = resp.StatusCode
+		ev.bytes, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	ev.end = r.now()
+	if err != nil {
+		s.broken.Store(true)
+		if r.src.stopped.Load() || errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
+			return
+		}
+		ev.err = err
+	}
+	s.rec.add(ev)
+}

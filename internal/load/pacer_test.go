@@ -1,0 +1,105 @@
+package load
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestConstantPacerPace(t *testing.T) {
+	p := ConstantPacer{Rate: 100, Max: 10, Duration: time.Second}
+	tests := []struct {
+		elapsed  time.Duration
+		hits     uint64
+		wait     time.Duration
+		stop     bool
+		pacerArg ConstantPacer
+	}{
+		{0, 0, 0, false, p},
+		{0, 1, 10 * time.Millisecond, false, p},
+		{5 * time.Millisecond, 1, 5 * time.Millisecond, false, p},
+		{50 * time.Millisecond, 1, 0, false, p}, // behind schedule: at once
+		{0, 10, 0, true, p},                     // Max reached
+		{0, 100, 0, true, ConstantPacer{Rate: 100, Duration: time.Second}}, // due at 1s: past Duration
+		{0, 99, 990 * time.Millisecond, false, ConstantPacer{Rate: 100, Duration: time.Second}},
+		{0, 0, 0, true, ConstantPacer{}},
+	}
+	for _, tt := range tests {
+		wait, stop := tt.pacerArg.Pace(tt.elapsed, tt.hits)
+		if wait != tt.wait || stop != tt.stop {
+			t.Errorf("%+v.Pace(%v, %d) = %v, %v; want %v, %v", tt.pacerArg, tt.elapsed, tt.hits, wait, stop, tt.wait, tt.stop)
+		}
+	}
+}
+
+// TestScheduleTimes checks, on a fake clock, that tickets leave on
+// schedule and carry their intended times.
+func TestScheduleTimes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		out := make(chan ticket, 1000)
+		var dropped atomic.Int64
+		go schedule(context.Background(), ConstantPacer{Rate: 50, Duration: time.Second}, start, out, &dropped)
+		var got []ticket
+		for tk := range out {
+			if lag := time.Since(start) - time.Duration(tk); lag != 0 {
+				t.Errorf("ticket %v sent %v late; want on time", time.Duration(tk), lag)
+			}
+			got = append(got, tk)
+		}
+		if len(got) != 50 {
+			t.Fatalf("got %d tickets in 1s at 50/s; want 50", len(got))
+		}
+		for i, tk := range got {
+			if want := ticket(i) * int64(20*time.Millisecond); tk != want {
+				t.Errorf("ticket %d intended at %v; want %v", i, time.Duration(tk), time.Duration(want))
+			}
+		}
+		if dropped.Load() != 0 {
+			t.Errorf("dropped = %d; want 0", dropped.Load())
+		}
+	})
+}
+
+// TestScheduleDrops checks that tickets finding the queue full are
+// dropped and counted, not queued without bound.
+func TestScheduleDrops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		out := make(chan ticket, 5)
+		var dropped atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			schedule(context.Background(), ConstantPacer{Rate: 100, Max: 20}, time.Now(), out, &dropped)
+			close(done)
+		}()
+		<-done
+		if got := len(out); got != 5 {
+			t.Errorf("queued %d; want 5", got)
+		}
+		if got := dropped.Load(); got != 15 {
+			t.Errorf("dropped %d; want 15", got)
+		}
+	})
+}
+
+// TestScheduleCancel checks that cancelling stops the pacer at once.
+func TestScheduleCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := make(chan ticket, 100)
+		var dropped atomic.Int64
+		start := time.Now()
+		go schedule(ctx, ConstantPacer{Rate: 10}, start, out, &dropped)
+		time.Sleep(250 * time.Millisecond)
+		cancel()
+		n := 0
+		for range out {
+			n++
+		}
+		if n != 3 {
+			t.Errorf("got %d tickets in 250ms at 10/s; want 3", n)
+		}
+	})
+}

@@ -1,0 +1,245 @@
+package load
+
+import (
+	"cmp"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Percentiles are the quantiles the reports show, in percent.
+var Percentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99}
+
+// RequestRate is completed requests per second of elapsed time.
+func (r *Result) RequestRate() float64 { return perSecond(r.Requests, r.Elapsed) }
+
+// HandshakeRate is TLS handshakes per second of elapsed time.
+func (r *Result) HandshakeRate() float64 { return perSecond(r.Handshakes, r.Elapsed) }
+
+// ErrorRate is the share of requests that failed, from 0 to 1.
+func (r *Result) ErrorRate() float64 {
+	if n := r.Requests + r.Errors; n > 0 {
+		return float64(r.Errors) / float64(n)
+	}
+	return 0
+}
+
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// WriteText writes the human report: summary, TLS, ab-style connection
+// times, percentiles, a latency histogram, CPU and the distinct errors.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	r.writeSummary(&b)
+	r.writeTLS(&b)
+	r.writeTimes(&b)
+	r.writePercentiles(&b)
+	writeDistribution(&b, r.Latency.Total)
+	r.writeCPU(&b)
+	r.writeErrors(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Result) writeSummary(b *strings.Builder) {
+	c := r.Config
+	model := "closed model"
+	if c.Rate > 0 {
+		model = fmt.Sprintf("open model, %.6g req/s", c.Rate)
+	}
+	fmt.Fprintf(b, "Target:          %s", c.Targets[0].URL)
+	if len(c.Targets) > 1 {
+		fmt.Fprintf(b, " (+%d more, rotated)", len(c.Targets)-1)
+	}
+	fmt.Fprintf(b, "\nLoad:            %s, %d connections", c.Protocol, c.Conns)
+	switch {
+	case c.Streams > 1:
+		fmt.Fprintf(b, " x %d streams", c.Streams)
+	case c.Pipeline > 1:
+		fmt.Fprintf(b, ", pipeline %d", c.Pipeline)
+	}
+	fmt.Fprintf(b, ", --conn %s", c.Mode)
+	if c.RequestsPerConn > 0 {
+		fmt.Fprintf(b, " (%d requests per connection)", c.RequestsPerConn)
+	}
+	fmt.Fprintf(b, ", %s\n", model)
+	if r.Interrupted {
+		b.WriteString("Interrupted:     yes, a partial report\n")
+	}
+	fmt.Fprintf(b, "Time taken:      %.3f s\n", r.Elapsed.Seconds())
+	fmt.Fprintf(b, "Requests:        %d completed, %d failed (%.3g%%)\n", r.Requests, r.Errors, 100*r.ErrorRate())
+	fmt.Fprintf(b, "Requests/s:      %.1f\n", r.RequestRate())
+	if r.Handshakes > 0 || r.Connections > 0 {
+		fmt.Fprintf(b, "Connections:     %d opened, %d failed\n", r.Connections, r.DialErrors)
+	}
+	if r.Handshakes > 0 {
+		fmt.Fprintf(b, "Handshakes/s:    %.1f (%d full, %d resumed)\n", r.HandshakeRate(), r.Handshakes-r.Resumed, r.Resumed)
+	}
+	fmt.Fprintf(b, "Transfer:        %s read, %s/s\n", bytesString(float64(r.Bytes)), bytesString(perSecond(r.Bytes, r.Elapsed)))
+	codes := slices.Sorted(maps.Keys(r.Status))
+	b.WriteString("Status codes:   ")
+	for _, code := range codes {
+		fmt.Fprintf(b, " %d: %d", code, r.Status[code])
+	}
+	b.WriteString("\n")
+	if c.Rate > 0 {
+		fmt.Fprintf(b, "Schedule:        %d sends late by more than %s, largest lag %s, %d dropped (all workers busy)\n",
+			r.Late, LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
+	}
+}
+
+func bytesString(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.2f %s", n, units[i])
+}
+
+func (r *Result) writeTLS(b *strings.Builder) {
+	if len(r.TLS) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nTLS handshakes   %-8s %-28s %-16s %9s %9s\n", "version", "cipher", "group", "full", "resumed")
+	for _, t := range r.TLS {
+		curve := "-"
+		if t.Curve != 0 {
+			curve = t.Curve.String()
+		}
+		fmt.Fprintf(b, "                 %-8s %-28s %-16s %9d %9d\n",
+			tls.VersionName(t.Version), tls.CipherSuiteName(t.Cipher), curve, t.Full, t.Resumed)
+	}
+	if r.Handshakes > 0 {
+		fmt.Fprintf(b, "Resumption rate: %.1f%%\n", 100*float64(r.Resumed)/float64(r.Handshakes))
+	}
+}
+
+// writeTimes writes the ab-style table. Connect and TLS count once per
+// new connection; Waiting and Total once per completed request.
+func (r *Result) writeTimes(b *strings.Builder) {
+	b.WriteString("\nConnection Times (ms)\n")
+	fmt.Fprintf(b, "%-10s %9s %9s %8s %9s %9s %10s\n", "", "min", "mean", "[+/-sd]", "median", "max", "count")
+	rows := []struct {
+		name string
+		h    *hdrhistogram.Histogram
+	}{{"Connect:", r.Latency.Connect}, {"TLS:", r.Latency.TLS}, {"Waiting:", r.Latency.Waiting}, {"Total:", r.Latency.Total}}
+	for _, row := range rows {
+		h := row.h
+		if h.TotalCount() == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "%-10s %9s %9s %8s %9s %9s %10d\n", row.name, ms(float64(h.Min())), ms(h.Mean()),
+			ms(h.StdDev()), ms(float64(h.ValueAtQuantile(50))), ms(float64(h.Max())), h.TotalCount())
+	}
+}
+
+// ms formats microseconds as milliseconds.
+func ms(us float64) string { return fmt.Sprintf("%.3f", us/1000) }
+
+func (r *Result) writePercentiles(b *strings.Builder) {
+	h := r.Latency.Total
+	if h.TotalCount() == 0 {
+		return
+	}
+	title := "Latency percentiles (ms, total)"
+	if r.Config.Rate > 0 {
+		title = "Latency percentiles (ms): from the intended send (corrected for coordinated omission) | from the actual send"
+	}
+	fmt.Fprintf(b, "\n%s\n", title)
+	for _, p := range Percentiles {
+		fmt.Fprintf(b, "  %-7s %10s", fmt.Sprintf("p%g", p), ms(float64(h.ValueAtQuantile(p))))
+		if r.Config.Rate > 0 {
+			fmt.Fprintf(b, " | %10s", ms(float64(r.Latency.Service.ValueAtQuantile(p))))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "  %-7s %10s", "max", ms(float64(h.Max())))
+	if r.Config.Rate > 0 {
+		fmt.Fprintf(b, " | %10s", ms(float64(r.Latency.Service.Max())))
+	}
+	b.WriteString("\n")
+}
+
+// writeDistribution draws the total latency as ten equal-width buckets
+// between min and max with a bar of '#' per bucket, as hey does.
+func writeDistribution(b *strings.Builder, h *hdrhistogram.Histogram) {
+	n := h.TotalCount()
+	if n == 0 {
+		return
+	}
+	lo, hi := h.Min(), h.Max()
+	const buckets = 10
+	width := max((hi-lo+buckets-1)/buckets, 1)
+	var counts [buckets]int64
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		i := min(int((bar.From-lo)/width), buckets-1)
+		counts[max(i, 0)] += bar.Count
+	}
+	top := slices.Max(counts[:])
+	b.WriteString("\nLatency distribution (ms, total)\n")
+	for i, c := range counts {
+		bar := strings.Repeat("#", int(40*c/max(top, 1)))
+		fmt.Fprintf(b, "  %10s [%9d] %s\n", ms(float64(lo+int64(i+1)*width)), c, bar)
+	}
+}
+
+func (r *Result) writeCPU(b *strings.Builder) {
+	c := r.CPU
+	b.WriteString("\nCPU\n")
+	writeCPULine(b, "Client:", c.ClientUser, c.ClientSystem, r)
+	busy := 0.0
+	if c.Wall > 0 && c.ClientCores > 0 {
+		busy = 100 * float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / float64(c.ClientCores)
+	}
+	fmt.Fprintf(b, "  client used %.0f%% of %d core(s)", busy, c.ClientCores)
+	if c.ClientSaturated() {
+		b.WriteString(": saturated, the client may be the limit")
+	}
+	b.WriteString("\n")
+	if c.ServerMeasured {
+		writeCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
+	} else if c.ServerError != "" {
+		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
+	}
+}
+
+func writeCPULine(b *strings.Builder, who string, user, sys time.Duration, r *Result) {
+	total := user + sys
+	fmt.Fprintf(b, "  %-8s user %.3f s, system %.3f s", who, user.Seconds(), sys.Seconds())
+	if r.Requests > 0 {
+		fmt.Fprintf(b, "; %.2f µs per request", float64(total.Microseconds())/float64(r.Requests))
+	}
+	if r.Handshakes > 0 && r.Config.Mode != Keepalive {
+		fmt.Fprintf(b, ", %.1f µs per handshake", float64(total.Microseconds())/float64(r.Handshakes))
+	}
+	b.WriteString("\n")
+}
+
+func (r *Result) writeErrors(b *strings.Builder) {
+	if len(r.ErrorCounts) == 0 {
+		return
+	}
+	b.WriteString("\nErrors\n")
+	msgs := slices.SortedFunc(maps.Keys(r.ErrorCounts), func(x, y string) int {
+		return cmp.Or(cmp.Compare(r.ErrorCounts[y], r.ErrorCounts[x]), strings.Compare(x, y))
+	})
+	for _, m := range msgs {
+		fmt.Fprintf(b, "  %9d  %s\n", r.ErrorCounts[m], m)
+	}
+}

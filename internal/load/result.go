@@ -1,0 +1,78 @@
+package load
+
+import (
+	"crypto/tls"
+	"sync"
+	"time"
+)
+
+// event is what a worker reports: one request or one connection setup.
+// Times are nanoseconds since the start of the run; durations are
+// nanoseconds, 0 for a phase that did not happen.
+type event struct {
+	kind eventKind
+	// intended is the open model's scheduled start, -1 in the closed model.
+	intended int64
+	start    int64 // when the request (or the dial) began
+	end      int64 // when it completed
+	connect  int64 // TCP connect (handshake events)
+	tls      int64 // TLS or QUIC handshake (handshake events)
+	wait     int64 // last request byte written to first response byte
+	status   int
+	bytes    int64
+	resumed  bool
+	version  uint16
+	cipher   uint16
+	curve    tls.CurveID
+	err      error
+}
+
+type eventKind uint8
+
+const (
+	requestEvent   eventKind = iota // a request completed or failed
+	handshakeEvent                  // a connection was set up (or failed to)
+)
+
+// batchSize is how many events a worker collects before handing them to
+// the aggregator: one channel operation per batch instead of per request.
+const batchSize = 128
+
+// batchAge is the longest a worker keeps a partial batch, so that slow
+// runs still show live progress.
+const batchAge = int64(200 * time.Millisecond)
+
+type batch struct {
+	events []event
+	first  int64 // time of the first event in the batch
+}
+
+var batchPool = sync.Pool{New: func() any { return &batch{events: make([]event, 0, batchSize)} }}
+
+// recorder is a worker's handle on the aggregator: it batches events.
+type recorder struct {
+	out chan<- *batch
+	b   *batch
+}
+
+func newRecorder(out chan<- *batch) *recorder {
+	return &recorder{out: out, b: batchPool.Get().(*batch)}
+}
+
+func (r *recorder) add(e event) {
+	if len(r.b.events) == 0 {
+		r.b.first = e.end
+	}
+	r.b.events = append(r.b.events, e)
+	if len(r.b.events) == batchSize || e.end-r.b.first > batchAge {
+		r.flush()
+	}
+}
+
+func (r *recorder) flush() {
+	if len(r.b.events) == 0 {
+		return
+	}
+	r.out <- r.b
+	r.b = batchPool.Get().(*batch)
+}

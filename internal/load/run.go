@@ -1,0 +1,128 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"sync"
+	"time"
+)
+
+// runner is the state shared by the workers of one run.
+type runner struct {
+	ctx    context.Context
+	cfg    Config
+	ep     *endpoint
+	src    *source
+	conns  conns
+	events chan *batch
+	start  time.Time
+}
+
+// now is the time since the start of the run in nanoseconds, from the
+// monotonic clock.
+func (r *runner) now() int64 { return int64(time.Since(r.start)) }
+
+// Run executes a load run and returns its result. The run ends after
+// cfg.Requests requests or cfg.Duration, whichever is set; requests in
+// flight at the end complete (within cfg.Timeout) and are counted. When
+// ctx is cancelled the run stops at once, closes its connections and
+// returns the partial result with Interrupted set. Failed requests are
+// part of the result; Run returns an error only for a bad Config.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	ep, err := newEndpoint(cfg)
+	if err != nil {
+		return nil, err
+	}
+	workers, err := newWorkers(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cpu0 := readCPU(cfg.ServerPIDs)
+	r := &runner{ctx: ctx, cfg: cfg, ep: ep, events: make(chan *batch, 4*cfg.Conns), start: time.Now()}
+	r.src = &source{now: r.now}
+	agg := newAggregator(cfg, r.start)
+	aggDone := make(chan struct{})
+	go func() { agg.run(r.events, cfg.Progress); close(aggDone) }()
+	schedDone := r.startSource(ctx)
+	stop := context.AfterFunc(ctx, func() {
+		r.src.stopped.Store(true)
+		r.conns.closeAll()
+	})
+	var wg sync.WaitGroup
+	for i := 0; i < cfg.Conns; i++ {
+		wg.Go(func() { workers(r, i) })
+	}
+	wg.Wait()
+	stopped := !stop()
+	<-schedDone
+	close(r.events)
+	<-aggDone
+	res := agg.r
+	res.Elapsed = time.Duration(agg.last)
+	res.Interrupted = stopped
+	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
+	res.Dropped = r.src.dropped.Load()
+	return res, nil
+}
+
+// startSource sets up the tickets: the pacer in the open model, a count
+// or a deadline in the closed model. The returned channel is closed when
+// the pacer has finished.
+func (r *runner) startSource(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	cfg := r.cfg
+	if cfg.Rate == 0 {
+		r.src.limited = cfg.Requests > 0
+		r.src.remaining.Store(cfg.Requests)
+		if cfg.Requests == 0 {
+			r.src.deadline = int64(cfg.Duration)
+		}
+		close(done)
+		return done
+	}
+	// Queue up to a second of requests (at least one per stream) behind
+	// busy workers; beyond that, sends are dropped and counted.
+	size := min(max(int(cfg.Rate), cfg.Conns*cfg.Streams*cfg.Pipeline), 1<<16)
+	ch := make(chan ticket, size)
+	r.src.open = ch
+	p := ConstantPacer{Rate: cfg.Rate, Max: uint64(cfg.Requests)}
+	if cfg.Requests == 0 {
+		p.Duration = cfg.Duration
+	}
+	go func() {
+		schedule(ctx, p, r.start, ch, &r.src.dropped)
+		close(done)
+	}()
+	return done
+}
+
+// newWorkers returns the worker function for the run's protocol.
+func newWorkers(cfg Config) (func(*runner, int), error) {
+	switch cfg.Protocol {
+	case HTTP2:
+		reqs, err := newHTTPRequests(cfg.Targets)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH2}).loop() }, nil
+	case HTTP3:
+		reqs, err := newHTTPRequests(cfg.Targets)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH3}).loop() }, nil
+	}
+	reqs, err := newH1Requests(cfg.Targets)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *runner, i int) {
+		w := &h1Worker{run: r, reqs: reqs, next: i % len(reqs), rec: newRecorder(r.events),
+			br: bufio.NewReaderSize(nil, 8<<10)}
+		w.loop()
+	}, nil
+}

@@ -1,0 +1,223 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// clientTLS trusts the lab CA, as --cacert does.
+func clientTLS(t *testing.T, caPEM []byte) *tls.Config {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatal("lab CA: no certificate")
+	}
+	return &tls.Config{RootCAs: pool}
+}
+
+func mustRun(t *testing.T, cfg Config) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Errors != 0 {
+		t.Fatalf("Run: %d errors: %v", res.Errors, res.ErrorCounts)
+	}
+	return res
+}
+
+// TestModesNginx checks from nginx's access log that each connection
+// mode does what it says: how many connections carried the requests and
+// whether their TLS sessions were reused.
+func TestModesNginx(t *testing.T) {
+	tests := []struct {
+		mode      ConnMode
+		perConn   int
+		pipeline  int
+		n         int64
+		wantConns int
+		slack     int
+		wantReuse func(reused, conns int) bool
+	}{
+		{mode: Keepalive, n: 1000, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: Keepalive, pipeline: 4, n: 1001, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		// A worker's last connection may carry fewer than 10: up to 4 more.
+		{mode: Keepalive, perConn: 10, n: 200, wantConns: 20, slack: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: New, n: 150, wantConns: 150, wantReuse: func(r, _ int) bool { return r == 0 }},
+		// Each of the 4 workers may start before any ticket exists.
+		{mode: Resume, n: 150, wantConns: 150, wantReuse: func(r, c int) bool { return r >= c-4 }},
+		{mode: Resume, perConn: 5, n: 150, wantConns: 30, slack: 4, wantReuse: func(r, c int) bool { return r >= c-4 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode.String(), func(t *testing.T) {
+			n := lab.StartTestNginx(t, lab.NginxConfig{})
+			res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 4, Requests: tt.n,
+				Mode: tt.mode, RequestsPerConn: tt.perConn, Pipeline: tt.pipeline, TLS: clientTLS(t, n.CA.CertPEM),
+				ServerPIDs: []int{n.PID()}})
+			log, err := n.ReadAccessLog()
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns, reusedConns := map[int]bool{}, 0
+			for _, e := range log {
+				if tt.perConn > 0 && e.ConnRequest > tt.perConn {
+					t.Errorf("request %d on connection %d; want at most %d per connection", e.ConnRequest, e.Conn, tt.perConn)
+				}
+				if !conns[e.Conn] && e.Reused {
+					reusedConns++
+				}
+				conns[e.Conn] = true
+			}
+			if int64(len(log)) != tt.n || res.Requests != tt.n || res.Status[200] != tt.n {
+				t.Errorf("access log has %d requests, client counted %d (%d with 200); want %d", len(log), res.Requests, res.Status[200], tt.n)
+			}
+			if len(conns) < tt.wantConns || len(conns) > tt.wantConns+tt.slack || res.Handshakes != int64(len(conns)) {
+				t.Errorf("nginx saw %d connections, client %d handshakes; want %d (+%d)", len(conns), res.Handshakes, tt.wantConns, tt.slack)
+			}
+			if !tt.wantReuse(reusedConns, len(conns)) || res.Resumed != int64(reusedConns) {
+				t.Errorf("nginx saw %d of %d connections resumed, client %d", reusedConns, len(conns), res.Resumed)
+			}
+			if !res.CPU.ServerMeasured {
+				t.Errorf("server CPU not measured: %s", res.CPU.ServerError)
+			}
+		})
+	}
+}
+
+// TestHTTP2Streams checks that -c connections carry -m streams each.
+func TestHTTP2Streams(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}, {URL: n.HTTPSURL + "/index.html"}},
+		Protocol: HTTP2, Conns: 3, Streams: 5, Requests: 600, TLS: clientTLS(t, n.CA.CertPEM)})
+	log, err := n.ReadAccessLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := map[int]bool{}
+	uris := map[string]int{}
+	for _, e := range log {
+		conns[e.Conn] = true
+		uris[e.URI]++
+		if e.HTTPProtocol != "HTTP/2.0" {
+			t.Fatalf("request over %s; want HTTP/2.0", e.HTTPProtocol)
+		}
+	}
+	if len(log) != 600 || res.Requests != 600 || len(conns) != 3 {
+		t.Errorf("access log: %d requests on %d connections, client counted %d; want 600 on 3", len(log), len(conns), res.Requests)
+	}
+	if uris["/1k.bin"] < 250 || uris["/index.html"] < 250 {
+		t.Errorf("targets requested %v; want both in rotation", uris)
+	}
+}
+
+// TestHTTP3 checks HTTP/3 against the embedded server.
+func TestHTTP3(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/bytes/100"}}, Protocol: HTTP3, Conns: 2, Streams: 4,
+		Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
+	st := s.Stats()
+	if st.Requests != 300 || res.Requests != 300 || res.Bytes != 300*100 {
+		t.Errorf("server counted %d requests, client %d with %d bytes; want 300, 30000 bytes", st.Requests, res.Requests, res.Bytes)
+	}
+	if st.Handshakes != 2 || res.Handshakes != 2 || res.TLS[0].Version != tls.VersionTLS13 {
+		t.Errorf("server counted %d handshakes, client %d (%v); want 2 over TLS 1.3", st.Handshakes, res.Handshakes, res.TLS)
+	}
+}
+
+// TestKeepaliveEmbeddedExact checks the exact count and the server's own
+// counters for plain HTTP and HTTPS.
+func TestKeepaliveEmbeddedExact(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 7, Requests: 1234, TLS: clientTLS(t, s.CA.CertPEM)})
+	res2 := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10", Method: "POST", Body: []byte("abc")}}, Conns: 3, Requests: 100})
+	st := s.Stats()
+	if st.Requests != 1334 || res.Requests != 1234 || res2.Requests != 100 || res2.Status[200] != 100 {
+		t.Errorf("server counted %d requests, client %d + %d; want 1334", st.Requests, res.Requests, res2.Requests)
+	}
+	if st.Handshakes != 7 || st.Resumed != 0 || res.Handshakes != 7 {
+		t.Errorf("server counted %d handshakes (%d resumed), client %d; want 7 full", st.Handshakes, st.Resumed, res.Handshakes)
+	}
+}
+
+// TestOpenModelRate checks that the open model holds its rate.
+func TestOpenModelRate(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 4, Rate: 400, Duration: 1500 * time.Millisecond,
+		TLS: clientTLS(t, s.CA.CertPEM)})
+	if res.Requests != 600 {
+		t.Errorf("open model sent %d requests in 1.5s at 400/s; want 600", res.Requests)
+	}
+	// The last request is due at 1.4975 s; the run ends when it completes.
+	if got := float64(res.Requests) / 1.5; got < 400*0.98 || got > 400*1.02 {
+		t.Errorf("achieved %.1f req/s; want 400 within 2%%", got)
+	}
+	if res.Elapsed < 1490*time.Millisecond || res.Elapsed > 1600*time.Millisecond {
+		t.Errorf("run took %v; want about 1.5s", res.Elapsed)
+	}
+}
+
+// TestCoordinatedOmission stalls the server on one request: the requests
+// scheduled behind it must show the wait from their intended start,
+// while their service time stays short.
+func TestCoordinatedOmission(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	targets := []Target{{URL: s.HTTPSURL + "/delay/300ms"}}
+	for range 9 {
+		targets = append(targets, Target{URL: s.HTTPSURL + "/"})
+	}
+	res := mustRun(t, Config{Targets: targets, Conns: 1, Rate: 50, Requests: 10, TLS: clientTLS(t, s.CA.CertPEM)})
+	total, service := res.Latency.Total, res.Latency.Service
+	// Request i is due at 20i ms and sent after the stall ends (~300 ms).
+	if p50 := total.ValueAtQuantile(50); p50 < 150e3 {
+		t.Errorf("corrected p50 = %v; want over 150ms (the stall)", time.Duration(p50)*time.Microsecond)
+	}
+	if p50 := service.ValueAtQuantile(50); p50 > 100e3 {
+		t.Errorf("service p50 = %v; want well under the stall", time.Duration(p50)*time.Microsecond)
+	}
+	if res.Late < 8 || res.MaxLag < 200*time.Millisecond {
+		t.Errorf("late sends %d, max lag %v; want at least 8 and 200ms", res.Late, res.MaxLag)
+	}
+}
+
+// TestInterrupt checks that cancelling stops a long run at once with a
+// partial result.
+func TestInterrupt(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := Run(ctx, Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/5s"}}, Conns: 3, Duration: time.Minute,
+		TLS: clientTLS(t, s.CA.CertPEM)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second || !res.Interrupted || res.Errors != 0 {
+		t.Errorf("interrupted run took %v, interrupted=%v, errors=%d; want prompt, true, 0", took, res.Interrupted, res.Errors)
+	}
+}
+
+// TestErrorsAreData checks that failures are counted, not fatal.
+func TestErrorsAreData(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 2, Requests: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 4 || res.Requests != 0 || len(res.ErrorCounts) != 1 {
+		t.Errorf("unverifiable server: %d errors, %d requests, messages %v; want 4, 0, one message", res.Errors, res.Requests, res.ErrorCounts)
+	}
+	res, err = Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/2s"}}, Conns: 2, Requests: 2,
+		Timeout: 100 * time.Millisecond, TLS: clientTLS(t, s.CA.CertPEM)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 2 || res.ErrorCounts["timeout"] != 2 {
+		t.Errorf("timeouts: %d errors %v; want 2 timeouts", res.Errors, res.ErrorCounts)
+	}
+}
