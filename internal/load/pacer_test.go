@@ -20,8 +20,8 @@ func TestConstantPacerPace(t *testing.T) {
 		{0, 0, 0, false, p},
 		{0, 1, 10 * time.Millisecond, false, p},
 		{5 * time.Millisecond, 1, 5 * time.Millisecond, false, p},
-		{50 * time.Millisecond, 1, 0, false, p}, // behind schedule: at once
-		{0, 10, 0, true, p},                     // Max reached
+		{50 * time.Millisecond, 1, 0, false, p},                            // behind schedule: at once
+		{0, 10, 0, true, p},                                                // Max reached
 		{0, 100, 0, true, ConstantPacer{Rate: 100, Duration: time.Second}}, // due at 1s: past Duration
 		{0, 99, 990 * time.Millisecond, false, ConstantPacer{Rate: 100, Duration: time.Second}},
 		{0, 0, 0, true, ConstantPacer{}},
