@@ -114,7 +114,10 @@ func overhead(t *probe.Timeline) string {
 			byteCount(b.ResponseRead), byteCount(app))
 	}
 	what := "protocol framing"
-	if t.TLS != nil {
+	switch {
+	case t.Proto == "HTTP/3.0":
+		what = "QUIC packets, acknowledgements and HTTP/3 framing"
+	case t.TLS != nil:
 		what = "TLS records and protocol framing"
 	}
 	return fmt.Sprintf("%s of %s read (%.1f%%): %s", byteCount(extra), byteCount(b.ResponseRead),

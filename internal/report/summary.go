@@ -144,16 +144,11 @@ func writeResumeSaving(ew *errWriter, runs []probe.Timeline) {
 		return
 	}
 	f, r := summarize(full).Median, summarize(res).Median
-	ew.printf("resumption saved %s per handshake: TLS median %s full (%d) vs %s resumed (%d)\n",
-		signedMs(f-r), ms(f), len(full), ms(r), len(res))
-	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
-	ew.printf("  handshake bytes median %s full vs %s resumed (%s saved)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
-}
-
-// signedMs is ms for a difference that may be negative.
-func signedMs(d time.Duration) string {
-	if d < 0 {
-		return "-" + ms(-d)
+	verdict := fmt.Sprintf("resumption saved %s per handshake (%.0f%%)", ms(f-r), 100*float64(f-r)/float64(f))
+	if r >= f {
+		verdict = "resumption saved no time"
 	}
-	return ms(d)
+	ew.printf("%s: TLS median %s full (%d) vs %s resumed (%d)\n", verdict, ms(f), len(full), ms(r), len(res))
+	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
+	ew.printf("  handshake bytes median %s full vs %s resumed (%s fewer)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
 }

@@ -58,8 +58,8 @@ func TestSummaryLines(t *testing.T) {
 			// TLS: 1010, 400, 600, 500 µs: median 550, p90 887 (interpolated).
 			"  TLS           4    0.400 ms    0.550 ms    0.887 ms    1.010 ms",
 			"TLS resumed 3 of 4 handshakes",
-			"resumption saved 0.510 ms per handshake: TLS median 1.010 ms full (1) vs 0.500 ms resumed (3)",
-			"handshake bytes median 3,700 B full vs 1,800 B resumed (1,900 B saved)",
+			"resumption saved 0.510 ms per handshake (50%): TLS median 1.010 ms full (1) vs 0.500 ms resumed (3)",
+			"handshake bytes median 3,700 B full vs 1,800 B resumed (1,900 B fewer)",
 		}},
 		{"mixed", []probe.Timeline{h2Fresh(), refused(), h2Fresh(), refused(), h3()}, SummaryOptions{}, []string{
 			"5 requests to https://localhost:8443/bytes/1000?x=1",
@@ -90,6 +90,22 @@ func TestSummaryResumeNothingToCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "resumption: 2 full and 0 resumed handshakes, nothing to compare"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+}
+
+func TestSummaryResumeSlower(t *testing.T) {
+	runs := resumeRuns()
+	full := runs[0]
+	full.Phases = nil
+	full.Events.TLSDone = full.Events.TLSStart.Add(100 * time.Microsecond)
+	runs[0] = timeline(full)
+	var buf bytes.Buffer
+	if err := Summary(&buf, runs, SummaryOptions{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "resumption saved no time: TLS median 0.100 ms full (1) vs 0.500 ms resumed (3)"
 	if !strings.Contains(buf.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, buf.String())
 	}

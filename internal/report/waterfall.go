@@ -88,7 +88,11 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 		if ph.Name != probe.PhaseDNS {
 			rt = rtts(ph.Duration, rtt)
 		}
-		ew.printf("  %-9s %11s %11s  %s  %s\n", label(ph.Name), ms(ph.Start), ms(ph.Duration),
+		name := label(ph.Name)
+		if ph.Name == probe.PhaseTLS && t.Proto == "HTTP/3.0" {
+			name = "QUIC+TLS" // one handshake for transport and TLS
+		}
+		ew.printf("  %-9s %11s %11s  %s  %s\n", name, ms(ph.Start), ms(ph.Duration),
 			p.paint(phaseColors[ph.Name], bar(ph, t.Total, opt.Width)), rt)
 	}
 	ew.printf("  %-9s %11s %11s  %-*s  %s\n", "total", "", ms(t.Total), opt.Width, "", rtts(t.Total, rtt))

@@ -54,7 +54,7 @@ func TestWaterfallRows(t *testing.T) {
 			"smoothed      1.000 ms ± 0.250 ms (TCP_INFO)",
 		}, []string{"dial attempts", "reused", "failed"}},
 		{"reused", reused(), []string{"connection reused", "  send"}, []string{"  DNS ", "  connect ", "  TLS  "}},
-		{"h3", h3(), []string{"  TLS          0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
+		{"h3", h3(), []string{"  QUIC+TLS     0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
 		{"refused", refused(), []string{"  DNS ", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"}, []string{"  connect ", "TLS\n", "bytes on the wire", "round-trip time"}},
 	}
 	for _, tt := range tests {
