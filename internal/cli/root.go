@@ -68,6 +68,7 @@ HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
 	root.AddCommand(newLabCmd(e))
 	root.AddCommand(newProbeCmd(e))
 	root.AddCommand(newCompareCmd(e))
+	root.AddCommand(newAuditCmd(e))
 	// Further commands register here.
 	return root
 }

@@ -43,7 +43,7 @@ type Chain struct {
 	// NeedlessRoot is true when the server sends a self-signed root,
 	// which clients never use.
 	NeedlessRoot bool     `json:"needless_root"`
-	ExpiresIn    Duration `json:"expires_in_ms"`
+	ExpiresIn    Duration `json:"expires_in_ns"`
 	OCSPServers  []string `json:"ocsp_servers,omitempty"`
 	Stapled      bool     `json:"stapled"`
 }
@@ -112,10 +112,6 @@ func certInfo(c *x509.Certificate) CertInfo {
 	return ci
 }
 
-// Duration is a time.Duration that JSON writes as milliseconds.
-type Duration time.Duration
-
-// MarshalJSON writes the duration in milliseconds.
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return fmt.Appendf(nil, "%.3f", float64(d)/float64(time.Millisecond)), nil
-}
+// Duration is a time.Duration; in JSON it is integer nanoseconds, as in
+// every httpslab result, and its field names end in _ns.
+type Duration = time.Duration

@@ -56,7 +56,7 @@ type Cost struct {
 	// RoundTrips is the number of extra round trips, and Time the same
 	// at the measured RTT.
 	RoundTrips float64  `json:"round_trips,omitempty"`
-	Time       Duration `json:"time_ms,omitempty"`
+	Time       Duration `json:"time_ns,omitempty"`
 	// Bytes is the extra bytes on the wire.
 	Bytes int64 `json:"bytes,omitempty"`
 	// Per says when the cost is paid ("per new connection", "per visit").

@@ -222,7 +222,7 @@ type Redirect struct {
 	// ToHTTPS is true when the redirects end on an https:// URL.
 	ToHTTPS bool `json:"to_https"`
 	// Cost is the time of all the hops before the HTTPS request.
-	Cost Duration `json:"cost_ms"`
+	Cost Duration `json:"cost_ns"`
 }
 
 // Hop is one redirect response.
@@ -230,7 +230,7 @@ type Hop struct {
 	URL      string   `json:"url"`
 	Status   int      `json:"status"`
 	Location string   `json:"location,omitempty"`
-	Time     Duration `json:"time_ms"`
+	Time     Duration `json:"time_ns"`
 }
 
 // maxHops bounds the redirects followed.

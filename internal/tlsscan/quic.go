@@ -24,7 +24,7 @@ type HTTP3Result struct {
 	Reachable bool   `json:"reachable"`
 	Error     string `json:"error,omitempty"`
 	// Handshake is the QUIC handshake time of the first connection.
-	Handshake Duration `json:"handshake_ms,omitempty"`
+	Handshake Duration `json:"handshake_ns,omitempty"`
 	// Resumed and EarlyData: the second connection resumed, and the
 	// server accepted its 0-RTT request.
 	Resumed   bool `json:"resumed"`

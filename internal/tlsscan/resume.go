@@ -31,8 +31,8 @@ type Resumption struct {
 	Attempts int `json:"attempts"`
 	Resumed  int `json:"resumed"`
 	// FullHandshake and ResumedHandshake are median handshake times.
-	FullHandshake    Duration `json:"full_handshake_ms"`
-	ResumedHandshake Duration `json:"resumed_handshake_ms,omitempty"`
+	FullHandshake    Duration `json:"full_handshake_ns"`
+	ResumedHandshake Duration `json:"resumed_handshake_ns,omitempty"`
 }
 
 func boolPtr(b bool) *bool { return &b }

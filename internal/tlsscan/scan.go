@@ -91,10 +91,10 @@ type Report struct {
 	Target  string    `json:"target"`
 	Address string    `json:"address"`
 	Started time.Time `json:"started"`
-	Elapsed Duration  `json:"elapsed_ms"`
+	Elapsed Duration  `json:"elapsed_ns"`
 	// RTT is the smallest TCP connect time seen: every cost in round
 	// trips is turned into time with it.
-	RTT         Duration     `json:"rtt_ms"`
+	RTT         Duration     `json:"rtt_ns"`
 	Negotiated  Negotiated   `json:"negotiated"`
 	Enumeration *Enumeration `json:"enumeration"`
 	Chain       Chain        `json:"chain"`

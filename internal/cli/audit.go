@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/spf13/cobra"
+)
+
+type auditFlags struct {
+	jsonOut     bool
+	failOn      string
+	cacert      string
+	insecure    bool
+	httpPort    int
+	largePath   string
+	attempts    int
+	concurrency int
+	maxTime     time.Duration
+}
+
+func newAuditCmd(e *env) *cobra.Command {
+	var f auditFlags
+	cmd := &cobra.Command{
+		Use:   "audit HOST[:PORT] | https://HOST[:PORT]/PATH",
+		Short: "Find every TLS and HTTP setting that costs time, bytes or safety, with its fix",
+		Long: `audit inspects an HTTPS server and prices what it finds.
+
+Handshake level, with hand-built ClientHellos that stop at the ServerHello:
+protocol versions (SSLv3 to TLS 1.3), cipher suites per version (also those
+Go does not implement) and whether the server imposes its order, key-exchange
+groups (X25519MLKEM768 included), and whether a client sending an X25519 key
+share gets a HelloRetryRequest (+1 round trip).
+
+Behaviour, with real handshakes: the certificate chain (key, signature,
+expiry, name, order, a needless root, its bytes against the initial
+congestion window of 14.6 KB, OCSP responder and staple), session
+resumption by TLS 1.2 session ID and ticket and by TLS 1.3 PSK, the real hit
+rate ("resumed 17 of 20"), 0-RTT over TCP (read from the server's tickets)
+and over QUIC, ALPN, HTTP/3 advertised and reachable, and the size of the
+first TLS record of a response (ssl_buffer_size).
+
+HTTP level: redirect from http:// (status, hops, measured cost), HSTS,
+keep-alive, compression of text, Content-Security-Policy, and whether
+/.git/HEAD and /.env are served.
+
+Each finding has a stable id, a severity, its evidence, its cost (round
+trips and milliseconds at the measured RTT, bytes, CPU where known) and the
+nginx lines that fix it, matched to the nginx version in the Server header.
+Speed findings come first, then safety, then information.
+
+Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
+		Example: `  httpslab audit example.com
+  httpslab audit https://127.0.0.1:8443/ --cacert ca.pem --http-port 8080
+  httpslab audit example.com --json > audit.json
+  httpslab audit example.com --fail-on high          # for CI: exit 3 on a high finding`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.runAudit(args[0], f, cmd.Flags().Changed("http-port"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v1) instead of text")
+	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
+	fl.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
+	fl.BoolVarP(&f.insecure, "insecure", "k", false, "audit a server whose certificate does not verify (reported as a finding)")
+	fl.IntVar(&f.httpPort, "http-port", 80, "plain-HTTP port for the redirect check (default 80 when auditing port 443; 0 skips)")
+	fl.StringVar(&f.largePath, "large-path", "", "path of a response over 16 KB to measure the first TLS record (default: the audited path)")
+	fl.IntVar(&f.attempts, "attempts", 20, "reconnections for the resumption hit rate")
+	fl.IntVar(&f.concurrency, "concurrency", 8, "parallel connections during enumeration")
+	fl.DurationVarP(&f.maxTime, "connect-timeout", "", 5*time.Second, "give up on one connection after this long")
+	return cmd
+}
+
+// parseAuditTarget accepts HOST, HOST:PORT, [IPv6]:PORT and https:// URLs.
+func parseAuditTarget(arg string) (host string, port int, path string, err error) {
+	s := arg
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Hostname() == "" {
+		return "", 0, "", usagef("audit target %q: want HOST[:PORT] or https://HOST[:PORT]/PATH", arg)
+	}
+	if u.Scheme != "https" {
+		return "", 0, "", usagef("audit target %q: the scheme must be https (the plain port is --http-port)", arg)
+	}
+	port = 443
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
+			return "", 0, "", usagef("audit target %q: bad port %q", arg, p)
+		}
+	}
+	path = u.EscapedPath()
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	return u.Hostname(), port, path, nil
+}
+
+func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlsscan.Severity, bool, error) {
+	var cfg tlsscan.Config
+	host, port, path, err := parseAuditTarget(arg)
+	if err != nil {
+		return cfg, 0, false, err
+	}
+	var failOn tlsscan.Severity
+	fail := f.failOn != ""
+	if fail {
+		if failOn, err = tlsscan.ParseSeverity(f.failOn); err != nil {
+			return cfg, 0, false, usageError{err}
+		}
+	}
+	if f.attempts < 1 || f.attempts > 1000 || f.concurrency < 1 || f.concurrency > 64 {
+		return cfg, 0, false, usagef("--attempts must be 1 to 1000 and --concurrency 1 to 64")
+	}
+	if f.httpPort < 0 || f.httpPort > 65535 {
+		return cfg, 0, false, usagef("--http-port %d: want 0 to 65535", f.httpPort)
+	}
+	httpPort := f.httpPort
+	if !httpPortSet && port != 443 {
+		httpPort = 0 // port 80 pairs with 443 only; name it to check it
+	}
+	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
+		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime}
+	if f.cacert != "" {
+		pem, err := os.ReadFile(f.cacert)
+		if err != nil {
+			return cfg, 0, false, fmt.Errorf("reading --cacert: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return cfg, 0, false, usagef("--cacert %s holds no PEM certificate", f.cacert)
+		}
+	}
+	return cfg, failOn, fail, nil
+}
+
+func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
+	cfg, failOn, fail, err := f.config(arg, httpPortSet)
+	if err != nil {
+		return err
+	}
+	if file, ok := e.stderr.(*os.File); ok && isTerminal(file) {
+		cfg.Progress = func(check string) { fmt.Fprintf(e.stderr, "\raudit: %-20s", check) }
+		defer fmt.Fprint(e.stderr, "\r"+strings.Repeat(" ", 28)+"\r")
+	}
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	rep, err := tlsscan.Run(ctx, cfg)
+	if err != nil {
+		return auditError(err, cfg)
+	}
+	if err := writeAudit(e.stdout, rep, f.jsonOut); err != nil {
+		return err
+	}
+	if fail {
+		for _, fd := range rep.Findings {
+			if fd.Severity >= failOn {
+				return exitError{code: ExitThreshold, err: fmt.Errorf("finding %s is %s (--fail-on %s)", fd.ID, fd.Severity, f.failOn)}
+			}
+		}
+	}
+	return nil
+}
+
+func writeAudit(w io.Writer, rep *tlsscan.Report, jsonOut bool) error {
+	if jsonOut {
+		return report.WriteJSON(w, "audit", rep)
+	}
+	return tlsscan.WriteText(w, rep)
+}
+
+// auditError adds the hint that helps with the usual failures.
+func auditError(err error, cfg tlsscan.Config) error {
+	var op *net.OpError
+	switch {
+	case errors.Is(err, tlsscan.ErrUntrusted):
+		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
+	case errors.As(err, &op):
+		return withHint(err, fmt.Sprintf("is a TLS server listening on %s port %d?", cfg.Host, cfg.Port))
+	}
+	return err
+}
