@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
 )
@@ -39,10 +40,16 @@ func TestWaterfallRows(t *testing.T) {
 	tests := []struct {
 		name    string
 		tl      probe.Timeline
+		now     time.Time
 		want    []string
 		notWant []string
 	}{
-		{"h2", h2Fresh(), []string{
+		{"hrr, 0-RTT, 103, expired", hrrEarly(), t0.Add(41 * 24 * time.Hour), []string{
+			"HelloRetry    yes (the server asked for another key share: one more round trip)",
+			"0-RTT         accepted", "informational 103 at 2.300 ms", "OCSP staple   yes",
+			"EXPIRED 2027-01-01 (1 days ago)", "verified      no (-k: the chain was not checked)",
+		}, nil},
+		{"h2", h2Fresh(), time.Time{}, []string{
 			"  DNS          0.010 ms    0.100 ms",
 			"  connect      0.120 ms    1.000 ms", "1.0 RTT",
 			"  TLS          1.130 ms    1.010 ms",
@@ -53,13 +60,13 @@ func TestWaterfallRows(t *testing.T) {
 			"60 B of 1,150 B read (5.2%): TLS records and protocol framing",
 			"smoothed      1.000 ms ± 0.250 ms (TCP_INFO)",
 		}, []string{"dial attempts", "reused", "failed"}},
-		{"reused", reused(), []string{"connection reused", "  send"}, []string{"  DNS ", "  connect ", "  TLS  "}},
-		{"h3", h3(), []string{"  QUIC+TLS     0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
-		{"refused", refused(), []string{"  DNS ", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"}, []string{"  connect ", "TLS\n", "bytes on the wire", "round-trip time"}},
+		{"reused", reused(), time.Time{}, []string{"connection reused", "  send"}, []string{"  DNS ", "  connect ", "  TLS  "}},
+		{"h3", h3(), time.Time{}, []string{"  QUIC+TLS     0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
+		{"refused", refused(), time.Time{}, []string{"  DNS ", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"}, []string{"  connect ", "TLS\n", "bytes on the wire", "round-trip time"}},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := Waterfall(&buf, []probe.Timeline{tt.tl}, WaterfallOptions{}); err != nil {
+		if err := Waterfall(&buf, []probe.Timeline{tt.tl}, WaterfallOptions{Now: tt.now}); err != nil {
 			t.Fatal(err)
 		}
 		got := buf.String()
@@ -102,4 +109,15 @@ func TestWaterfallNoHops(t *testing.T) {
 	if err := Waterfall(&bytes.Buffer{}, nil, WaterfallOptions{}); err == nil {
 		t.Error("Waterfall(no hops) = nil error; want an error")
 	}
+}
+
+// hrrEarly is h2Fresh after a HelloRetryRequest, with 0-RTT accepted, an
+// OCSP staple, a 103 Early Hints response, unverified (-k).
+func hrrEarly() probe.Timeline {
+	tl := h2Fresh()
+	s := *tl.TLS
+	s.HelloRetry, s.EarlyData, s.OCSPStapled, s.Verified = true, true, true, false
+	tl.TLS = &s
+	tl.Informational = []probe.Informational{{Status: 103, At: 2300 * time.Microsecond}}
+	return tl
 }

@@ -243,3 +243,22 @@ func FuzzParseWriteOut(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteOutVerifyResult(t *testing.T) {
+	plain := redirectHops()[0]
+	tests := []struct {
+		name string
+		tl   probe.Timeline
+		want string
+	}{
+		{"verified", h2Fresh(), "0"},
+		{"-k", hrrEarly(), "1"},
+		{"plain HTTP", plain, "0"},
+	}
+	for _, tt := range tests {
+		got, _, _ := execute(t, "%{ssl_verify_result}", WriteOutInput{Hops: []probe.Timeline{tt.tl}})
+		if got != tt.want {
+			t.Errorf("%s: ssl_verify_result = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
