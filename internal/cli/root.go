@@ -66,6 +66,7 @@ HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
 	root.AddCommand(newVersionCmd(e))
 	root.AddCommand(newServeCmd(e))
 	root.AddCommand(newLabCmd(e))
+	root.AddCommand(newBenchCmd(e))
 	root.AddCommand(newProbeCmd(e))
 	root.AddCommand(newCompareCmd(e))
 	root.AddCommand(newAuditCmd(e))

@@ -7,14 +7,11 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Schema names the JSON form of a bench result.
-const Schema = "httpslab/bench/v1"
-
-// JSONResult is the JSON form of a Result. Latencies are in microseconds;
+// JSONResult is the JSON form of a Result, written inside the
+// httpslab/bench/v1 envelope. Latencies are in microseconds;
 // each histogram also comes as HdrHistogram's compressed V2 encoding
 // (base64), which other HDR tools decode and merge across runs.
 type JSONResult struct {
-	Schema         string              `json:"schema"`
 	Target         []string            `json:"targets"`
 	Protocol       string              `json:"protocol"`
 	Conns          int                 `json:"connections"`
@@ -77,7 +74,7 @@ type JSONCPU struct {
 func (r *Result) JSON() JSONResult {
 	c := r.Config
 	j := JSONResult{
-		Schema: Schema, Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, Pipeline: c.Pipeline,
+		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, Pipeline: c.Pipeline,
 		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
 		Handshakes: r.Handshakes, Resumed: r.Resumed, HandshakesPerS: r.HandshakeRate(), Bytes: r.Bytes,

@@ -1,0 +1,282 @@
+package cli
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/cobra"
+)
+
+type benchFlags struct {
+	conns, streams, pipeline, perConn int
+	requests                          int64
+	duration, data                    string
+	rate                              float64
+	timeout                           time.Duration
+	conn                              string
+	http2, http3                      bool
+	method                            string
+	headers                           []string
+	serverPIDs                        []int
+	failIf                            []string
+	jsonOut                           bool
+	http11                            bool
+	// tlsf holds the TLS flags; bench registers only the TLS part of the
+	// shared request flags, since -d and -m mean duration and streams here.
+	tlsf requestFlags
+}
+
+func newBenchCmd(e *env) *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench URL [URL...]",
+		Short: "Load a server: requests/s, handshakes/s, latency per phase, CPU",
+		Long: `bench loads an HTTP or HTTPS server and reports what it held and what it cost.
+
+Closed model (default): -c connections, each with one request in flight (-m
+streams per connection on HTTP/2 and HTTP/3, --pipeline requests on HTTP/1.1).
+Open model (--rate R): R requests per second started on schedule whatever the
+server does; latency counts from the intended send time, so a stalling server
+shows up in the percentiles (coordinated omission corrected, as wrk2 does), and
+late or dropped sends are reported.
+
+Connection modes: --conn keepalive reuses connections; --conn new opens a new
+connection per request with a full TLS handshake (no session cache, no tickets);
+--conn resume opens a new connection per request and resumes the session. The
+report counts full and resumed handshakes from the handshakes themselves.
+
+Several URLs (same scheme, host and port) are requested in rotation. The run
+ends after -n requests or -d duration (default 10s); requests in flight at the
+end complete and count. The first Ctrl-C stops and prints a partial report,
+the second exits.
+
+-d takes a duration as wrk does (-d 30s); a value starting with @ is a request
+body file as in curl (-d @body.json). --data gives a literal body.
+
+--fail-if sets exit code 3 when a condition holds on the result: pNN, mean and
+max of the total latency (p99>200ms), errors as a share or a count
+(errors>0.1%, errors>0) and requests/s (rps<1000).`,
+		Example: `  httpslab bench https://127.0.0.1:8443/ --cacert ca.pem -c 50 -d 10s
+  httpslab bench https://127.0.0.1:8443/bytes/1024 --cacert ca.pem --conn new -c 20 -n 5000
+  httpslab bench https://127.0.0.1:8443/ -k --http2 -c 10 -m 10 -d 5s
+  httpslab bench https://127.0.0.1:8443/delay/10ms -k --rate 1000 -d 20s --fail-if 'p99>50ms'
+  httpslab bench https://127.0.0.1:8443/ -k --conn resume --server-pid $(pgrep -o nginx) --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runBench(f, args) },
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&f.conns, "connections", "c", 10, "number of connections (closed model: concurrent requests)")
+	fl.Int64VarP(&f.requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
+	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s (default 10s); @FILE is a request body")
+	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
+	fl.IntVar(&f.pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
+	fl.Float64VarP(&f.rate, "rate", "R", 0, "open model: requests per second (0: closed model)")
+	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included")
+	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
+	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
+	fl.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1 (the default)")
+	fl.BoolVar(&f.http2, "http2", false, "use HTTP/2 (ALPN h2)")
+	fl.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
+	fl.StringVarP(&f.method, "request", "X", "", "request method (default GET, POST with a body)")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
+	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
+	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
+	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
+	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v1, histograms HDR-encoded) instead of text")
+	addBenchTLSFlags(cmd, &f)
+	return cmd
+}
+
+// addBenchTLSFlags adds curl's TLS flags, parsed as probe parses them.
+func addBenchTLSFlags(cmd *cobra.Command, f *benchFlags) {
+	fl := cmd.Flags()
+	t := &f.tlsf
+	fl.BoolVar(&t.tls12, "tlsv1.2", false, "use TLS 1.2 or later")
+	fl.BoolVar(&t.tls13, "tlsv1.3", false, "use TLS 1.3")
+	fl.StringVar(&t.tlsMax, "tls-max", "", "highest TLS version to offer: 1.2 or 1.3")
+	fl.StringVar(&t.ciphers, "ciphers", "", "TLS 1.2 cipher suites, OpenSSL or IANA names, ':' separated")
+	fl.StringVar(&t.curves, "curves", "", "key exchange groups in order, e.g. X25519:P-256 or X25519MLKEM768")
+	fl.StringVar(&t.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
+	fl.BoolVarP(&t.insecure, "insecure", "k", false, "do not verify the server's certificate")
+}
+
+func (e *env) runBench(f benchFlags, urls []string) error {
+	cfg, thresholds, err := f.config(urls)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	if stderrIsTTY(e.stderr) && !f.jsonOut {
+		cfg.Progress = func(p load.Progress) {
+			fmt.Fprintf(e.stderr, "\r%6.1fs  %d requests  %d errors  %d handshakes ", p.Elapsed.Seconds(), p.Requests, p.Errors, p.Handshakes)
+		}
+	}
+	res, err := load.Run(ctx, cfg)
+	if cfg.Progress != nil {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	if err := e.writeBench(res, f.jsonOut); err != nil {
+		return err
+	}
+	return benchVerdict(res, thresholds, e)
+}
+
+func (e *env) writeBench(res *load.Result, asJSON bool) error {
+	if asJSON {
+		return report.WriteJSON(e.stdout, "bench", res.JSON())
+	}
+	return res.WriteText(e.stdout)
+}
+
+// benchVerdict maps an interrupted run, a tripped threshold and a run
+// where nothing succeeded to exit codes.
+func benchVerdict(res *load.Result, thresholds []load.Threshold, e *env) error {
+	if res.Interrupted {
+		return exitError{code: ExitInterrupted}
+	}
+	var tripped []string
+	for _, t := range thresholds {
+		if hit, v := t.Tripped(res); hit {
+			tripped = append(tripped, fmt.Sprintf("%s (measured %s)", t.Text, v))
+		}
+	}
+	if len(tripped) > 0 {
+		return exitError{code: ExitThreshold, err: fmt.Errorf("threshold tripped: %s", strings.Join(tripped, "; "))}
+	}
+	if res.Requests == 0 && res.Errors > 0 {
+		return withHint(fmt.Errorf("every request failed"), benchHint(res))
+	}
+	return nil
+}
+
+// benchHint suggests a fix for the most common reason a run failed.
+func benchHint(res *load.Result) string {
+	for msg := range res.ErrorCounts {
+		switch {
+		case strings.Contains(msg, "certificate"):
+			return "the server certificate did not verify; pass --cacert FILE or -k"
+		case strings.Contains(msg, "refused"):
+			return "nothing listens there; start a target with 'httpslab serve'"
+		}
+	}
+	return "see the errors table above"
+}
+
+func stderrIsTTY(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// config turns the flags into a load.Config and the thresholds.
+func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
+	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
+		Rate: f.rate, Timeout: f.timeout, RequestsPerConn: f.perConn}
+	if f.conns < 1 || f.streams < 1 || f.pipeline < 1 || f.requests < 0 || f.rate < 0 || f.perConn < 0 || f.timeout <= 0 {
+		return cfg, nil, usagef("-c, -m and --pipeline must be at least 1; -n, --rate and --requests-per-conn not negative; --timeout positive")
+	}
+	var err error
+	if cfg.Mode, err = load.ParseConnMode(f.conn); err != nil {
+		return cfg, nil, usageError{err}
+	}
+	if f.http2 && f.http3 || f.http11 && (f.http2 || f.http3) {
+		return cfg, nil, usagef("choose one of --http1.1, --http2 and --http3")
+	}
+	if f.http2 {
+		cfg.Protocol = load.HTTP2
+	} else if f.http3 {
+		cfg.Protocol = load.HTTP3
+	}
+	body, err := f.bodyAndDuration(&cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	header, err := parseHeaders(f.headers)
+	if err != nil {
+		return cfg, nil, err
+	}
+	for _, u := range urls {
+		cfg.Targets = append(cfg.Targets, load.Target{Method: f.method, URL: u, Header: header, Body: body})
+	}
+	if cfg.TLS, err = f.tlsConfig(); err != nil {
+		return cfg, nil, err
+	}
+	cfg.ServerPIDs = f.serverPIDs
+	var ths []load.Threshold
+	for _, s := range f.failIf {
+		t, err := load.ParseThreshold(s)
+		if err != nil {
+			return cfg, nil, usageError{err}
+		}
+		ths = append(ths, t)
+	}
+	return cfg, ths, nil
+}
+
+// bodyAndDuration reads -d (a duration, or @FILE as curl's body) and --data.
+func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
+	data := f.data
+	if strings.HasPrefix(f.duration, "@") {
+		if data != "" {
+			return nil, usagef("give the body once: -d @FILE or --data")
+		}
+		data = f.duration
+	} else if f.duration != "" {
+		d, err := time.ParseDuration(f.duration)
+		if err != nil || d <= 0 {
+			return nil, usagef("-d %q: want a duration such as 10s, or @FILE for a body", f.duration)
+		}
+		cfg.Duration = d
+	}
+	if data == "" {
+		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(data, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading request body: %w", err)
+		}
+		return b, nil
+	}
+	return []byte(data), nil
+}
+
+func parseHeaders(lines []string) (http.Header, error) {
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	for _, l := range lines {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("header %q: want 'Name: value'", l)
+		}
+		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return h, nil
+}
+
+func (f benchFlags) tlsConfig() (*tls.Config, error) {
+	t, err := f.tlsf.tls()
+	if err != nil {
+		return nil, err
+	}
+	c, err := t.Config()
+	if err != nil {
+		return nil, withHint(err, "check the --cacert file")
+	}
+	return c, nil
+}
