@@ -262,3 +262,20 @@ func TestWriteOutVerifyResult(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOutCurlVariables checks that curl's variables for HTTP
+// transfers are all known.
+func TestWriteOutCurlVariables(t *testing.T) {
+	names := strings.Fields(`time_namelookup time_connect time_appconnect time_pretransfer
+		time_starttransfer time_redirect time_total time_posttransfer http_code response_code
+		http_version scheme remote_ip remote_port local_ip local_port ssl_verify_result
+		size_download size_header size_request size_upload speed_download speed_upload
+		num_connects num_redirects num_headers num_certs certs redirect_url url url_effective
+		content_type exitcode errormsg method filename_effective referer http_connect
+		proxy_ssl_verify_result urlnum json header_json stdout stderr onerror`)
+	for _, name := range names {
+		if _, _, warnings := execute(t, "%{"+name+"}", WriteOutInput{}); len(warnings) != 0 {
+			t.Errorf("%%{%s}: %q; want it known", name, warnings)
+		}
+	}
+}
