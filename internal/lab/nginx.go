@@ -40,6 +40,10 @@ type NginxConfig struct {
 	// Command wraps the nginx command line, for example to run it inside a
 	// network namespace; nil runs it as is.
 	Command func(argv []string) []string
+	// Listen opens the probe sockets that find free ports for nginx; nil
+	// means the host's network stack. Behind the network lab, pass the
+	// link's Listen with Command, so the ports are free in its namespace.
+	Listen func(ctx context.Context, network, addr string) (net.Listener, error)
 }
 
 // Nginx is a running private nginx. Its files live in Dir, which Close removes.
@@ -190,7 +194,7 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	ports, err := freePorts(host, 2)
+	ports, err := freePorts(ctx, cfg.Listen, host, 2)
 	if err != nil {
 		return err
 	}
@@ -343,7 +347,11 @@ func nginxVersion(path string) string {
 // freePorts finds n distinct free TCP ports on host. The ports are free
 // when found; another process could take one before nginx binds it, in
 // which case nginx fails to start with a clear error.
-func freePorts(host string, n int) ([]int, error) {
+func freePorts(ctx context.Context, listen func(context.Context, string, string) (net.Listener, error), host string, n int) ([]int, error) {
+	if listen == nil {
+		var lc net.ListenConfig
+		listen = lc.Listen
+	}
 	var lns []net.Listener
 	defer func() {
 		for _, l := range lns {
@@ -352,7 +360,7 @@ func freePorts(host string, n int) ([]int, error) {
 	}()
 	var ports []int
 	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		l, err := listen(ctx, "tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
