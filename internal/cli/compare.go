@@ -82,6 +82,9 @@ trip takes microseconds and the differences are computation.
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
+	for _, n := range fixedPerVariant {
+		fl.MarkHidden(n)
+	}
 	f.link.add(fl)
 	fl.IntVarP(&f.runs, "runs", "n", 0, "measured requests per variant (default 20; the minimum with --precision, default 10)")
 	fl.IntVar(&f.warmup, "warmup", 1, "unmeasured rounds first (0: none)")
@@ -96,10 +99,13 @@ trip takes microseconds and the differences are computation.
 	return cmd
 }
 
+// fixedPerVariant are the request flags compare sets itself per variant.
+var fixedPerVariant = []string{"tlsv1.2", "tlsv1.3", "tls-max", "http1.1", "http2", "http3"}
+
 // compareConfig checks the flags and returns the runner's configuration
 // without the variants.
 func (f *compareFlags) compareConfig() (compare.Config, error) {
-	for _, n := range []string{"tlsv1.2", "tlsv1.3", "tls-max", "http1.1", "http2", "http3"} {
+	for _, n := range fixedPerVariant {
 		if fl := f.link.fs.Lookup(n); fl != nil && fl.Changed {
 			return compare.Config{}, usagef("--%s: compare chooses the TLS version and protocol per variant; use --vary", n)
 		}

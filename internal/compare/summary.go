@@ -113,7 +113,7 @@ func (res *Result) verb(d Diff) string {
 		ci = fmt.Sprintf(", %.0f%% CI %s to %s", res.Level*100, num(lo), num(hi))
 	}
 	rtt := ms(res.RTT)
-	if rtt < minRTTForRounds {
+	if rtt < minRTTForRounds || v < 0.05*rtt { // "+0.0 RTT" would hide a real, small difference
 		if ci == "" {
 			return fmt.Sprintf("%s %s%s ms", word, sign, num(v))
 		}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/compare"
+)
+
+func TestCompareUsageErrors(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"compare", "--http2"}, "--http2: compare chooses"},
+		{[]string{"compare", "--tls-max", "1.2"}, "--tls-max: compare chooses"},
+		{[]string{"compare", "--vary", "speed"}, `unknown dimension "speed"`},
+		{[]string{"compare", "--precision", "lots"}, `--precision "lots"`},
+		{[]string{"compare", "--alpha", "0.7"}, "--alpha 0.7"},
+		{[]string{"compare", "--max-runs", "1"}, "--max-runs 1"},
+		{[]string{"compare", "--path", "bytes/10"}, `--path "bytes/10"`},
+		{[]string{"compare", "--rtt", "40ms", "https://127.0.0.1:1/"}, "a URL is measured as it is"},
+		{[]string{"compare", "a", "b"}, "accepts at most 1 arg"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, context.Background(), tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.wantErr) {
+			t.Errorf("Run(%q) = %d, stderr %q; want %d and %q", tt.args, code, stderr, ExitUsage, tt.wantErr)
+		}
+	}
+}
+
+// compareJSON runs compare with --json and decodes the result.
+func compareJSON(t *testing.T, args ...string) compare.Result {
+	t.Helper()
+	code, stdout, stderr := run(t, context.Background(), append([]string{"compare", "--json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("compare %q = %d; stderr %s", args, code, stderr)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Result struct {
+			Findings   []string       `json:"findings"`
+			Comparison compare.Result `json:"comparison"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("compare --json output: %v\n%s", err, stdout)
+	}
+	if doc.Schema != "httpslab/compare/v1" || len(doc.Result.Findings) == 0 {
+		t.Errorf("compare --json: schema %q, findings %q; want httpslab/compare/v1 and some findings", doc.Schema, doc.Result.Findings)
+	}
+	return doc.Result.Comparison
+}
+
+func TestCompareEmbeddedJSON(t *testing.T) {
+	res := compareJSON(t, "-n", "6", "--vary", "scheme,conn", "--path", "/bytes/2000")
+	if len(res.Variants) != 4 {
+		t.Fatalf("variants = %d; want 4 (scheme × conn)", len(res.Variants))
+	}
+	for _, v := range res.Variants {
+		if len(v.Samples) != 6 || v.Dropped != "" {
+			t.Errorf("%s: %d samples, dropped %q; want 6 samples", v.Name, len(v.Samples), v.Dropped)
+		}
+		if v.Samples[0].WireBytes < 2000 {
+			t.Errorf("%s: %d bytes on the wire; want at least the 2000-byte body", v.Name, v.Samples[0].WireBytes)
+		}
+	}
+}
+
+func TestCompareText(t *testing.T) {
+	code, stdout, stderr := run(t, context.Background(), "compare", "-n", "6", "--vary", "tls", "--seed", "7")
+	if code != ExitOK {
+		t.Fatalf("compare = %d; stderr %s", code, stderr)
+	}
+	for _, want := range []string{"https h1 TLS1.3", "https h1 TLS1.2", "baseline", "seed 7", "summary:", "TLS 1.2 "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestCompareRoundTripsBehindLink checks the physics of the cost of the S
+// behind a 40 ms link: HTTPS adds one round trip with TLS 1.3 and two
+// with TLS 1.2 (needs root for the network lab, as CI runs). The same
+// comparison on loopback is taken off first: the handshakes' CPU time is
+// not the link's, and under the race detector it grows tenfold. X25519
+// alone keeps that CPU time small (the post-quantum hybrid costs no round
+// trip).
+func TestCompareRoundTripsBehindLink(t *testing.T) {
+	args := []string{"-n", "10", "--vary", "scheme,tls", "--path", "/bytes/1000", "--curves", "X25519", "--seed", "3"}
+	local := compareJSON(t, args...)
+	res := compareJSON(t, append(args, "--rtt", "40ms")...)
+	rtt := float64(res.RTT) / 1e6
+	if rtt < 38 || rtt > 50 {
+		t.Errorf("measured RTT %.1f ms; want about 40", rtt)
+	}
+	want := map[string]float64{"https h1 TLS1.3": 1, "https h1 TLS1.2": 2}
+	for i, v := range res.Variants[1:] {
+		d, cpu := v.VsBaseline, local.Variants[i+1].VsBaseline
+		w, ok := want[v.Name]
+		if !ok || d == nil || cpu == nil {
+			t.Fatalf("unexpected variant %s (diff %v, on loopback %v)", v.Name, d, cpu)
+		}
+		got := (d.MS - cpu.MS) / rtt
+		if !d.Significant || got < w-0.2 || got > w+0.2 {
+			t.Errorf("%s over http h1: %+.2f ms behind the link, %+.2f ms on loopback: %+.2f RTT (p %.3f); want %+.0f ± 0.2 RTT, significant",
+				v.Name, d.MS, cpu.MS, got, d.P, w)
+		}
+	}
+}
