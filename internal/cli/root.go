@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -39,6 +40,7 @@ type env struct {
 // Run executes the command line args and returns the process exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	report.Version = versionString()
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetOut(stdout)
