@@ -1,0 +1,55 @@
+package tlsscan
+
+import (
+	"context"
+	"crypto/x509"
+	"net/url"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestAuditEmbedded audits the embedded Go server: HTTP/2 and HTTP/3
+// with 0-RTT, Go's own TLS 1.2 suites (CBC ones among them), tickets but
+// no session-ID cache, HSTS without preload, a plain port that serves.
+func TestAuditEmbedded(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	pool := x509.NewCertPool()
+	pool.AddCert(s.CA.Cert)
+	u, _ := url.Parse(s.HTTPSURL)
+	pu, _ := url.Parse(s.HTTPURL)
+	port, _ := strconv.Atoi(u.Port())
+	plain, _ := strconv.Atoi(pu.Port())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, RootCAs: pool, Attempts: 5})
+	if err != nil {
+		t.Fatalf("Run(%s): %v", s.HTTPSURL, err)
+	}
+	want := []string{"cbc-suites", "compression-off", "csp-missing", "early-data", "hsts-not-preloadable",
+		"http-no-redirect", "ocsp-no-responder"}
+	if diff := cmp.Diff(want, ids(rep)); diff != "" {
+		t.Errorf("finding ids (-want +got):\n%s\nnot checked: %v", diff, rep.NotChecked)
+	}
+	h3 := rep.HTTP3
+	if !h3.Advertised || !h3.Reachable || !h3.Resumed || !h3.EarlyData {
+		t.Errorf("HTTP/3 %+v; want advertised, reachable, resumed, 0-RTT accepted", h3)
+	}
+	res := rep.Resumption
+	if res.TLS12SessionID == nil || *res.TLS12SessionID || res.TLS12Ticket == nil || !*res.TLS12Ticket {
+		t.Errorf("TLS 1.2 resumption by ID %v, by ticket %v; want false, true (Go servers keep no session cache)",
+			res.TLS12SessionID, res.TLS12Ticket)
+	}
+	// The server counts the handshakes it resumed: it must have seen at
+	// least the hits audit claims.
+	if st := s.Stats(); st.Resumed < int64(res.Resumed) || res.Resumed != res.Attempts {
+		t.Errorf("audit resumed %d of %d, server counted %d resumed", res.Resumed, res.Attempts, st.Resumed)
+	}
+	if rep.Negotiated.ALPN != "h2" || !slices.Contains(rep.Enumeration.Supported(), VersionTLS13) {
+		t.Errorf("ALPN %q, versions %v; want h2 and TLS 1.3", rep.Negotiated.ALPN, rep.Enumeration.Supported())
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tlsscan
+
+const raceEnabled = false

@@ -1,0 +1,157 @@
+package tlsscan
+
+import (
+	"context"
+	"crypto/x509"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// goodTLS is a well-configured HTTPS server block for a lab nginx.
+var goodTLS = map[string]string{
+	"protocols": "ssl_protocols TLSv1.2 TLSv1.3;",
+	"ciphers":   "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305;",
+	"cache":     "ssl_session_cache shared:audit:1m;",
+	"tickets":   "ssl_session_tickets on;",
+	"buffer":    "ssl_buffer_size 4k;",
+	"gzip":      "gzip on;",
+	"hsts":      `add_header Strict-Transport-Security "max-age=63072000; includeSubDomains; preload" always;`,
+	"csp":       `add_header Content-Security-Policy "default-src 'self'" always;`,
+	"dotfiles":  `location ~ /\.(?!well-known) { deny all; }`,
+}
+
+const goodPlain = "return 301 https://$host$request_uri;"
+
+// directives renders goodTLS with the changes applied (an empty value removes).
+func directives(changes map[string]string) string {
+	var keys []string
+	for k := range goodTLS {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		v := goodTLS[k]
+		if c, ok := changes[k]; ok {
+			v = c
+		}
+		b.WriteString(v + "\n")
+	}
+	return b.String()
+}
+
+// infoOnly are the findings of a well-configured lab nginx: nginx 1.22
+// has no HTTP/3 and lab certificates name no OCSP responder.
+var infoOnly = []string{"http3-missing", "ocsp-no-responder"}
+
+func auditNginx(t *testing.T, cfg lab.NginxConfig) *Report {
+	t.Helper()
+	n := lab.StartTestNginx(t, cfg)
+	pool := x509.NewCertPool()
+	pool.AddCert(n.CA.Cert)
+	u, _ := url.Parse(n.HTTPSURL)
+	pu, _ := url.Parse(n.HTTPURL)
+	port, _ := strconv.Atoi(u.Port())
+	plain, _ := strconv.Atoi(pu.Port())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, RootCAs: pool,
+		LargePath: "/100k.bin", Attempts: 10, Concurrency: 4})
+	if err != nil {
+		t.Fatalf("Run(%s): %v", n.HTTPSURL, err)
+	}
+	return rep
+}
+
+func ids(r *Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestAuditNginx(t *testing.T) {
+	tests := []struct {
+		name    string
+		changes map[string]string
+		cfg     lab.NginxConfig
+		plain   string
+		extra   []string
+	}{
+		{name: "well configured"},
+		{name: "TLS 1.2 only", changes: map[string]string{"protocols": "ssl_protocols TLSv1.2;"}, extra: []string{"tls13-missing"}},
+		{name: "TLS 1.3 only", changes: map[string]string{"protocols": "ssl_protocols TLSv1.3;"}, extra: []string{"tls12-missing"}},
+		{name: "CBC suites", changes: map[string]string{"ciphers": "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384;"},
+			extra: []string{"cbc-suites"}},
+		{name: "no session cache, no tickets", changes: map[string]string{"cache": "ssl_session_cache off;", "tickets": "ssl_session_tickets off;"},
+			extra: []string{"tls12-resumption-off", "tls13-resumption-off"}},
+		{name: "RSA 4096 leaf and root", cfg: lab.NginxConfig{Cert: lab.RSA4096, SendRoot: true},
+			extra: []string{"cert-key-large", "chain-root-sent"}},
+		{name: "no HSTS", changes: map[string]string{"hsts": ""}, extra: []string{"hsts-missing"}},
+		{name: "plain HTTP without redirect", plain: "# serves files", extra: []string{"http-no-redirect"}},
+		{name: "HTTP/2 off", cfg: lab.NginxConfig{HTTP2: false}, extra: []string{"http2-missing"}},
+		{name: "nginx defaults", changes: map[string]string{"buffer": "", "gzip": "", "hsts": "", "csp": "", "dotfiles": ""},
+			extra: []string{"compression-off", "csp-missing", "dotfiles-exposed", "hsts-missing", "record-size-large"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := tt.cfg
+			cfg.NoDefaults = true
+			cfg.HTTP2 = tt.name != "HTTP/2 off"
+			cfg.TLSDirectives = directives(tt.changes)
+			cfg.PlainDirectives = goodPlain
+			if tt.plain != "" {
+				cfg.PlainDirectives = tt.plain
+			}
+			rep := auditNginx(t, cfg)
+			want := append(slices.Clone(infoOnly), tt.extra...)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, ids(rep)); diff != "" {
+				t.Errorf("finding ids (-want +got):\n%s\nnot checked: %v", diff, rep.NotChecked)
+			}
+			if len(rep.NotChecked) > 0 {
+				t.Errorf("not checked: %v", rep.NotChecked)
+			}
+			if tt.name == "well configured" {
+				checkWellConfigured(t, rep)
+			}
+		})
+	}
+}
+
+// checkWellConfigured asserts what the good server must show besides its
+// finding ids: no speed findings, and the facts behind them.
+func checkWellConfigured(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, f := range rep.Findings {
+		if f.Category == Speed {
+			t.Errorf("speed finding %s on a well-configured server", f.ID)
+		}
+	}
+	res := rep.Resumption
+	if res.Resumed != res.Attempts || res.Attempts != 10 {
+		t.Errorf("resumed %d of %d; want 10 of 10", res.Resumed, res.Attempts)
+	}
+	if n := rep.Records.FirstDataRecord; n == 0 || n > 4096+256 {
+		t.Errorf("first record %d bytes with ssl_buffer_size 4k; want 1 to %d", n, 4096+256)
+	}
+	if rep.Negotiated.ALPN != "h2" || rep.Redirect == nil || !rep.Redirect.ToHTTPS || !rep.HTTP.HSTS.Preload {
+		t.Errorf("ALPN %q, redirect %+v, HSTS %+v; want h2, a redirect to https and a preload HSTS", rep.Negotiated.ALPN, rep.Redirect, rep.HTTP.HSTS)
+	}
+	if got := rep.Enumeration.Supported(); !slices.Equal(got, []uint16{VersionTLS12, VersionTLS13}) {
+		t.Errorf("versions %v; want TLS 1.2 and 1.3", got)
+	}
+	if rep.Elapsed > 2*time.Second {
+		t.Errorf("audit took %v; want under 2 s", rep.Elapsed)
+	}
+}
