@@ -38,6 +38,7 @@ type connEntry struct {
 	counts interface {
 		Counts() transport.Counts
 		Handshake() (transport.Counts, bool)
+		LastWrite() time.Time
 	}
 	tcp  *transport.Conn     // nil for QUIC
 	quic *transport.QUICConn // nil for TCP

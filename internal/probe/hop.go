@@ -27,10 +27,12 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	start := time.Now()
 	tl := Timeline{URL: u.String(), Method: method, Started: start}
 	var st hopState // written in the GotConn hook under the recorder's lock, read after seal
-	rec := newRecorder(start, func(conn net.Conn) {
+	rec := newRecorder(start, func(conn net.Conn) func() time.Time {
 		if st.entry, st.known = c.lookup(conn); st.known {
 			st.before = st.entry.counts.Counts()
+			return st.entry.counts.LastWrite
 		}
+		return nil
 	})
 	req, err := c.newRequest(httptrace.WithClientTrace(ctx, rec.trace()), u, method, body, zeroRTT)
 	if err != nil {

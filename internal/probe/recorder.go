@@ -25,10 +25,16 @@ type recorder struct {
 	reused   bool
 	tlsState *tls.ConnectionState
 	tlsErr   error
-	onConn   func(net.Conn) // called in GotConn, to snapshot byte counts
+	// onConn is called in GotConn, to snapshot byte counts; it returns
+	// the connection's LastWrite, or nil if unknown.
+	onConn    func(net.Conn) func() time.Time
+	lastWrite func() time.Time
+	// wroteBy is the socket's last write before the first response byte:
+	// a bound on WroteRequest when that hook fires late.
+	wroteBy time.Time
 }
 
-func newRecorder(start time.Time, onConn func(net.Conn)) *recorder {
+func newRecorder(start time.Time, onConn func(net.Conn) func() time.Time) *recorder {
 	return &recorder{ev: Events{Start: start}, onConn: onConn}
 }
 
@@ -75,7 +81,7 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 				if r.conn == nil {
 					r.ev.GotConn, r.conn, r.reused = now, info.Conn, info.Reused
 					if r.onConn != nil {
-						r.onConn(info.Conn)
+						r.lastWrite = r.onConn(info.Conn)
 					}
 				}
 			})
@@ -83,7 +89,14 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 		WroteRequest: func(httptrace.WroteRequestInfo) {
 			r.mark(func(now time.Time) { r.set(&r.ev.WroteRequest, now) })
 		},
-		GotFirstResponseByte: func() { r.mark(func(now time.Time) { r.set(&r.ev.FirstByte, now) }) },
+		GotFirstResponseByte: func() {
+			r.mark(func(now time.Time) {
+				if r.ev.FirstByte.IsZero() && r.lastWrite != nil {
+					r.wroteBy = r.lastWrite()
+				}
+				r.set(&r.ev.FirstByte, now)
+			})
+		},
 		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
 			r.mark(func(now time.Time) {
 				r.info = append(r.info, Informational{Status: code, At: now.Sub(r.ev.Start)})
@@ -136,9 +149,33 @@ func (r *recorder) seal(bodyDone time.Time) recorded {
 	defer r.mu.Unlock()
 	r.sealed = true
 	r.ev.BodyDone = bodyDone
+	r.boundBySocket()
 	return recorded{
 		ev: r.ev, dials: append([]Dial(nil), r.dials...), info: append([]Informational(nil), r.info...),
 		conn: r.conn, reused: r.reused, tlsState: r.tlsState, tlsErr: r.tlsErr,
+	}
+}
+
+// boundBySocket corrects hooks that fired late. HTTP/2 reports GotConn
+// and WroteRequest from goroutines that a busy machine may run after the
+// request was written, even after the response arrived; the socket's last
+// write before the first response byte bounds both. On a new connection,
+// a request written before the GotConn hook means the connection was
+// ready when its handshake ended. It must be called with r.mu held.
+func (r *recorder) boundBySocket() {
+	w := r.wroteBy
+	if w.IsZero() {
+		return
+	}
+	ready := r.ev.TLSDone
+	if ready.IsZero() {
+		ready = r.ev.ConnectDone
+	}
+	if !r.reused && !ready.IsZero() && w.After(ready) && w.Before(r.ev.GotConn) {
+		r.ev.GotConn = ready
+	}
+	if !w.Before(r.ev.GotConn) && (r.ev.WroteRequest.IsZero() || w.Before(r.ev.WroteRequest)) {
+		r.ev.WroteRequest = w
 	}
 }
 

@@ -22,11 +22,34 @@ func (c Counts) Sub(o Counts) Counts {
 	return Counts{Read: c.Read - o.Read, Written: c.Written - o.Written}
 }
 
+// monoBase anchors the monotonic write timestamps kept in atomics.
+var monoBase = time.Now()
+
 // counter counts bytes with atomics: HTTP/2 reads on its own goroutine
 // while the caller snapshots.
 type counter struct {
 	read, written atomic.Int64
+	lastWrite     atomic.Int64 // when the last write began, since monoBase; 0: never
 	handshake     atomic.Pointer[Counts]
+}
+
+// writing stamps the start of a write. The stamp is taken before the
+// system call: a goroutine can be descheduled right after the call
+// returns, while the peer already answers, so a stamp taken after could
+// come later than the answer.
+func (c *counter) writing() {
+	c.lastWrite.Store(int64(time.Since(monoBase)))
+}
+
+// LastWrite returns when the last write to the socket began, with a
+// monotonic clock reading; zero if nothing was written. Trace hooks that
+// report a finished request can fire late on a busy machine; the socket's
+// own timestamp cannot.
+func (c *counter) LastWrite() time.Time {
+	if d := c.lastWrite.Load(); d != 0 {
+		return monoBase.Add(time.Duration(d))
+	}
+	return time.Time{}
 }
 
 func (c *counter) Counts() Counts {
@@ -69,6 +92,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
+	c.writing()
 	n, err := c.Conn.Write(p)
 	c.written.Add(int64(n))
 	return n, err
@@ -131,6 +155,7 @@ func (c *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 
 // WriteTo sends one datagram and counts its payload.
 func (c *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
+	c.writing()
 	n, err := c.PacketConn.WriteTo(p, addr)
 	c.written.Add(int64(n))
 	return n, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptrace"
+	"sync"
 
 	"github.com/quic-go/quic-go"
 )
@@ -19,6 +20,7 @@ type QUICConn struct {
 	// request sent before that).
 	Packets *PacketConn
 	settled chan struct{} // closed once the handshake completed or failed, and was traced
+	once    sync.Once
 }
 
 // DialQUIC opens a QUIC connection for addr, the host:port of a URL, on a
@@ -66,6 +68,11 @@ func (d *Dialer) dialQUIC(ctx context.Context, addr string, cfg *tls.Config, qcf
 		return nil, err
 	}
 	qc := &QUICConn{Conn: conn, Packets: pc, settled: make(chan struct{})}
+	if !early {
+		// Dial returned after the handshake: record its end here, in
+		// order, rather than from a goroutine that may run late.
+		qc.settle(trace)
+	}
 	go qc.watch(tr, trace)
 	return qc, nil
 }
@@ -73,20 +80,28 @@ func (d *Dialer) dialQUIC(ctx context.Context, addr string, cfg *tls.Config, qcf
 // watchQUIC marks the end of the handshake and closes the socket when the
 // connection ends.
 func (c *QUICConn) watch(tr *quic.Transport, trace *httptrace.ClientTrace) {
-	select {
-	case <-c.HandshakeComplete():
-		c.Packets.markHandshake()
-		if trace != nil && trace.TLSHandshakeDone != nil {
-			trace.TLSHandshakeDone(c.ConnectionState().TLS, nil)
-		}
-	case <-c.Context().Done():
-		if trace != nil && trace.TLSHandshakeDone != nil {
-			trace.TLSHandshakeDone(tls.ConnectionState{}, context.Cause(c.Context()))
-		}
-	}
-	close(c.settled)
+	c.settle(trace)
 	<-c.Context().Done()
 	tr.Close()
+}
+
+// settle waits for the end of the handshake, marks the byte counts and
+// reports it to the trace, once.
+func (c *QUICConn) settle(trace *httptrace.ClientTrace) {
+	c.once.Do(func() {
+		defer close(c.settled)
+		select {
+		case <-c.HandshakeComplete():
+			c.Packets.markHandshake()
+			if trace != nil && trace.TLSHandshakeDone != nil {
+				trace.TLSHandshakeDone(c.ConnectionState().TLS, nil)
+			}
+		case <-c.Context().Done():
+			if trace != nil && trace.TLSHandshakeDone != nil {
+				trace.TLSHandshakeDone(tls.ConnectionState{}, context.Cause(c.Context()))
+			}
+		}
+	})
 }
 
 // ErrHandshakeIncomplete is returned by WaitHandshake when the QUIC

@@ -120,9 +120,9 @@ func OpenSSLName(iana string) string {
 // curveNames are the spellings of key exchange groups that OpenSSL and
 // curl users type, next to crypto/tls's own CurveID.String names.
 var curveNames = map[string]tls.CurveID{
-	"prime256v1": tls.CurveP256, "secp256r1": tls.CurveP256, "p256": tls.CurveP256,
-	"secp384r1": tls.CurveP384, "p384": tls.CurveP384,
-	"secp521r1": tls.CurveP521, "p521": tls.CurveP521,
+	"prime256v1": tls.CurveP256, "secp256r1": tls.CurveP256, "p-256": tls.CurveP256, "p256": tls.CurveP256,
+	"secp384r1": tls.CurveP384, "p-384": tls.CurveP384, "p384": tls.CurveP384,
+	"secp521r1": tls.CurveP521, "p-521": tls.CurveP521, "p521": tls.CurveP521,
 }
 
 // ParseCurves reads a list of key exchange groups separated by ':' or ',':

@@ -1,0 +1,67 @@
+package probe
+
+import (
+	"crypto/tls"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// TestNginx probes a real nginx: phases for HTTP/1.1 and HTTP/2,
+// resumption cross-checked with nginx's own $ssl_session_reused, and a
+// HelloRetryRequest forced by a group nginx does not accept.
+func TestNginx(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "ssl_ecdh_curve X25519:P-384;"})
+	ca := caFile(t, n.CA)
+	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2} {
+		c := newClient(t, Config{URL: n.HTTPSURL + "/16k.bin", Protocol: proto, TLS: transport.TLS{CAFile: ca}})
+		tl := do(t, c, Fresh)
+		assertOrdered(t, tl, PhaseConnect, PhaseTLS, PhaseSend, PhaseWait, PhaseDownload)
+		if tl.Bytes.BodySize != 16<<10 || tl.Status != 200 {
+			t.Errorf("%s: status %d, body %d B; want 200 and 16 KiB", proto, tl.Status, tl.Bytes.BodySize)
+		}
+	}
+
+	c := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{CAFile: ca}})
+	first, second := do(t, c, Resume), do(t, c, Resume)
+	if first.TLS.Resumed || !second.TLS.Resumed {
+		t.Errorf("resumed %v, %v; want false, true", first.TLS.Resumed, second.TLS.Resumed)
+	}
+
+	hrr := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{CAFile: ca, Curves: []tls.CurveID{tls.CurveP256, tls.CurveP384}}})
+	if tl := do(t, hrr, Fresh); !tl.TLS.HelloRetry || tl.TLS.Group != tls.CurveP384.String() {
+		t.Errorf("retry %v, group %s; want a HelloRetryRequest for %s", tl.TLS.HelloRetry, tl.TLS.Group, tls.CurveP384)
+	}
+
+	// nginx logs a request after answering it: wait, boundedly, for all three.
+	var reused []bool
+	for deadline := time.Now().Add(5 * time.Second); len(reused) < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		log, err := n.ReadAccessLog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		reused = reused[:0]
+		for _, e := range log {
+			if e.URI == "/1k.bin" {
+				reused = append(reused, e.Reused)
+			}
+		}
+	}
+	if len(reused) != 3 || reused[0] || !reused[1] || reused[2] {
+		t.Errorf("nginx saw session reuse %v; want [false true false]", reused)
+	}
+}
+
+// TestNginxNoResumption: with tickets and the session cache off, nginx
+// cannot resume, and the probe must say so.
+func TestNginxNoResumption(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off; ssl_session_cache off;"})
+	c := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{CAFile: caFile(t, n.CA)}})
+	first, second := do(t, c, Resume), do(t, c, Resume)
+	if first.TLS.Resumed || second.TLS.Resumed {
+		t.Errorf("resumed %v, %v; want false, false", first.TLS.Resumed, second.TLS.Resumed)
+	}
+}
