@@ -60,20 +60,21 @@ func (e *env) runLab(f linkFlags, args []string) error {
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, e.stdout, e.stderr
 	c.Env = append(os.Environ(), "HTTPSLAB_SERVER_IP="+link.ServerIP.String(),
 		"HTTPSLAB_CLIENT_IP="+link.ClientIP.String(), "HTTPSLAB_NAMESPACE="+link.Namespace)
-	fmt.Fprintf(e.stderr, "httpslab: %s runs at %s behind an emulated link (%s); namespace %s\n",
-		args[0], link.ServerIP, link.Config, link.Namespace)
+	// Catch signals before the command starts, so none is lost between.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
 	if err := c.Start(); err != nil {
 		return withHint(fmt.Errorf("starting %s: %w", args[0], err), "is the command on PATH?")
 	}
-	return e.waitLabCommand(c, args[0])
+	fmt.Fprintf(e.stderr, "httpslab: %s runs at %s behind an emulated link (%s); namespace %s\n",
+		args[0], link.ServerIP, link.Config, link.Namespace)
+	return e.waitLabCommand(c, args[0], sigs)
 }
 
 // waitLabCommand passes signals on to the command and returns its exit
 // status as lab's own.
-func (e *env) waitLabCommand(c *exec.Cmd, name string) error {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
-	defer signal.Stop(sigs)
+func (e *env) waitLabCommand(c *exec.Cmd, name string, sigs <-chan os.Signal) error {
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	var kill <-chan time.Time

@@ -126,7 +126,7 @@ func (e *env) runServe(f serveFlags) error {
 		notes = append(notes, "HTTP/3 on the same port over UDP")
 	}
 	if link != nil {
-		notes = append(notes, fmt.Sprintf("behind an emulated link: %s", link.Config))
+		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", link.Config, link.Namespace))
 	}
 	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
