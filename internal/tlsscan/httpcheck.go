@@ -108,10 +108,11 @@ func cspUnsafe(policy string) []string {
 // nginxVersion returns the version in a Server header such as "nginx/1.22.1".
 func nginxVersion(server string) string {
 	v, ok := strings.CutPrefix(server, "nginx/")
-	if !ok {
+	f := strings.Fields(v)
+	if !ok || len(f) == 0 {
 		return ""
 	}
-	return strings.Fields(v)[0]
+	return f[0]
 }
 
 // readResponse fills the result from the audited path's response.

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+func TestParseAuditTarget(t *testing.T) {
+	tests := []struct {
+		in   string
+		host string
+		port int
+		path string
+		bad  bool
+	}{
+		{in: "example.com", host: "example.com", port: 443, path: ""},
+		{in: "example.com:8443", host: "example.com", port: 8443},
+		{in: "https://127.0.0.1:8443/x?y=1", host: "127.0.0.1", port: 8443, path: "/x?y=1"},
+		{in: "[::1]:8443", host: "::1", port: 8443},
+		{in: "http://example.com/", bad: true},
+		{in: "example.com:99999", bad: true},
+		{in: "https:///", bad: true},
+	}
+	for _, tt := range tests {
+		host, port, path, err := parseAuditTarget(tt.in)
+		if tt.bad {
+			if err == nil {
+				t.Errorf("parseAuditTarget(%q) = nil error; want a usage error", tt.in)
+			}
+			continue
+		}
+		if err != nil || host != tt.host || port != tt.port || path != tt.path {
+			t.Errorf("parseAuditTarget(%q) = %q, %d, %q, %v; want %q, %d, %q", tt.in, host, port, path, err, tt.host, tt.port, tt.path)
+		}
+	}
+}
+
+// TestAuditCommand runs "httpslab audit" against a lab nginx that serves
+// dotfiles: --fail-on high must exit 3 with the JSON envelope on stdout,
+// and without --cacert the untrusted chain is an error with a hint.
+func TestAuditCommand(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, n.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := url.Parse(n.HTTPURL)
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"json fail-on high", []string{"audit", n.HTTPSURL + "/", "--cacert", ca, "--http-port", pu.Port(), "--json", "--fail-on", "high"},
+			ExitThreshold, `"schema": "httpslab/audit/v1"`, "dotfiles-exposed"},
+		{"text", []string{"audit", strings.TrimPrefix(n.HTTPSURL, "https://"), "--cacert", ca, "--attempts", "3"},
+			ExitOK, "SPEED (", ""},
+		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "hint: pass --cacert"},
+		{"insecure", []string{"audit", n.HTTPSURL, "-k", "--fail-on", "high"}, ExitThreshold, "cert-untrusted", ""},
+		{"bad fail-on", []string{"audit", n.HTTPSURL, "--fail-on", "severe"}, ExitUsage, "", "unknown severity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode || !strings.Contains(stdout.String(), tt.wantStdout) || !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("httpslab %v = %d\nstdout:\n%s\nstderr:\n%s\nwant %d, stdout with %q, stderr with %q",
+					tt.args, code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+			if strings.Contains(tt.wantStdout, "schema") {
+				var env struct {
+					Result struct {
+						Findings []struct{ ID, Severity string }
+					}
+				}
+				if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || len(env.Result.Findings) == 0 {
+					t.Errorf("JSON output does not parse (%v) or has no findings", err)
+				}
+			}
+		})
+	}
+}
