@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxInFlight bounds the packets held by one direction of the link, so
@@ -68,6 +70,10 @@ type pipe struct {
 	shape *shaper
 	stats counters
 
+	// nap sleeps for short waits; the default is more precise than Go's
+	// timers, which may fire up to a millisecond late.
+	nap func(time.Duration)
+
 	mu     sync.Mutex
 	queue  schedule
 	seq    uint64
@@ -77,7 +83,7 @@ type pipe struct {
 }
 
 func newPipe(src io.Reader, dst io.Writer, s *shaper) *pipe {
-	return &pipe{src: src, dst: dst, shape: s, wake: make(chan struct{}, 1), closed: make(chan struct{})}
+	return &pipe{src: src, dst: dst, shape: s, nap: nap, wake: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
 // start runs the reader and the writer until stop.
@@ -148,11 +154,30 @@ func (p *pipe) next(now time.Time) (*packet, time.Duration) {
 	return heap.Pop(&p.queue).(*packet), 0
 }
 
+// napWindow is the longest wait that the writer sleeps through with nap
+// rather than a timer. New packets that arrive meanwhile leave after the
+// one it waits for, unless jitter may reorder them, and then only by less
+// than this window.
+const napWindow = 2 * time.Millisecond
+
+// nap blocks the calling thread in nanosleep, which the kernel wakes within
+// its timer slack (50 µs by default).
+func nap(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+	}
+}
+
 func (p *pipe) write() {
 	defer p.wg.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		select {
+		case <-p.closed:
+			return
+		default:
+		}
 		pk, wait := p.next(time.Now())
 		if pk != nil {
 			if _, err := p.dst.Write(pk.data); err == nil {
@@ -163,9 +188,15 @@ func (p *pipe) write() {
 			}
 			continue
 		}
+		if wait > 0 && wait <= napWindow {
+			p.nap(wait)
+			continue
+		}
 		var due <-chan time.Time
 		if wait > 0 {
-			timer.Reset(wait)
+			// Wake early and nap the rest: Go's timers round to the
+			// millisecond when the process is idle.
+			timer.Reset(wait - napWindow/2)
 			due = timer.C
 		}
 		select {

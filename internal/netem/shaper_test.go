@@ -133,6 +133,7 @@ func TestPipeDeliversOnTime(t *testing.T) {
 		dev := &chanDevice{in: make(chan []byte)}
 		// 1000 bytes at 8 Mbit/s take 1 ms on the wire.
 		p := newPipe(dev, dev, newShaper(Config{RTT: 50 * time.Millisecond}, 8_000_000, 1))
+		p.nap = time.Sleep // the fake clock advances only in Go's own sleeps
 		p.start()
 		start := time.Now()
 		for _, s := range []string{"a", "b", "c"} {
