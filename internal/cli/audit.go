@@ -158,11 +158,14 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	rep, err := tlsscan.Run(ctx, cfg)
+	if rep != nil {
+		// Also after Ctrl-C: what was found so far is worth printing.
+		if werr := writeAudit(e.stdout, rep, f.jsonOut); werr != nil {
+			return werr
+		}
+	}
 	if err != nil {
 		return auditError(err, cfg)
-	}
-	if err := writeAudit(e.stdout, rep, f.jsonOut); err != nil {
-		return err
 	}
 	if fail {
 		for _, fd := range rep.Findings {

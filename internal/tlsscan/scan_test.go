@@ -99,6 +99,11 @@ func TestAuditNginx(t *testing.T) {
 		{name: "no HSTS", changes: map[string]string{"hsts": ""}, extra: []string{"hsts-missing"}},
 		{name: "plain HTTP without redirect", plain: "# serves files", extra: []string{"http-no-redirect"}},
 		{name: "HTTP/2 off", cfg: lab.NginxConfig{HTTP2: false}, extra: []string{"http2-missing"}},
+		{name: "P-384 only", changes: map[string]string{"protocols": "ssl_protocols TLSv1.2 TLSv1.3;\nssl_ecdh_curve secp384r1;"},
+			extra: []string{"hello-retry"}},
+		{name: "keep-alive off", changes: map[string]string{"gzip": "gzip on;\nkeepalive_timeout 0;"}, extra: []string{"keepalive-off"}},
+		{name: "redirect chain", plain: "location = / { return 301 /step; }\nlocation = /step { return 301 https://$host/; }",
+			extra: []string{"redirect-chain"}},
 		{name: "nginx defaults", changes: map[string]string{"buffer": "", "gzip": "", "hsts": "", "csp": "", "dotfiles": ""},
 			extra: []string{"compression-off", "csp-missing", "dotfiles-exposed", "hsts-missing", "record-size-large"}},
 	}
@@ -122,6 +127,7 @@ func TestAuditNginx(t *testing.T) {
 			if len(rep.NotChecked) > 0 {
 				t.Errorf("not checked: %v", rep.NotChecked)
 			}
+			checkOrder(t, rep.Findings)
 			if tt.name == "well configured" {
 				checkWellConfigured(t, rep)
 			}
@@ -153,5 +159,16 @@ func checkWellConfigured(t *testing.T, rep *Report) {
 	}
 	if rep.Elapsed > 2*time.Second {
 		t.Errorf("audit took %v; want under 2 s", rep.Elapsed)
+	}
+}
+
+// checkOrder asserts speed findings first, then safety, then information.
+func checkOrder(t *testing.T, fs []Finding) {
+	t.Helper()
+	rank := map[Category]int{Speed: 0, Safety: 1, About: 2}
+	for i := 1; i < len(fs); i++ {
+		if rank[fs[i].Category] < rank[fs[i-1].Category] {
+			t.Errorf("finding %s (%s) after %s (%s); want speed, safety, information", fs[i].ID, fs[i].Category, fs[i-1].ID, fs[i-1].Category)
+		}
 	}
 }
