@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
@@ -56,6 +57,7 @@ every round, so that drift, caches and position do not favour one of them.
 Every request but the kept-alive ones opens a new connection; a request that
 did not do what its variant says (no resumption, 0-RTT refused) is an error,
 never a sample. A variant that fails in the warm-up is dropped with its error.
+Each request gives up after 30 s unless --max-time says otherwise.
 
 Per variant: the median total time with its distribution-free 95% interval,
 the median connect, TLS and wait phases, the difference from the first
@@ -98,6 +100,10 @@ trip takes microseconds and the differences are computation.
 	fl.BoolVar(&f.json, "json", false, "print the result, with every sample, as JSON")
 	return cmd
 }
+
+// defaultCompareTimeout bounds each request when --max-time is not given,
+// so that a server that stops answering cannot stall a run.
+const defaultCompareTimeout = 30 * time.Second
 
 // fixedPerVariant are the request flags compare sets itself per variant.
 var fixedPerVariant = []string{"tlsv1.2", "tlsv1.3", "tls-max", "http1.1", "http2", "http3"}
@@ -175,6 +181,9 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
+	if pcfg.Timeout == 0 {
+		pcfg.Timeout = defaultCompareTimeout
+	}
 	var target compare.Target
 	var where string
 	if len(args) == 0 {
@@ -221,6 +230,7 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 		}
 	}
 	if runErr != nil && ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "httpslab: interrupted; the report covers the rounds done")
 		return exitError{code: ExitInterrupted, err: nil}
 	}
 	if runErr != nil {

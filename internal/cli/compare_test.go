@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/compare"
 )
@@ -67,6 +68,17 @@ func TestCompareEmbeddedJSON(t *testing.T) {
 		if v.Samples[0].WireBytes < 2000 {
 			t.Errorf("%s: %d bytes on the wire; want at least the 2000-byte body", v.Name, v.Samples[0].WireBytes)
 		}
+	}
+}
+
+// TestCompareInterrupted stops a long run the way Ctrl-C does: the
+// partial report is printed and the exit code says interrupted.
+func TestCompareInterrupted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	code, stdout, _ := run(t, ctx, "compare", "--vary", "scheme", "-n", "10000", "--path", "/delay/20ms")
+	if code != ExitInterrupted || !strings.Contains(stdout, "stopped: interrupted") || !strings.Contains(stdout, "http h1") {
+		t.Errorf("interrupted compare = %d, stdout %q; want %d and the partial report", code, stdout, ExitInterrupted)
 	}
 }
 

@@ -288,3 +288,28 @@ func TestFindings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseVary feeds arbitrary --vary values: no panic, and whatever is
+// accepted gives a matrix of valid, distinct variants.
+func FuzzParseVary(f *testing.F) {
+	for _, s := range []string{"scheme,tls", "all", "", ",,", "proto, handshake ,conn", "TLS,tls"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dims, err := ParseVary(s)
+		if err != nil {
+			return
+		}
+		keys, err := Matrix(dims)
+		if err != nil {
+			t.Fatalf("Matrix(%v) after ParseVary(%q): %v", dims, s, err)
+		}
+		seen := map[Key]bool{}
+		for _, k := range keys {
+			if !k.valid() || seen[k] {
+				t.Fatalf("Matrix(%v) gives invalid or repeated %s", dims, k.Name())
+			}
+			seen[k] = true
+		}
+	})
+}
