@@ -1,6 +1,15 @@
-// Command auditpeers starts a private lab nginx for scripts/audit-peers.sh,
-// prints its HTTPS URL, plain URL and CA file on stdout, one per line, and
-// serves until its standard input closes or it is interrupted.
+// Command auditpeers is the helper of scripts/audit-peers.sh.
+//
+//	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false]
+//
+// starts a private lab nginx, prints its HTTPS URL, plain URL and CA file
+// on stdout, one per line, and serves until its standard input closes or
+// it is interrupted.
+//
+//	auditpeers compare AUDIT.json SSLSCAN.xml [TESTSSL.json]
+//
+// compares the versions, cipher suites and groups that httpslab audit,
+// sslscan and testssl report, and exits 1 when they differ.
 package main
 
 import (
@@ -16,6 +25,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		os.Exit(runCompare(os.Args[2:]))
+	}
 	tlsDirectives := flag.String("tls", "", "extra directives for the HTTPS server block")
 	http2 := flag.Bool("http2", true, "enable HTTP/2")
 	cert := flag.String("cert", "ecdsa-p256", "certificate key kind")
@@ -51,4 +63,31 @@ func run(ctx context.Context, directives string, http2 bool, cert string) error 
 	case <-done:
 	}
 	return nil
+}
+
+func runCompare(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: auditpeers compare AUDIT.json SSLSCAN.xml [TESTSSL.json]")
+		return 2
+	}
+	audit, err := fromAudit(args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "auditpeers:", err)
+		return 1
+	}
+	peers := map[string]inventory{}
+	if peers["sslscan"], err = fromSSLScan(args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "auditpeers:", err)
+		return 1
+	}
+	if len(args) > 2 {
+		if peers["testssl"], err = fromTestssl(args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "auditpeers:", err)
+			return 1
+		}
+	}
+	if compare(os.Stdout, audit, peers) > 0 {
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# audit-peers.sh: time httpslab audit, sslscan and testssl on the same
+# private loopback nginx, print the times side by side, and check that the
+# protocol versions, cipher suites and key-exchange groups they report agree.
+#
+# usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
+#   TESTSSL_ARGS  extra testssl arguments (default: a full default run)
+#   NO_TESTSSL=1  leave testssl out (a full run takes a minute or more)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+directives=${1:-'ssl_protocols TLSv1.2 TLSv1.3;
+ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384;
+ssl_session_cache shared:peers:1m;'}
+
+tmp=$(mktemp -d)
+cleanup() {
+	[[ -n ${NGINX_PID:-} ]] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/httpslab" ./cmd/httpslab
+go build -o "$tmp/auditpeers" ./scripts/auditpeers
+
+# The helper serves until its standard input closes: keep a pipe open.
+mkfifo "$tmp/stdin"
+"$tmp/auditpeers" -tls "$directives" <"$tmp/stdin" >"$tmp/urls" &
+NGINX_PID=$!
+exec 3>"$tmp/stdin"
+for _ in $(seq 100); do
+	[[ $(wc -l <"$tmp/urls") -ge 3 ]] && break
+	sleep 0.1
+done
+{ read -r https; read -r plain; read -r ca; } <"$tmp/urls"
+hostport=${https#https://}
+plainport=${plain##*:}
+echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') at $https"
+echo
+
+# elapsed runs a command and prints its wall time in seconds.
+elapsed() {
+	local start end
+	start=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 || true
+	end=$(date +%s.%N)
+	printf '%.3f' "$(echo "$end - $start" | bc)"
+}
+
+t_audit=$(elapsed "$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json)
+"$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json >"$tmp/audit.json" || true
+t_sslscan=$(elapsed sslscan --no-colour --xml="$tmp/sslscan.xml" "$hostport")
+testssl_file=()
+t_testssl="(skipped)"
+if [[ -z ${NO_TESTSSL:-} ]]; then
+	# shellcheck disable=SC2086
+	t_testssl=$(elapsed testssl --quiet --warnings batch --color 0 ${TESTSSL_ARGS:-} --jsonfile "$tmp/testssl.json" "$hostport")
+	testssl_file=("$tmp/testssl.json")
+fi
+
+printf '%-28s %10s\n' "tool" "seconds"
+printf '%-28s %10s\n' "httpslab audit (everything)" "$t_audit"
+printf '%-28s %10s\n' "sslscan" "$t_sslscan"
+printf '%-28s %10s\n' "testssl ${TESTSSL_ARGS:-}" "$t_testssl"
+echo
+"$tmp/auditpeers" compare "$tmp/audit.json" "$tmp/sslscan.xml" "${testssl_file[@]}"

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// inventory is what one tool reports: versions, suites per version (by
+// IANA code point) and key-exchange groups (union over versions).
+type inventory struct {
+	Versions []string
+	Suites   map[string][]uint16
+	Groups   []uint16
+}
+
+func newInventory() inventory { return inventory{Suites: map[string][]uint16{}} }
+
+func (inv *inventory) addGroup(id uint16) {
+	if !slices.Contains(inv.Groups, id) {
+		inv.Groups = append(inv.Groups, id)
+	}
+}
+
+func (inv *inventory) sort() {
+	slices.Sort(inv.Versions)
+	for _, s := range inv.Suites {
+		slices.Sort(s)
+	}
+	slices.Sort(inv.Groups)
+}
+
+// fromAudit reads "httpslab audit --json" output.
+func fromAudit(path string) (inventory, error) {
+	var env struct {
+		Result struct {
+			Enumeration struct {
+				Versions []struct {
+					Name      string
+					Supported bool
+					Suites    []struct{ ID uint16 }
+				}
+				Groups []struct{ ID uint16 }
+			}
+		}
+	}
+	inv := newInventory()
+	if err := readJSON(path, &env); err != nil {
+		return inv, err
+	}
+	for _, v := range env.Result.Enumeration.Versions {
+		if !v.Supported {
+			continue
+		}
+		inv.Versions = append(inv.Versions, v.Name)
+		for _, s := range v.Suites {
+			inv.Suites[v.Name] = append(inv.Suites[v.Name], s.ID)
+		}
+	}
+	for _, g := range env.Result.Enumeration.Groups {
+		inv.addGroup(g.ID)
+	}
+	inv.sort()
+	return inv, nil
+}
+
+// fromSSLScan reads "sslscan --xml=FILE" output.
+func fromSSLScan(path string) (inventory, error) {
+	var x struct {
+		Protocols []struct {
+			Type    string `xml:"type,attr"`
+			Version string `xml:"version,attr"`
+			Enabled string `xml:"enabled,attr"`
+		} `xml:"ssltest>protocol"`
+		Ciphers []struct {
+			Version string `xml:"sslversion,attr"`
+			ID      string `xml:"id,attr"`
+		} `xml:"ssltest>cipher"`
+		Groups []struct {
+			ID string `xml:"id,attr"`
+		} `xml:"ssltest>group"`
+	}
+	inv := newInventory()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return inv, err
+	}
+	if err := xml.Unmarshal(data, &x); err != nil {
+		return inv, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	for _, p := range x.Protocols {
+		if p.Enabled == "1" {
+			inv.Versions = append(inv.Versions, versionName(p.Type+p.Version))
+		}
+	}
+	for _, c := range x.Ciphers {
+		id, _ := strconv.ParseUint(c.ID, 0, 16)
+		v := versionName(c.Version)
+		inv.Suites[v] = append(inv.Suites[v], uint16(id))
+	}
+	for _, g := range x.Groups {
+		id, _ := strconv.ParseUint(g.ID, 0, 16)
+		inv.addGroup(uint16(id))
+	}
+	inv.sort()
+	return inv, nil
+}
+
+// testsslGroups maps testssl's curve and group names to code points.
+var testsslGroups = map[string]uint16{"prime256v1": 23, "secp384r1": 24, "secp521r1": 25, "X25519": 29, "X448": 30,
+	"ffdhe2048": 256, "ffdhe3072": 257, "ffdhe4096": 258, "ffdhe6144": 259, "ffdhe8192": 260}
+
+// fromTestssl reads "testssl --jsonfile FILE" output: protocol ids,
+// "cipher-tls1_2_xc02f" style suite ids and the curve lists.
+func fromTestssl(path string) (inventory, error) {
+	var items []struct{ ID, Finding string }
+	inv := newInventory()
+	if err := readJSON(path, &items); err != nil {
+		return inv, err
+	}
+	protos := map[string]string{"SSLv2": "SSLv2", "SSLv3": "SSLv3", "TLS1": "TLS 1.0", "TLS1_1": "TLS 1.1", "TLS1_2": "TLS 1.2", "TLS1_3": "TLS 1.3"}
+	for _, it := range items {
+		switch {
+		case protos[it.ID] != "":
+			if strings.HasPrefix(it.Finding, "offered") {
+				inv.Versions = append(inv.Versions, protos[it.ID])
+			}
+		case strings.HasPrefix(it.ID, "cipher-tls1"):
+			rest := strings.TrimPrefix(it.ID, "cipher-")
+			v, hex, ok := strings.Cut(rest, "_x")
+			if !ok {
+				continue
+			}
+			id, err := strconv.ParseUint(hex, 16, 16)
+			if err == nil {
+				name := versionName(strings.ReplaceAll(v, "_", "."))
+				inv.Suites[name] = append(inv.Suites[name], uint16(id))
+			}
+		case strings.HasSuffix(it.ID, "ECDHE_curves") || it.ID == "DH_groups":
+			for _, n := range strings.Fields(it.Finding) {
+				if id, ok := testsslGroups[n]; ok {
+					inv.addGroup(id)
+				}
+			}
+		}
+	}
+	inv.sort()
+	return inv, nil
+}
+
+func versionName(s string) string {
+	switch strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(s, "ssl"), "tls")) {
+	case "2", "v2":
+		return "SSLv2"
+	case "3", "v3":
+		return "SSLv3"
+	}
+	v := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "tlsv"), "tls")
+	v = strings.TrimPrefix(v, "v")
+	if v == "1" {
+		v = "1.0"
+	}
+	return "TLS " + v
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("parsing %s: %w", path, err)
+	}
+	return nil
+}
+
+// compare prints each peer's inventory against audit's and returns the
+// number of differences.
+func compare(w io.Writer, audit inventory, peers map[string]inventory) int {
+	diffs := 0
+	fmt.Fprintf(w, "%-9s %s\n", "audit", describe(audit))
+	for _, name := range []string{"sslscan", "testssl"} {
+		inv, ok := peers[name]
+		if !ok {
+			continue
+		}
+		verdict := "agrees"
+		if d := differences(audit, inv, name); len(d) > 0 {
+			verdict = "DIFFERS: " + strings.Join(d, "; ")
+			diffs += len(d)
+		}
+		fmt.Fprintf(w, "%-9s %s\n          %s\n", name, describe(inv), verdict)
+	}
+	return diffs
+}
+
+func describe(inv inventory) string {
+	var parts []string
+	for _, v := range inv.Versions {
+		parts = append(parts, fmt.Sprintf("%s: %d suites", v, len(inv.Suites[v])))
+	}
+	return fmt.Sprintf("%s; %d groups %v", strings.Join(parts, ", "), len(inv.Groups), inv.Groups)
+}
+
+func differences(a, b inventory, name string) []string {
+	var d []string
+	if !slices.Equal(a.Versions, b.Versions) {
+		d = append(d, fmt.Sprintf("versions %v vs %v", a.Versions, b.Versions))
+	}
+	for _, v := range a.Versions {
+		if len(b.Suites[v]) > 0 && !slices.Equal(a.Suites[v], b.Suites[v]) {
+			d = append(d, fmt.Sprintf("%s suites %04x vs %04x", v, a.Suites[v], b.Suites[v]))
+		}
+	}
+	if len(b.Groups) > 0 && !slices.Equal(a.Groups, b.Groups) {
+		d = append(d, fmt.Sprintf("groups %v vs %s %v", a.Groups, name, b.Groups))
+	}
+	return d
+}
