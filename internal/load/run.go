@@ -104,6 +104,9 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 func newWorkers(cfg Config) (func(*runner, int), error) {
 	switch cfg.Protocol {
 	case HTTP2:
+		if fast, ok := newH2Requests(cfg.Targets); ok && cfg.Rate == 0 {
+			return func(r *runner, i int) { newH2Worker(r, fast, i).loop() }, nil
+		}
 		reqs, err := newHTTPRequests(cfg.Targets)
 		if err != nil {
 			return nil, err

@@ -11,13 +11,36 @@ import (
 )
 
 // clientTLS trusts the lab CA, as --cacert does.
-func clientTLS(t *testing.T, caPEM []byte) *tls.Config {
+func clientTLS(t testing.TB, caPEM []byte) *tls.Config {
 	t.Helper()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
 		t.Fatal("lab CA: no certificate")
 	}
 	return &tls.Config{RootCAs: pool}
+}
+
+// readLog reads nginx's access log once it has want lines, or after 3 s:
+// nginx writes a line just after the response, so the last lines may
+// land after the client has finished.
+func readLog(t *testing.T, n *lab.Nginx, want int) []lab.AccessEntry {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		log, err := n.ReadAccessLog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log) >= want || time.Now().After(deadline) {
+			time.Sleep(50 * time.Millisecond) // let a surplus line show too
+			log, err = n.ReadAccessLog()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return log
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func mustRun(t *testing.T, cfg Config) *Result {
@@ -60,10 +83,7 @@ func TestModesNginx(t *testing.T) {
 			res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 4, Requests: tt.n,
 				Mode: tt.mode, RequestsPerConn: tt.perConn, Pipeline: tt.pipeline, TLS: clientTLS(t, n.CA.CertPEM),
 				ServerPIDs: []int{n.PID()}})
-			log, err := n.ReadAccessLog()
-			if err != nil {
-				t.Fatal(err)
-			}
+			log := readLog(t, n, int(tt.n))
 			conns, reusedConns := map[int]bool{}, 0
 			for _, e := range log {
 				if tt.perConn > 0 && e.ConnRequest > tt.perConn {
@@ -90,29 +110,47 @@ func TestModesNginx(t *testing.T) {
 	}
 }
 
-// TestHTTP2Streams checks that -c connections carry -m streams each.
+// TestHTTP2Streams checks that -c connections carry -m streams each, on
+// the fast client (closed model) and on net/http's (open model), and that
+// --conn new opens a connection per request.
 func TestHTTP2Streams(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
-	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}, {URL: n.HTTPSURL + "/index.html"}},
-		Protocol: HTTP2, Conns: 3, Streams: 5, Requests: 600, TLS: clientTLS(t, n.CA.CertPEM)})
-	log, err := n.ReadAccessLog()
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		cfg       Config
+		want      int64
+		wantConns int
+	}{
+		{"closed", Config{Conns: 3, Streams: 5, Requests: 600}, 600, 3},
+		{"open", Config{Conns: 3, Streams: 5, Rate: 1000, Requests: 300}, 300, 3},
+		{"new", Config{Conns: 3, Streams: 5, Mode: New, Requests: 60}, 60, 60},
 	}
-	conns := map[int]bool{}
-	uris := map[string]int{}
-	for _, e := range log {
-		conns[e.Conn] = true
-		uris[e.URI]++
-		if e.HTTPProtocol != "HTTP/2.0" {
-			t.Fatalf("request over %s; want HTTP/2.0", e.HTTPProtocol)
-		}
-	}
-	if len(log) != 600 || res.Requests != 600 || len(conns) != 3 {
-		t.Errorf("access log: %d requests on %d connections, client counted %d; want 600 on 3", len(log), len(conns), res.Requests)
-	}
-	if uris["/1k.bin"] < 250 || uris["/index.html"] < 250 {
-		t.Errorf("targets requested %v; want both in rotation", uris)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+			cfg := tt.cfg
+			cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}, {URL: n.HTTPSURL + "/index.html"}}
+			cfg.Protocol, cfg.TLS = HTTP2, clientTLS(t, n.CA.CertPEM)
+			res := mustRun(t, cfg)
+			log := readLog(t, n, int(tt.want))
+			conns := map[int]bool{}
+			uris := map[string]int{}
+			for _, e := range log {
+				conns[e.Conn] = true
+				uris[e.URI]++
+				if e.HTTPProtocol != "HTTP/2.0" {
+					t.Fatalf("request over %s; want HTTP/2.0", e.HTTPProtocol)
+				}
+			}
+			if int64(len(log)) != tt.want || res.Requests != tt.want || len(conns) != tt.wantConns {
+				t.Errorf("access log: %d requests on %d connections, client counted %d; want %d on %d", len(log), len(conns), res.Requests, tt.want, tt.wantConns)
+			}
+			if uris["/1k.bin"] < int(tt.want)/3 || uris["/index.html"] < int(tt.want)/3 {
+				t.Errorf("targets requested %v; want both in rotation", uris)
+			}
+			if res.Bytes < int64(uris["/1k.bin"])*1024 {
+				t.Errorf("client read %d body bytes; want at least %d", res.Bytes, uris["/1k.bin"]*1024)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,34 @@
+package load
+
+import (
+	"context"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// benchRun runs b.N requests of cfg against a lab nginx, for profiling
+// the client (go test -bench . -cpuprofile cpu.out).
+func benchRun(b *testing.B, cfg Config, ncfg lab.NginxConfig) {
+	n := lab.StartTestNginx(b, ncfg)
+	cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}}
+	cfg.TLS = clientTLS(b, n.CA.CertPEM)
+	cfg.Requests = int64(b.N)
+	b.ResetTimer()
+	res, err := Run(context.Background(), cfg)
+	if err != nil || res.Errors > 0 {
+		b.Fatalf("Run: %v, %v", err, res.ErrorCounts)
+	}
+}
+
+func BenchmarkKeepalive(b *testing.B) {
+	benchRun(b, Config{Conns: 50}, lab.NginxConfig{})
+}
+
+func BenchmarkHTTP2(b *testing.B) {
+	benchRun(b, Config{Conns: 10, Streams: 10, Protocol: HTTP2}, lab.NginxConfig{HTTP2: true})
+}
+
+func BenchmarkNewConn(b *testing.B) {
+	benchRun(b, Config{Conns: 20, Mode: New}, lab.NginxConfig{})
+}
