@@ -19,7 +19,7 @@ import (
 // per request.
 func (res *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "variant\tn\tmedian ms\t%.0f%% CI\tconnect\ttls\twait\tvs baseline ms\tRTT\tp\tbytes\tcpu ms\t\n", res.Level*100)
+	fmt.Fprintf(tw, "variant\tn\tmedian ms\t%.0f%% CI\tconnect\ttls\twait\tvs baseline ms\tRTTs\tp\tbytes\tcpu ms\t\n", res.Level*100)
 	for i, v := range res.Variants {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", v.Name, v.Total.N, num(v.Total.Median), ciText(v.Total),
 			phaseText(v, "connect"), phaseText(v, "tls"), phaseText(v, "wait"), res.diffText(i, v))
@@ -91,7 +91,7 @@ func (res *Result) writeEffects(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\neffects (variants that differ in one dimension; to minus from):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  dimension\tfrom\tto\tms\tRTT\tp\tbytes")
+	fmt.Fprintln(tw, "  dimension\tfrom\tto\tms\tRTTs\tp\tbytes")
 	for _, e := range res.Effects {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%+.0f\n", e.Dim, res.Variants[e.From].Name, res.Variants[e.To].Name,
 			res.diffCells(e.Diff), e.Diff.Bytes)
