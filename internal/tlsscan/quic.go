@@ -58,60 +58,74 @@ func (t *target) checkHTTP3(ctx context.Context, altSvc string) HTTP3Result {
 		return res
 	}
 	host, _, _ := net.SplitHostPort(t.addr)
-	u := "https://" + net.JoinHostPort(host, res.Port) + t.path
-	cfg := t.config(tls.VersionTLS13)
-	cfg.NextProtos = nil
-	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	var conn *quic.Conn
-	var mu sync.Mutex
-	get := func(method string) error {
-		// The first connection waits for its handshake, to time it; the
-		// second must not, or its request could not go as early data.
-		wait := method == http.MethodGet
-		tr := &http3.Transport{TLSClientConfig: cfg, QUICConfig: &quic.Config{HandshakeIdleTimeout: t.timeout},
-			Dial: func(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
-				start := time.Now()
-				c, err := quic.DialAddrEarly(ctx, addr, tc, qc)
-				if err == nil && wait {
-					select {
-					case <-c.HandshakeComplete():
-						res.Handshake = Duration(time.Since(start))
-					case <-ctx.Done():
-					}
-				}
-				mu.Lock()
-				conn = c
-				mu.Unlock()
-				return c, err
-			}}
-		defer tr.Close()
-		ctx, cancel := context.WithTimeout(ctx, t.timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, method, u, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := tr.RoundTrip(req)
-		if err != nil {
-			return fmt.Errorf("HTTP/3 request to %s: %w", u, err)
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
-		resp.Body.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		<-conn.HandshakeComplete()
-		return nil
-	}
-	if err := get(http.MethodGet); err != nil {
+	h := h3Client{url: "https://" + net.JoinHostPort(host, res.Port) + t.path, timeout: t.timeout, tls: t.config(tls.VersionTLS13)}
+	h.tls.NextProtos = nil
+	h.tls.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	_, handshake, err := h.get(ctx, http.MethodGet)
+	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	res.Reachable = true
-	if err := get(http3.MethodGet0RTT); err != nil {
+	res.Reachable, res.Handshake = true, handshake
+	conn, _, err := h.get(ctx, http3.MethodGet0RTT)
+	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
 	cs := conn.ConnectionState()
 	res.Resumed, res.EarlyData = cs.TLS.DidResume, cs.Used0RTT
 	return res
+}
+
+// h3Client makes HTTP/3 requests, each on a new QUIC connection that
+// shares one session cache.
+type h3Client struct {
+	url     string
+	timeout time.Duration
+	tls     *tls.Config
+}
+
+// get makes one request and returns its connection and, for a plain GET,
+// the handshake time. A GET_0RTT request does not wait for the handshake,
+// or it could not go out as early data.
+func (h h3Client) get(ctx context.Context, method string) (*quic.Conn, time.Duration, error) {
+	var mu sync.Mutex
+	var conn *quic.Conn
+	var handshake time.Duration
+	wait := method == http.MethodGet
+	tr := &http3.Transport{TLSClientConfig: h.tls, QUICConfig: &quic.Config{HandshakeIdleTimeout: h.timeout},
+		Dial: func(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
+			start := time.Now()
+			c, err := quic.DialAddrEarly(ctx, addr, tc, qc)
+			if err != nil {
+				return nil, err
+			}
+			if wait {
+				select {
+				case <-c.HandshakeComplete():
+				case <-ctx.Done():
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			conn, handshake = c, time.Since(start)
+			return c, nil
+		}}
+	defer tr.Close()
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, h.url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("HTTP/3 request to %s: %w", h.url, err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	<-conn.HandshakeComplete() // a response means 1-RTT keys: the handshake is done
+	return conn, handshake, nil
 }

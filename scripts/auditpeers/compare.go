@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -130,6 +131,14 @@ func fromTestssl(path string) (inventory, error) {
 			if strings.HasPrefix(it.Finding, "offered") {
 				inv.Versions = append(inv.Versions, protos[it.ID])
 			}
+		case strings.HasPrefix(it.ID, "cipher_x"):
+			// A default run lists suites without their version: put them in
+			// TLS 1.3 or, for all older versions together, "TLS <1.3".
+			id, err := strconv.ParseUint(strings.TrimPrefix(it.ID, "cipher_x"), 16, 16)
+			if err == nil {
+				b := bucket(uint16(id))
+				inv.Suites[b] = append(inv.Suites[b], uint16(id))
+			}
 		case strings.HasPrefix(it.ID, "cipher-tls1"):
 			rest := strings.TrimPrefix(it.ID, "cipher-")
 			v, hex, ok := strings.Cut(rest, "_x")
@@ -151,6 +160,29 @@ func fromTestssl(path string) (inventory, error) {
 	}
 	inv.sort()
 	return inv, nil
+}
+
+// bucket is where a testssl default run's suite belongs.
+func bucket(id uint16) string {
+	if id>>8 == 0x13 {
+		return "TLS 1.3"
+	}
+	return "TLS <1.3"
+}
+
+// bucketed merges the suites of all versions before TLS 1.3.
+func (inv inventory) bucketed() inventory {
+	out := newInventory()
+	out.Versions, out.Groups = inv.Versions, inv.Groups
+	for _, ids := range inv.Suites {
+		for _, id := range ids {
+			if b := bucket(id); !slices.Contains(out.Suites[b], id) {
+				out.Suites[b] = append(out.Suites[b], id)
+			}
+		}
+	}
+	out.sort()
+	return out
 }
 
 func versionName(s string) string {
@@ -190,7 +222,11 @@ func compare(w io.Writer, audit inventory, peers map[string]inventory) int {
 			continue
 		}
 		verdict := "agrees"
-		if d := differences(audit, inv, name); len(d) > 0 {
+		a := audit
+		if _, ok := inv.Suites["TLS <1.3"]; ok {
+			a, inv = audit.bucketed(), inv.bucketed()
+		}
+		if d := differences(a, inv, name); len(d) > 0 {
 			verdict = "DIFFERS: " + strings.Join(d, "; ")
 			diffs += len(d)
 		}
@@ -201,10 +237,10 @@ func compare(w io.Writer, audit inventory, peers map[string]inventory) int {
 
 func describe(inv inventory) string {
 	var parts []string
-	for _, v := range inv.Versions {
+	for _, v := range slices.Sorted(maps.Keys(inv.Suites)) {
 		parts = append(parts, fmt.Sprintf("%s: %d suites", v, len(inv.Suites[v])))
 	}
-	return fmt.Sprintf("%s; %d groups %v", strings.Join(parts, ", "), len(inv.Groups), inv.Groups)
+	return fmt.Sprintf("versions %s; %s; %d groups %v", strings.Join(inv.Versions, ", "), strings.Join(parts, ", "), len(inv.Groups), inv.Groups)
 }
 
 func differences(a, b inventory, name string) []string {
@@ -212,8 +248,9 @@ func differences(a, b inventory, name string) []string {
 	if !slices.Equal(a.Versions, b.Versions) {
 		d = append(d, fmt.Sprintf("versions %v vs %v", a.Versions, b.Versions))
 	}
-	for _, v := range a.Versions {
-		if len(b.Suites[v]) > 0 && !slices.Equal(a.Suites[v], b.Suites[v]) {
+	keys := slices.Sorted(maps.Keys(a.Suites))
+	for _, v := range keys {
+		if !slices.Equal(a.Suites[v], b.Suites[v]) {
 			d = append(d, fmt.Sprintf("%s suites %04x vs %04x", v, a.Suites[v], b.Suites[v]))
 		}
 	}
