@@ -102,6 +102,7 @@ func TestAuditNginx(t *testing.T) {
 		{name: "TLS 1.0 and 1.1", changes: map[string]string{"protocols": "ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;",
 			"ciphers": "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0;"},
 			extra: []string{"cbc-suites", "tls1.0-enabled", "tls1.1-enabled"}},
+		{name: "0-RTT on", changes: map[string]string{"tickets": "ssl_session_tickets on;\nssl_early_data on;"}, extra: []string{"early-data"}},
 		{name: "P-384 only", changes: map[string]string{"protocols": "ssl_protocols TLSv1.2 TLSv1.3;\nssl_ecdh_curve secp384r1;"},
 			extra: []string{"hello-retry"}},
 		{name: "keep-alive off", changes: map[string]string{"gzip": "gzip on;\nkeepalive_timeout 0;"}, extra: []string{"keepalive-off"}},
