@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,6 @@ type Link struct {
 	nsFD             int
 	client, server   *os.File
 	toServer, toClnt *pipe
-	slot             *slot
 	closeOnce        sync.Once
 	closeErr         error
 }
@@ -90,6 +90,9 @@ var ErrPermission = errors.New("creating a network namespace needs root (CAP_NET
 // and configures them.
 func (l *Link) build(ctx context.Context) error {
 	if err := run(ctx, "ip", "netns", "add", l.Namespace); err != nil {
+		if strings.Contains(err.Error(), "not permitted") {
+			return fmt.Errorf("%w: %v", ErrPermission, err)
+		}
 		return err
 	}
 	fd, err := unix.Open(nsPath(l.Namespace), unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -111,7 +114,7 @@ func (l *Link) openDevices() error {
 	if err != nil {
 		return err
 	}
-	l.slot, l.client = s, client
+	l.client = client
 	l.ClientIP, l.ServerIP = s.clientIP(), s.serverIP()
 	l.ClientDevice, l.ServerDevice = s.device(), s.device()
 	disableIPv6(l.ClientDevice)

@@ -3,13 +3,16 @@ package netem
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,11 +24,56 @@ import (
 // be killed.
 const holdEnv = "HTTPSLAB_NETEM_HOLD_LINK"
 
+// tryEnv makes the re-executed test binary try Start once and report
+// whether it failed with ErrPermission, for TestStartWithoutRoot.
+const tryEnv = "HTTPSLAB_NETEM_TRY_START"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(holdEnv) != "" {
 		os.Exit(holdLink())
 	}
+	if os.Getenv(tryEnv) != "" {
+		l, err := Start(context.Background(), Config{RTT: time.Millisecond})
+		fmt.Println(err)
+		if l != nil {
+			l.Close()
+		}
+		if !errors.Is(err, ErrPermission) {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// TestStartWithoutRoot runs Start as the unprivileged user nobody: it must
+// fail with ErrPermission and a message that says root is needed.
+func TestStartWithoutRoot(t *testing.T) {
+	// The build directory is private to root; nobody needs a copy it can run.
+	dir, err := os.MkdirTemp("", "httpslab-netem-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "netem.test")
+	if err := os.WriteFile(exe, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), tryEnv+"=1")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "needs root") {
+		t.Errorf("Start as nobody said %q (exit: %v); want ErrPermission saying root is needed", out, err)
+	}
 }
 
 func holdLink() int {

@@ -1,6 +1,7 @@
 package netem
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -14,6 +15,9 @@ import (
 // the file is closed, also when the process dies.
 func openTUN(name string) (*os.File, error) {
 	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return nil, fmt.Errorf("opening /dev/net/tun: %w (%v)", ErrPermission, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening /dev/net/tun: %w", err)
 	}
@@ -25,6 +29,9 @@ func openTUN(name string) (*os.File, error) {
 	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
 	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
 		unix.Close(fd)
+		if errors.Is(err, unix.EPERM) {
+			return nil, fmt.Errorf("creating TUN device %s: %w (%v)", name, ErrPermission, err)
+		}
 		return nil, fmt.Errorf("creating TUN device %s: %w", name, err)
 	}
 	// A non-blocking descriptor joins Go's poller, so Close wakes a
