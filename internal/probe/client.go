@@ -27,7 +27,12 @@ type Client struct {
 	url      *url.URL
 	dialer   *transport.Dialer
 	sessions *transport.SessionCache
-	rt       roundTripper
+
+	// The connections of the current mode: a TCP connection with its
+	// HTTP/1.1 or HTTP/2 client, or an HTTP/3 transport.
+	tlsConfig *tls.Config
+	live      *liveConn
+	h3        *http3.Transport
 
 	mu    sync.Mutex
 	conns map[string]connEntry // by local and remote address
@@ -71,14 +76,12 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) dropTransport() {
-	if c.rt == nil {
-		return
+	c.closeLive()
+	if c.h3 != nil {
+		c.h3.Close()
+		c.h3 = nil
 	}
-	c.rt.CloseIdleConnections()
-	if h3, ok := c.rt.(*http3.Transport); ok {
-		h3.Close()
-	}
-	c.rt = nil
+	c.tlsConfig = nil
 	c.mu.Lock()
 	clear(c.conns)
 	c.mu.Unlock()
@@ -90,7 +93,7 @@ func (c *Client) prepare(mode Mode) error {
 	if mode == ZeroRTT && c.cfg.Protocol != ProtoHTTP3 {
 		return errors.New("probe: 0-RTT needs HTTP/3")
 	}
-	if mode == Reuse && c.rt != nil {
+	if mode == Reuse && c.tlsConfig != nil {
 		return nil
 	}
 	c.dropTransport()
@@ -98,11 +101,14 @@ func (c *Client) prepare(mode Mode) error {
 	if mode == Resume || mode == ZeroRTT {
 		sessions = c.sessions
 	}
-	rt, err := c.newRoundTripper(sessions, mode == ZeroRTT)
+	cfg, err := c.newTLSConfig(sessions)
 	if err != nil {
 		return err
 	}
-	c.rt = rt
+	c.tlsConfig = cfg
+	if c.cfg.Protocol == ProtoHTTP3 {
+		c.h3 = c.newHTTP3(cfg, mode == ZeroRTT)
+	}
 	return nil
 }
 

@@ -39,14 +39,13 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 		return tl, nil, err
 	}
 	tl.RequestHeader = req.Header.Clone()
-	resp, err := c.rt.RoundTrip(req)
+	resp, err := c.roundTrip(req, rec)
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 		c.fill(&tl, rec.seal(time.Time{}), st, nil)
 		tl.Err = err.Error()
 		return tl, nil, err
 	}
-	rec.gotFinalResponse()
 	n, err := io.Copy(io.Discard, resp.Body)
 	bodyDone := time.Now()
 	resp.Body.Close()

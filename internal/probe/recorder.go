@@ -76,16 +76,7 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 				}
 			})
 		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			r.mark(func(now time.Time) {
-				if r.conn == nil {
-					r.ev.GotConn, r.conn, r.reused = now, info.Conn, info.Reused
-					if r.onConn != nil {
-						r.lastWrite = r.onConn(info.Conn)
-					}
-				}
-			})
-		},
+		GotConn: func(info httptrace.GotConnInfo) { r.gotConn(info.Conn, info.Reused) },
 		WroteRequest: func(httptrace.WroteRequestInfo) {
 			r.mark(func(now time.Time) { r.set(&r.ev.WroteRequest, now) })
 		},
@@ -104,6 +95,35 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 			return nil
 		},
 	}
+}
+
+// gotConn records the connection a request goes on: from the GotConn
+// hook (HTTP/3) or from probe's own TCP client.
+func (r *recorder) gotConn(conn net.Conn, reused bool) {
+	r.mark(func(now time.Time) {
+		if r.conn == nil {
+			r.ev.GotConn, r.conn, r.reused = now, conn, reused
+			if r.onConn != nil {
+				r.lastWrite = r.onConn(conn)
+			}
+		}
+	})
+}
+
+// wroteRequest, got1xx and finalFirstByte are called by probe's own
+// HTTP/1.1 client, which knows these moments exactly.
+func (r *recorder) wroteRequest(at time.Time) {
+	r.mark(func(time.Time) { r.set(&r.ev.WroteRequest, at) })
+}
+
+func (r *recorder) got1xx(code int, at time.Time) {
+	r.mark(func(time.Time) {
+		r.info = append(r.info, Informational{Status: code, At: at.Sub(r.ev.Start)})
+	})
+}
+
+func (r *recorder) finalFirstByte(at time.Time) {
+	r.mark(func(time.Time) { r.ev.FirstByte = at })
 }
 
 func (r *recorder) connectStart(now time.Time, network, addr string) {

@@ -3,79 +3,57 @@ package probe
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"net/http"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 )
 
-// roundTripper is an HTTP transport with connections to close.
-type roundTripper interface {
-	http.RoundTripper
-	CloseIdleConnections()
-}
-
-// newRoundTripper builds the transport for one connection mode: its TLS
-// configuration carries the session cache only when resuming.
-// With early, HTTP/3 connections may send 0-RTT data.
-func (c *Client) newRoundTripper(sessions tls.ClientSessionCache, early bool) (roundTripper, error) {
-	tlsCfg, err := c.cfg.TLS.Config()
+// newTLSConfig builds the TLS configuration of one connection mode: it
+// carries the session cache only when resuming.
+func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) (*tls.Config, error) {
+	cfg, err := c.cfg.TLS.Config()
 	if err != nil {
 		return nil, err
 	}
-	tlsCfg.ClientSessionCache = sessions
-	if c.cfg.Protocol == ProtoHTTP3 {
-		return c.newHTTP3(tlsCfg, early), nil
-	}
+	cfg.ClientSessionCache = sessions
 	switch c.cfg.Protocol {
 	case ProtoHTTP11:
-		tlsCfg.NextProtos = []string{"http/1.1"}
+		cfg.NextProtos = []string{"http/1.1"}
 	case ProtoHTTP2:
-		tlsCfg.NextProtos = []string{"h2"}
+		cfg.NextProtos = []string{"h2"}
+	case ProtoHTTP3:
+		cfg.NextProtos = []string{http3.NextProtoH3}
 	default:
-		tlsCfg.NextProtos = []string{"h2", "http/1.1"}
+		cfg.NextProtos = []string{"h2", "http/1.1"}
 	}
-	t := &http.Transport{
-		Proxy:              nil, // measure the server, not a proxy
-		DisableCompression: true,
-		ForceAttemptHTTP2:  c.cfg.Protocol != ProtoHTTP11,
-		MaxIdleConns:       16,
-		IdleConnTimeout:    90 * time.Second,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := c.dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			c.remember(conn, conn)
-			return conn, nil
-		},
-		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			tc, err := c.dialer.DialTLS(ctx, network, addr, tlsCfg)
-			if err != nil {
-				return nil, err
-			}
-			c.remember(tc, tc.NetConn().(*transport.Conn))
-			return tc, nil
-		},
-	}
-	if c.cfg.Protocol == ProtoHTTP2 && c.url.Scheme == "http" {
-		t.Protocols = new(http.Protocols)
-		t.Protocols.SetUnencryptedHTTP2(true)
-	}
-	return t, nil
+	return cfg, nil
 }
 
-func (c *Client) newHTTP3(tlsCfg *tls.Config, early bool) roundTripper {
-	dial := c.dialer.DialQUIC
-	if early {
-		dial = c.dialer.DialQUICEarly
+// roundTrip sends req over HTTP/3 or over the live TCP connection.
+func (c *Client) roundTrip(req *http.Request, rec *recorder) (*http.Response, error) {
+	if c.h3 == nil {
+		return c.roundTripTCP(req, rec)
 	}
+	resp, err := c.h3.RoundTrip(req)
+	if err == nil {
+		rec.gotFinalResponse()
+	}
+	return resp, err
+}
+
+// newHTTP3 returns an HTTP/3 transport whose connections are dialed by
+// package transport on counted UDP sockets. With early, a resumed
+// connection may send 0-RTT data.
+func (c *Client) newHTTP3(tlsCfg *tls.Config, early bool) *http3.Transport {
 	idle := 10 * time.Second
 	if c.cfg.Timeout > 0 {
 		idle = min(idle, c.cfg.Timeout)
+	}
+	dial := c.dialer.DialQUIC
+	if early {
+		dial = c.dialer.DialQUICEarly
 	}
 	return &http3.Transport{
 		TLSClientConfig:    tlsCfg,
