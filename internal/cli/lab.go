@@ -50,6 +50,9 @@ func (e *env) runLab(f linkFlags, args []string) error {
 	if !f.set() {
 		return usagef("lab needs a link: give --rtt, --jitter, --loss, --bandwidth or --profile")
 	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		return withHint(fmt.Errorf("finding %s: %w", args[0], err), "give the command's full path, or install it")
+	}
 	link, err := e.startLink(f)
 	if err != nil {
 		return err

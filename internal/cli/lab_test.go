@@ -114,6 +114,11 @@ func TestLabUsage(t *testing.T) {
 			t.Errorf("Run(%q) = %d; want %d (usage)\nstderr: %s", args, code, ExitUsage, errb.String())
 		}
 	}
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"lab", "--rtt", "1ms", "--", "no-such-command-here"}, io.Discard, &errb)
+	if code != ExitFailure || !strings.Contains(errb.String(), "hint:") {
+		t.Errorf("lab with a missing command: exit %d, stderr %q; want %d with a hint", code, errb.String(), ExitFailure)
+	}
 }
 
 // TestServeBehindTheLink runs "serve --rtt 40ms": its URLs carry the
