@@ -74,7 +74,7 @@ Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
 	fl.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
 	fl.BoolVarP(&f.insecure, "insecure", "k", false, "audit a server whose certificate does not verify (reported as a finding)")
-	fl.IntVar(&f.httpPort, "http-port", 80, "plain-HTTP port for the redirect check (default 80 when auditing port 443; 0 skips)")
+	fl.IntVar(&f.httpPort, "http-port", 0, "plain-HTTP port for the redirect check (unset: 80 when auditing port 443, else skipped; 0 skips)")
 	fl.StringVar(&f.largePath, "large-path", "", "path of a response over 16 KB to measure the first TLS record (default: the audited path)")
 	fl.IntVar(&f.attempts, "attempts", 20, "reconnections for the resumption hit rate")
 	fl.IntVar(&f.concurrency, "concurrency", 8, "parallel connections during enumeration")
@@ -128,8 +128,8 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 		return cfg, 0, false, usagef("--http-port %d: want 0 to 65535", f.httpPort)
 	}
 	httpPort := f.httpPort
-	if !httpPortSet && port != 443 {
-		httpPort = 0 // port 80 pairs with 443 only; name it to check it
+	if !httpPortSet && port == 443 {
+		httpPort = 80 // port 80 pairs with 443 only; other ports are named
 	}
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
 		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime}
