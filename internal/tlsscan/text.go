@@ -73,7 +73,11 @@ func summary(b *strings.Builder, r *Report) {
 	writeChain(b, r.Chain)
 	writeResumption(b, r)
 	if r.Records.FirstDataRecord > 0 {
-		line(b, "First record", "%d bytes of a %d-byte response", r.Records.FirstDataRecord, r.RecordsBody)
+		note := ""
+		if r.RecordsBody < 16<<10 {
+			note = " (the response fits in one record: --large-path names a bigger one)"
+		}
+		line(b, "First record", "%d bytes, of a response with a %d-byte body%s", r.Records.FirstDataRecord, r.RecordsBody, note)
 	}
 	writeHTTP(b, r)
 }
