@@ -15,7 +15,9 @@ ssl_session_cache shared:peers:1m;'}
 
 tmp=$(mktemp -d)
 cleanup() {
-	[[ -n ${NGINX_PID:-} ]] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
+	# Closing the helper's standard input makes it stop nginx and exit.
+	exec 3>&- 2>/dev/null || true
+	[[ -n ${NGINX_PID:-} ]] && wait "$NGINX_PID" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

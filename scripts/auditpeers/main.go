@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -32,7 +33,7 @@ func main() {
 	http2 := flag.Bool("http2", true, "enable HTTP/2")
 	cert := flag.String("cert", "ecdsa-p256", "certificate key kind")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *tlsDirectives, *http2, *cert); err != nil {
 		fmt.Fprintln(os.Stderr, "auditpeers:", err)
