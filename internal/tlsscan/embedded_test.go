@@ -49,6 +49,12 @@ func TestAuditEmbedded(t *testing.T) {
 	if st := s.Stats(); st.Resumed < int64(res.Resumed) || res.Resumed != res.Attempts {
 		t.Errorf("audit resumed %d of %d, server counted %d resumed", res.Resumed, res.Attempts, st.Resumed)
 	}
+	// Go servers accept the post-quantum hybrid group in TLS 1.3.
+	if !slices.ContainsFunc(rep.Enumeration.Groups, func(g GroupResult) bool {
+		return g.Version == VersionTLS13 && g.ID == 0x11EC
+	}) {
+		t.Errorf("groups %+v; want X25519MLKEM768 (0x11EC) in TLS 1.3", rep.Enumeration.Groups)
+	}
 	if rep.Negotiated.ALPN != "h2" || !slices.Contains(rep.Enumeration.Supported(), VersionTLS13) {
 		t.Errorf("ALPN %q, versions %v; want h2 and TLS 1.3", rep.Negotiated.ALPN, rep.Enumeration.Supported())
 	}
