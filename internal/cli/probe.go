@@ -155,7 +155,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	if f.resume && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
-	return probeError(runErr)
+	return probeError(runErr, cfg.Protocol)
 }
 
 // runPlan does the runs of p. A failure on the first run stops (the next
@@ -318,9 +318,12 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 // probeError attaches a hint to a probe failure; nil stays nil.
-func probeError(err error) error {
+func probeError(err error, protocol string) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	if protocol == probe.ProtoHTTP3 && errors.Is(err, context.DeadlineExceeded) {
+		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")
 	}
 	return withHint(err, hintFor(err))
 }

@@ -272,6 +272,8 @@ func hintFor(err error) string {
 		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
 	case errors.As(err, &idle), errors.As(err, &hsTimeout):
 		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
+	case strings.Contains(err.Error(), "looked like an HTTP/1.1 header"):
+		return "the server answered HTTP/1.1 to HTTP/2 without TLS (prior knowledge); use https:// or leave out --http2"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "the server did not answer in time; raise --max-time"
 	}
