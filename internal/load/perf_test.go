@@ -19,6 +19,8 @@ func benchRun(b *testing.B, cfg Config, ncfg lab.NginxConfig) {
 	if err != nil || res.Errors > 0 {
 		b.Fatalf("Run: %v, %v", err, res.ErrorCounts)
 	}
+	cpu := res.CPU.ClientUser + res.CPU.ClientSystem
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(res.Requests), "cpu-µs/req")
 }
 
 func BenchmarkKeepalive(b *testing.B) {
