@@ -8,6 +8,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"slices"
@@ -190,10 +192,13 @@ func (s *Server) serve(cfg Config, plainLn, tcp net.Listener, udp net.PacketConn
 			h.ServeHTTP(w, r)
 		})
 	}
-	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second}
+	// Scanners and benchmarks abort handshakes on purpose; net/http would
+	// log each one, so the embedded server's error log is discarded.
+	quiet := log.New(io.Discard, "", 0)
+	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 	tlsConf := s.tlsConfig(cfg)
 	secureHandler := count(s.secureHeaders(cfg, cfg.Handler, tcp.Addr().(*net.TCPAddr).Port))
-	s.secure = &http.Server{Handler: secureHandler, TLSConfig: tlsConf, ReadHeaderTimeout: 10 * time.Second}
+	s.secure = &http.Server{Handler: secureHandler, TLSConfig: tlsConf, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 	s.secure.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
 	s.goServe(func() error { return s.plain.Serve(plainLn) })
 	s.goServe(func() error { return s.secure.ServeTLS(tcp, "", "") })
