@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"crypto/tls"
 	"net/http"
 	"testing"
@@ -24,7 +25,7 @@ func TestNginxAccessLog(t *testing.T) {
 	if resp, _ := get(t, http.DefaultClient, n.HTTPURL+"/index.html"); resp.StatusCode != 200 {
 		t.Errorf("plain GET status = %d; want 200", resp.StatusCode)
 	}
-	log, err := n.ReadAccessLog()
+	log, err := n.WaitAccessLog(context.Background(), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
