@@ -326,3 +326,18 @@ func (e *env) startEmbedded(lf linkFlags, path string) (*embedded, error) {
 	t.Probe.TLS.CAFile = ca
 	return &embedded{target: t, describe: describe + ", " + srv.HTTPSURL + path, close: closeAll}, nil
 }
+
+// demoBehindLink is 'httpslab demo' with link flags: the default compare
+// matrix on the embedded server behind the emulated link.
+func (e *env) demoBehindLink(lf linkFlags, runs int, asJSON bool) error {
+	emb, err := e.startEmbedded(lf, "/")
+	if err != nil {
+		return err
+	}
+	defer emb.close()
+	emb.target.Probe.Timeout = defaultCompareTimeout
+	return e.compareAndReport(emb.target, emb.describe, demoMatrix(), compare.Config{Runs: runs}, asJSON)
+}
+
+// demoMatrix is the matrix demo shows behind a link; tests replace it.
+var demoMatrix = compare.DefaultMatrix

@@ -100,7 +100,8 @@ func TestCompareText(t *testing.T) {
 // comparison on loopback is taken off first: the handshakes' CPU time is
 // not the link's, and under the race detector it grows tenfold. X25519
 // alone keeps that CPU time small (the post-quantum hybrid costs no round
-// trip).
+// trip). The two runs are minutes apart on a shared machine, so the CPU
+// time taken off is itself noisy: the tolerance is ±0.3 RTT.
 func TestCompareRoundTripsBehindLink(t *testing.T) {
 	args := []string{"-n", "10", "--vary", "scheme,tls", "--path", "/bytes/1000", "--curves", "X25519", "--seed", "3"}
 	local := compareJSON(t, args...)
@@ -117,9 +118,39 @@ func TestCompareRoundTripsBehindLink(t *testing.T) {
 			t.Fatalf("unexpected variant %s (diff %v, on loopback %v)", v.Name, d, cpu)
 		}
 		got := (d.MS - cpu.MS) / rtt
-		if !d.Significant || got < w-0.2 || got > w+0.2 {
-			t.Errorf("%s over http h1: %+.2f ms behind the link, %+.2f ms on loopback: %+.2f RTT (p %.3f); want %+.0f ± 0.2 RTT, significant",
+		t.Logf("%s over http h1: %+.2f ms behind the link, %+.2f ms on loopback: %+.2f RTT", v.Name, d.MS, cpu.MS, got)
+		if !d.Significant || got < w-0.3 || got > w+0.3 {
+			t.Errorf("%s over http h1: %+.2f ms behind the link, %+.2f ms on loopback: %+.2f RTT (p %.3f); want %+.0f ± 0.3 RTT, significant",
 				v.Name, d.MS, cpu.MS, got, d.P, w)
+		}
+	}
+}
+
+// TestDemoBehindLink checks that demo with a link flag shows the compare
+// matrix on the embedded server behind the link.
+func TestDemoBehindLink(t *testing.T) {
+	want := []string{"behind an emulated link (rtt 30ms)", "https h3 TLS1.3 0-RTT", "summary:", "HTTPS costs +"}
+	if compareRaceDetector {
+		t.Log("race detector on: leaving out 0-RTT, which races inside quic-go (issue #4303)")
+		demoMatrix = func() []compare.Key {
+			var keys []compare.Key
+			for _, k := range compare.DefaultMatrix() {
+				if k.Handshake != "0rtt" {
+					keys = append(keys, k)
+				}
+			}
+			return keys
+		}
+		defer func() { demoMatrix = compare.DefaultMatrix }()
+		want[1] = "https h3 TLS1.3"
+	}
+	code, stdout, stderr := run(t, context.Background(), "demo", "--rtt", "30ms", "--runs", "5")
+	if code != ExitOK {
+		t.Fatalf("demo --rtt 30ms = %d; stderr %s", code, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("demo --rtt output lacks %q:\n%s", w, stdout)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -312,4 +313,16 @@ func FuzzParseVary(f *testing.F) {
 			seen[k] = true
 		}
 	})
+}
+
+func TestMinP(t *testing.T) {
+	tests := []struct {
+		m, n int
+		want float64
+	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {5, 4, 2.0 / 126}, {1, 1, 1}}
+	for _, tt := range tests {
+		if got := minP(tt.m, tt.n); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("minP(%d, %d) = %v; want %v", tt.m, tt.n, got, tt.want)
+		}
+	}
 }

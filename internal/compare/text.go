@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -111,6 +112,10 @@ func (res *Result) writeFooter(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f\n",
 		res.Rounds, res.Seed, res.Stop, res.Alpha)
+	if n := res.minN(); n > 0 && minP(n, n) >= res.Alpha {
+		fmt.Fprintf(w, "note: with %d runs per variant no difference can be significant at alpha %.2f (the smallest p-value is %.3f); use more runs (-n)\n",
+			n, res.Alpha, minP(n, n))
+	}
 	if f := res.Findings(); len(f) > 0 {
 		fmt.Fprintln(w, "\nsummary:")
 		for _, s := range f {
@@ -130,4 +135,25 @@ func (res *Result) writeFooter(w io.Writer) {
 			fmt.Fprintf(w, "errors %s: %d× %s\n", v.Name, v.Errors[m], strings.TrimSpace(m))
 		}
 	}
+}
+
+// minN is the smallest number of samples of a measured variant.
+func (res *Result) minN() int {
+	n := 0
+	for _, v := range res.Variants {
+		if v.Total.N > 0 && (n == 0 || v.Total.N < n) {
+			n = v.Total.N
+		}
+	}
+	return n
+}
+
+// minP is the smallest two-sided p-value the exact Mann-Whitney test can
+// give for samples of sizes m and n: 2 / C(m+n, m).
+func minP(m, n int) float64 {
+	lg := func(x int) float64 {
+		v, _ := math.Lgamma(float64(x) + 1)
+		return v
+	}
+	return math.Min(1, 2*math.Exp(lg(m)+lg(n)-lg(m+n)))
 }
