@@ -20,6 +20,7 @@ import (
 type demoFlags struct {
 	runs int
 	json bool
+	link linkFlags
 }
 
 func newDemoCmd(e *env) *cobra.Command {
@@ -40,15 +41,25 @@ interleaved rounds, and a table shows the medians side by side:
   setup RTT  connect + TLS in round trips of the measured RTT
 
 On loopback the round-trip time is tens of microseconds, so the handshakes'
-CPU cost dominates; over a real network each round trip counts.`,
+CPU cost dominates; over a real network each round trip counts.
+
+With --rtt, --profile or another link flag, the embedded server runs behind
+an emulated link and demo shows the comparison matrix of 'httpslab compare'
+instead: each variant against plain HTTP, in milliseconds and round trips,
+with confidence intervals, significance and a summary.
+
+` + linkHelp(),
 		Example: `  httpslab demo
   httpslab demo --runs 20
+  httpslab demo --rtt 50ms
+  httpslab demo --profile 3g
   httpslab demo --json > demo.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(f) },
 	}
 	cmd.Flags().IntVar(&f.runs, "runs", 7, "measured requests per variant")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")
+	f.link.add(cmd.Flags())
 	return cmd
 }
 
@@ -87,6 +98,9 @@ type demoRow struct {
 func (e *env) runDemo(f demoFlags) error {
 	if f.runs < 1 || f.runs > 1000 {
 		return usagef("--runs %d: want 1 to 1000", f.runs)
+	}
+	if f.link.set() {
+		return e.demoBehindLink(f.link, f.runs, f.json)
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
