@@ -177,6 +177,9 @@ func TestReuse(t *testing.T) {
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 			first := do(t, c, Fresh)
 			second := do(t, c, Reuse)
+			if second.TLS == nil || second.TLS.Version != first.TLS.Version {
+				t.Errorf("reused connection TLS facts %+v; want those of the connection", second.TLS)
+			}
 			if first.Reused || !second.Reused {
 				t.Errorf("reused: first %v, second %v; want false, true", first.Reused, second.Reused)
 			}

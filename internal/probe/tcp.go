@@ -139,14 +139,20 @@ func (c *Client) roundTripTCP(req *http.Request, rec *recorder) (*http.Response,
 	}
 	lc := c.live
 	rec.gotConn(lc.conn, reused)
+	var resp *http.Response
+	var err error
 	if lc.h2 != nil {
-		resp, err := lc.h2.RoundTrip(req)
-		if err == nil {
+		if resp, err = lc.h2.RoundTrip(req); err == nil {
 			rec.gotFinalResponse()
 		}
-		return resp, err
+	} else {
+		resp, err = lc.roundTripH1(req, rec)
 	}
-	return lc.roundTripH1(req, rec)
+	if tc, ok := lc.conn.(*tls.Conn); ok && err == nil && resp.TLS == nil {
+		cs := tc.ConnectionState()
+		resp.TLS = &cs
+	}
+	return resp, err
 }
 
 func (c *Client) closeLive() {
