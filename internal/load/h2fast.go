@@ -87,6 +87,7 @@ type h2Worker struct {
 	tc       *tls.Conn
 	bw       *bufio.Writer
 	fr       *http2.Framer
+	br       *bufio.Reader
 	dec      *hpack.Decoder
 	status   int
 	streams  map[uint32]*h2Stream
@@ -147,6 +148,7 @@ func (w *h2Worker) serve(t ticket, start int64) bool {
 			w.closeConn(fmt.Errorf("write: %w", err))
 			return more
 		}
+		yieldForResponse()
 		if err := w.readUntilDone(); err != nil {
 			w.closeConn(err)
 			return more
@@ -184,13 +186,15 @@ func (w *h2Worker) open(t ticket, start int64) {
 	s.sent = w.run.now()
 }
 
-// readUntilDone reads frames until at least one stream has ended.
+// readUntilDone reads frames until at least one stream has ended and no
+// further frame is buffered, so that the streams that ended together are
+// replaced in one write.
 func (w *h2Worker) readUntilDone() error {
 	if err := w.tc.SetReadDeadline(time.Now().Add(w.run.cfg.Timeout)); err != nil {
 		return err
 	}
 	n := len(w.streams)
-	for len(w.streams) == n {
+	for len(w.streams) == n || w.br.Buffered() > 0 && len(w.streams) > 0 {
 		f, err := w.fr.ReadFrame()
 		if err != nil {
 			return fmt.Errorf("read: %w", err)

@@ -35,7 +35,8 @@ func (w *h2Worker) connect() error {
 	} else {
 		w.bw.Reset(tc)
 	}
-	w.fr = http2.NewFramer(w.bw, bufio.NewReaderSize(tc, 16<<10))
+	w.br = bufio.NewReaderSize(tc, 16<<10)
+	w.fr = http2.NewFramer(w.bw, w.br)
 	w.fr.SetReuseFrames()
 	w.nextID, w.used, w.draining, w.connRecv = 1, 0, false, 0
 	w.limit = r.cfg.Streams
