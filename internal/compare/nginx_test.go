@@ -42,9 +42,21 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := ngx.ReadAccessLog()
+	want := 0 // requests nginx will log: warm-up, priming and measured runs
+	for _, k := range keys {
+		if k.Proto != "http3" {
+			want += 1 + runs
+			if mode(k) != probe.Fresh {
+				want++
+			}
+		}
+	}
+	log, err := ngx.WaitAccessLog(context.Background(), want)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(log) != want {
+		t.Errorf("nginx logged %d requests; want %d (warm-up, priming and %d runs per variant)", len(log), want, runs)
 	}
 	for i, v := range res.Variants {
 		if v.Key.Proto == "http3" {
