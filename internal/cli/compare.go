@@ -24,6 +24,7 @@ type compareFlags struct {
 	maxRuns   int
 	precision string
 	alpha     float64
+	holm      bool
 	vary      string
 	httpURL   string
 	path      string
@@ -62,7 +63,8 @@ Each request gives up after 30 s unless --max-time says otherwise.
 Per variant: the median total time with its distribution-free 95% interval,
 the median connect, TLS and wait phases, the difference from the first
 variant (the Hodges-Lehmann shift with its interval, in ms and in RTTs), the
-Mann-Whitney p-value ("~" when not significant at --alpha), the bytes on the
+Mann-Whitney p-value ("~" when not significant at --alpha; --holm adjusts
+the p-values for the number of comparisons), the bytes on the
 wire and the CPU time of this process per request (which includes the
 embedded server and the link when they run here). Below: the effect of each
 dimension between variants that differ in it alone, and a short summary
@@ -93,6 +95,7 @@ trip takes microseconds and the differences are computation.
 	fl.StringVar(&f.precision, "precision", "", "run until every median's 95% interval is within ± this, e.g. 5%")
 	fl.IntVar(&f.maxRuns, "max-runs", 200, "most requests per variant with --precision")
 	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
+	fl.BoolVar(&f.holm, "holm", false, "adjust the p-values for the number of comparisons (Holm), against false alarms in a big matrix")
 	fl.StringVar(&f.vary, "vary", "", "dimensions to vary: scheme, proto, tls, handshake, conn, or all (default: the standard matrix)")
 	fl.StringVar(&f.httpURL, "http-url", "", "the plain-HTTP URL of the same resource (default: the URL on port 80)")
 	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
@@ -116,7 +119,7 @@ func (f *compareFlags) compareConfig() (compare.Config, error) {
 			return compare.Config{}, usagef("--%s: compare chooses the TLS version and protocol per variant; use --vary", n)
 		}
 	}
-	cfg := compare.Config{Runs: f.runs, Warmup: f.warmup, MaxRuns: f.maxRuns, Alpha: f.alpha, Seed: f.seed}
+	cfg := compare.Config{Runs: f.runs, Warmup: f.warmup, MaxRuns: f.maxRuns, Alpha: f.alpha, Seed: f.seed, Holm: f.holm}
 	switch {
 	case f.runs < 0 || f.runs > 10000:
 		return cfg, usagef("-n %d: want 1 to 10000", f.runs)
@@ -202,6 +205,10 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 		if f.link.set() {
 			return withHint(usagef("the link flags put the embedded server behind an emulated link; a URL is measured as it is"),
 				"drop the URL to measure the embedded server, or run your server behind a link with 'httpslab lab'")
+		}
+		if !strings.HasPrefix(strings.ToLower(args[0]), "https://") {
+			return withHint(usagef("compare %s: want an https:// URL", args[0]),
+				"the plain-HTTP variants use --http-url, or the https URL's host on port 80")
 		}
 		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
 	}

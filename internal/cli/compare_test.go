@@ -24,6 +24,8 @@ func TestCompareUsageErrors(t *testing.T) {
 		{[]string{"compare", "--path", "bytes/10"}, `--path "bytes/10"`},
 		{[]string{"compare", "--rtt", "40ms", "https://127.0.0.1:1/"}, "a URL is measured as it is"},
 		{[]string{"compare", "a", "b"}, "accepts at most 1 arg"},
+		{[]string{"compare", "http://127.0.0.1:1/"}, "want an https:// URL"},
+		{[]string{"compare", "https://127.0.0.1:8443/"}, "cannot tell the plain-HTTP port"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, context.Background(), tt.args...)

@@ -71,6 +71,11 @@ type Config struct {
 	Level float64
 	// Alpha is the significance level of the tests; 0 means 0.05.
 	Alpha float64
+	// Holm judges significance on p-values adjusted with Holm's method
+	// over each family (the differences from the baseline; the effects),
+	// so that the chance of any false "significant" in a family stays
+	// below Alpha however many variants there are.
+	Holm bool
 	// Seed fixes the order of the variants in each round; 0 picks one.
 	Seed uint64
 	// MaxFailures drops a variant after that many failed requests in a

@@ -326,3 +326,31 @@ func TestMinP(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHolm checks that with Holm on, significance follows the adjusted
+// p-values, which are never below the raw ones.
+func TestRunHolm(t *testing.T) {
+	a, b := twoKeys()
+	c := a.with(DimConn, "reuse")
+	vs := []Variant{
+		{Key: a, Sampler: fixed(1, 10*time.Millisecond, 2*time.Millisecond)},
+		{Key: b, Sampler: fixed(2, 11*time.Millisecond, 2*time.Millisecond)},
+		{Key: c, Sampler: fixed(3, 30*time.Millisecond, 2*time.Millisecond)},
+	}
+	for _, holm := range []bool{false, true} {
+		res, err := Run(context.Background(), Config{Variants: vs, Runs: 12, Seed: 4, Holm: holm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range res.Variants[1:] {
+			d := v.VsBaseline
+			p := d.P
+			if holm {
+				p = d.PHolm
+			}
+			if d.PHolm < d.P || d.Significant != (p < res.Alpha) {
+				t.Errorf("holm=%v %s: p %v, p_holm %v, significant %v; want p_holm >= p and significance from %v", holm, v.Name, d.P, d.PHolm, d.Significant, p)
+			}
+		}
+	}
+}

@@ -29,6 +29,8 @@ type Result struct {
 	Seed   uint64        `json:"seed"`
 	Level  float64       `json:"level"`
 	Alpha  float64       `json:"alpha"`
+	// Holm is true when significance comes from Holm-adjusted p-values.
+	Holm bool `json:"holm"`
 }
 
 // VariantResult is one variant: its samples and their summary. Times in
@@ -88,7 +90,10 @@ type Diff struct {
 	RTTs    float64 `json:"rtts"`     // MS over the RTT; 0 when the RTT is unknown
 	P       float64 `json:"p"`        // Mann-Whitney two-sided p-value
 	Exact   bool    `json:"p_exact"`
-	// Significant is P < alpha.
+	// PHolm is P adjusted with Holm's method over its family: all the
+	// differences from the baseline, or all the effects.
+	PHolm float64 `json:"p_holm"`
+	// Significant is P < alpha, or PHolm < alpha with Config.Holm.
 	Significant bool `json:"significant"`
 	// Bytes is the difference of the median bytes on the wire.
 	Bytes float64 `json:"wire_bytes"`
@@ -103,7 +108,7 @@ type Effect struct {
 }
 
 func newResult(cfg Config) *Result {
-	res := &Result{Seed: cfg.Seed, Level: cfg.Level, Alpha: cfg.Alpha}
+	res := &Result{Seed: cfg.Seed, Level: cfg.Level, Alpha: cfg.Alpha, Holm: cfg.Holm}
 	for _, v := range cfg.Variants {
 		res.Variants = append(res.Variants, VariantResult{Name: v.Key.Name(), Key: v.Key, Errors: map[string]int{}})
 	}
@@ -126,6 +131,33 @@ func (res *Result) analyse(cfg Config) {
 		}
 	}
 	res.Effects = res.effects()
+	var family []*Diff
+	for i := range res.Variants {
+		if d := res.Variants[i].VsBaseline; d != nil {
+			family = append(family, d)
+		}
+	}
+	res.adjust(family)
+	family = family[:0]
+	for i := range res.Effects {
+		family = append(family, &res.Effects[i].Diff)
+	}
+	res.adjust(family)
+}
+
+// adjust sets the Holm-adjusted p-values of a family of differences and,
+// with Holm on, judges their significance by them.
+func (res *Result) adjust(family []*Diff) {
+	ps := make([]float64, len(family))
+	for i, d := range family {
+		ps[i] = d.P
+	}
+	for i, p := range stats.Holm(ps) {
+		family[i].PHolm = p
+		if res.Holm {
+			family[i].Significant = p < res.Alpha
+		}
+	}
 }
 
 // diff compares variant j against variant i; nil when a side is empty.

@@ -101,7 +101,11 @@ func insertTail(clause, tail string) string {
 // difference (~ +0.2 ms, p = 0.41)".
 func (res *Result) verb(d Diff) string {
 	if !d.Significant {
-		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), d.P)
+		p := d.P
+		if res.Holm {
+			p = d.PHolm
+		}
+		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), p)
 	}
 	sign, v, lo, hi := "+", d.MS, d.Lo, d.Hi
 	word := "costs"

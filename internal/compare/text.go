@@ -75,8 +75,12 @@ func (res *Result) diffCells(d Diff) string {
 	if ms(res.RTT) >= minRTTForRounds {
 		rtt = fmt.Sprintf("%+.2f", d.RTTs)
 	}
-	p := fmt.Sprintf("%.3f", d.P)
-	if d.P < 0.001 {
+	pv := d.P
+	if res.Holm {
+		pv = d.PHolm
+	}
+	p := fmt.Sprintf("%.3f", pv)
+	if pv < 0.001 {
 		p = "<0.001"
 	}
 	if !d.Significant {
@@ -110,8 +114,12 @@ func (res *Result) writeFooter(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f\n",
-		res.Rounds, res.Seed, res.Stop, res.Alpha)
+	holm := ""
+	if res.Holm {
+		holm = ", p-values Holm-adjusted per table"
+	}
+	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f%s\n",
+		res.Rounds, res.Seed, res.Stop, res.Alpha, holm)
 	if n := res.minN(); n > 0 && minP(n, n) >= res.Alpha {
 		fmt.Fprintf(w, "note: with %d runs per variant no difference can be significant at alpha %.2f (the smallest p-value is %.3f); use more runs (-n)\n",
 			n, res.Alpha, minP(n, n))
