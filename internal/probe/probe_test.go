@@ -388,3 +388,21 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTP3TriesTheNextAddress: UDP has no refusal, so a QUIC dial to an
+// address where nothing listens must not hold up the next address for
+// longer than the attempt delay.
+func TestHTTP3TriesTheNextAddress(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	p := port(t, srv.HTTPSURL)
+	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: ProtoHTTP3,
+		Resolve: []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	tl := do(t, c, Fresh)
+	tlsPhase, _ := tl.Phase(PhaseTLS)
+	if tl.RemoteAddr != "127.0.0.1:"+p || tl.Status != 200 {
+		t.Errorf("answered by %s with %d; want 127.0.0.1:%s and 200", tl.RemoteAddr, tl.Status, p)
+	}
+	if tlsPhase.Duration < 250*time.Millisecond || tlsPhase.Duration > 5*time.Second {
+		t.Errorf("QUIC handshake took %v; want the 250ms attempt delay and then one handshake", tlsPhase.Duration)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptrace"
+	"net/netip"
 	"sync"
+	"time"
 
 	"github.com/quic-go/quic-go"
 )
@@ -19,7 +21,8 @@ type QUICConn struct {
 	// set when the QUIC handshake completes (they include any 0-RTT
 	// request sent before that).
 	Packets *PacketConn
-	settled chan struct{} // closed once the handshake completed or failed, and was traced
+	tr      *quic.Transport // owns the socket
+	settled chan struct{}   // closed once the handshake completed or failed, and was traced
 	once    sync.Once
 }
 
@@ -44,45 +47,110 @@ func (d *Dialer) dialQUIC(ctx context.Context, addr string, cfg *tls.Config, qcf
 	if err != nil {
 		return nil, err
 	}
-	target := net.UDPAddrFromAddrPort(targets[0])
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.TLSHandshakeStart != nil {
+		trace.TLSHandshakeStart()
+	}
+	qc, err := d.raceQUIC(ctx, targets, withServerName(cfg, addr), qcfg, early)
+	if err != nil {
+		if trace != nil && trace.TLSHandshakeDone != nil {
+			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+		}
+		return nil, err
+	}
+	if !early {
+		// Dial returned after the handshake: record its end here, in
+		// order, rather than from a goroutine that may run late.
+		qc.settle(trace)
+	}
+	go qc.watch(trace)
+	return qc, nil
+}
+
+// attemptDelay is how long a QUIC dial waits for one address before it
+// also tries the next: RFC 8305's Connection Attempt Delay. UDP has no
+// refused connection to fail fast on, so without it an unreachable first
+// address would cost the whole handshake timeout.
+const attemptDelay = 250 * time.Millisecond
+
+// maxAttempts bounds the addresses a QUIC dial tries.
+const maxAttempts = 4
+
+// quicResult is the outcome of one address's QUIC dial.
+type quicResult struct {
+	qc  *QUICConn
+	err error
+}
+
+// raceQUIC dials the targets in order, starting the next one every
+// attemptDelay while none has answered, and returns the first connection
+// that succeeds; the others are cancelled, or closed if they succeed too.
+func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
+	targets = targets[:min(len(targets), maxAttempts)]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan quicResult, len(targets))
+	for i, t := range targets {
+		go func() {
+			timer := time.NewTimer(time.Duration(i) * attemptDelay)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				qc, err := d.dialQUICAddr(ctx, t, cfg, qcfg, early)
+				results <- quicResult{qc, err}
+			case <-ctx.Done():
+				results <- quicResult{nil, ctx.Err()}
+			}
+		}()
+	}
+	var errs []error
+	for i := range targets {
+		r := <-results
+		if r.err == nil {
+			go closeLosers(results, len(targets)-i-1)
+			return r.qc, nil
+		}
+		errs = append(errs, r.err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// closeLosers closes the connections of the n remaining results.
+func closeLosers(results <-chan quicResult, n int) {
+	for range n {
+		if r := <-results; r.qc != nil {
+			r.qc.CloseWithError(0, "")
+			r.qc.tr.Close()
+		}
+	}
+}
+
+// dialQUICAddr opens a counted UDP socket and dials target from it.
+func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
 	udp, err := net.ListenUDP(d.network("udp"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening a UDP socket: %w", err)
 	}
 	pc := NewPacketConn(udp)
 	tr := &quic.Transport{Conn: pc}
-	trace := httptrace.ContextClientTrace(ctx)
-	if trace != nil && trace.TLSHandshakeStart != nil {
-		trace.TLSHandshakeStart()
-	}
 	dial := tr.Dial
 	if early {
 		dial = tr.DialEarly
 	}
-	conn, err := dial(ctx, target, withServerName(cfg, addr), qcfg)
+	conn, err := dial(ctx, net.UDPAddrFromAddrPort(target), cfg, qcfg)
 	if err != nil {
-		if trace != nil && trace.TLSHandshakeDone != nil {
-			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
-		}
 		tr.Close()
 		return nil, err
 	}
-	qc := &QUICConn{Conn: conn, Packets: pc, settled: make(chan struct{})}
-	if !early {
-		// Dial returned after the handshake: record its end here, in
-		// order, rather than from a goroutine that may run late.
-		qc.settle(trace)
-	}
-	go qc.watch(tr, trace)
-	return qc, nil
+	return &QUICConn{Conn: conn, Packets: pc, tr: tr, settled: make(chan struct{})}, nil
 }
 
-// watchQUIC marks the end of the handshake and closes the socket when the
+// watch marks the end of the handshake and closes the socket when the
 // connection ends.
-func (c *QUICConn) watch(tr *quic.Transport, trace *httptrace.ClientTrace) {
+func (c *QUICConn) watch(trace *httptrace.ClientTrace) {
 	c.settle(trace)
 	<-c.Context().Done()
-	tr.Close()
+	c.tr.Close()
 }
 
 // settle waits for the end of the handshake, marks the byte counts and
