@@ -22,6 +22,10 @@ func (res *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "variant\tn\tmedian ms\t%.0f%% CI\tconnect\ttls\twait\tvs baseline ms\tRTTs\tp\tbytes\tcpu ms\t\n", res.Level*100)
 	for i, v := range res.Variants {
+		if v.Total.N == 0 {
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\tnot measured\t\t\t-\t-\t\n", v.Name)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", v.Name, v.Total.N, num(v.Total.Median), ciText(v.Total),
 			phaseText(v, "connect"), phaseText(v, "tls"), phaseText(v, "wait"), res.diffText(i, v))
 	}
