@@ -170,6 +170,9 @@ func runPlan(ctx context.Context, client *probe.Client, p plan) ([]*probe.Result
 			mode = p.first
 		}
 		res, err := client.Do(ctx, mode)
+		if ctx.Err() != nil && err != nil && i > 0 {
+			break // stopped by Ctrl-C: the cut-off request is not a measurement
+		}
 		if res != nil {
 			results = append(results, res)
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -241,5 +242,25 @@ func checkHAR(t *testing.T, path string, entries int) {
 		if tm.SSL != nil && *tm.SSL >= 0 && (tm.Connect == nil || *tm.Connect < *tm.SSL) {
 			t.Errorf("entry %d: connect %v does not include ssl %v", i, tm.Connect, *tm.SSL)
 		}
+	}
+}
+
+// TestProbeInterrupted cancels a long -n run the way Ctrl-C does: the
+// requests done so far are summarized and the exit code says interrupted.
+func TestProbeInterrupted(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		cancel()
+	}()
+	code, stdout, stderr := run(t, ctx, "probe", "-n", "1000", "--cacert", ca, srv.HTTPSURL+"/delay/50ms")
+	if code != ExitInterrupted {
+		t.Fatalf("interrupted probe = %d; want %d (stderr %q)", code, ExitInterrupted, stderr)
+	}
+	m := regexp.MustCompile(`(\d+) requests to`).FindStringSubmatch(stdout)
+	if m == nil || m[1] == "1000" || m[1] == "0" || strings.Contains(stdout, "failed") {
+		t.Errorf("partial summary %q; want some of the 1000 requests, none cut off:\n%s", m, stdout)
 	}
 }
