@@ -41,7 +41,7 @@ type Client struct {
 // connEntry is a connection this Client dialed.
 type connEntry struct {
 	counts interface {
-		Counts() transport.Counts
+		App() transport.Counts
 		Handshake() (transport.Counts, bool)
 		LastWrite() time.Time
 	}

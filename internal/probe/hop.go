@@ -18,7 +18,7 @@ import (
 type hopState struct {
 	entry  connEntry
 	known  bool
-	before transport.Counts
+	before transport.Counts // application bytes so far
 }
 
 // hop sends one request and reads the whole response. It returns the
@@ -29,7 +29,7 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	var st hopState // written in the GotConn hook under the recorder's lock, read after seal
 	rec := newRecorder(start, func(conn net.Conn) func() time.Time {
 		if st.entry, st.known = c.lookup(conn); st.known {
-			st.before = st.entry.counts.Counts()
+			st.before = st.entry.counts.App()
 			return st.entry.counts.LastWrite
 		}
 		return nil
@@ -119,17 +119,14 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 }
 
 // fillWire sets the byte counts and the RTT from the connection. The
-// request and response bytes are those after the GotConn snapshot or the
-// end of the handshake, whichever came later (0-RTT sends the request
-// inside the QUIC handshake, so it is counted there).
+// request and response bytes are the application bytes since the GotConn
+// snapshot; the handshake's are counted once, on the request that opened
+// the connection.
 func (c *Client) fillWire(tl *Timeline, st hopState, reused bool) {
-	after := st.entry.counts.Counts()
-	base := st.before
 	if hs, ok := st.entry.counts.Handshake(); ok && !reused {
 		tl.Bytes.HandshakeWritten, tl.Bytes.HandshakeRead = hs.Written, hs.Read
-		base.Written, base.Read = max(base.Written, hs.Written), max(base.Read, hs.Read)
 	}
-	d := after.Sub(base)
+	d := st.entry.counts.App().Sub(st.before)
 	tl.Bytes.RequestWritten, tl.Bytes.ResponseRead = max(d.Written, 0), max(d.Read, 0)
 	switch {
 	case st.entry.tcp != nil:

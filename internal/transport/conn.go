@@ -56,6 +56,13 @@ func (c *counter) Counts() Counts {
 	return Counts{Read: c.read.Load(), Written: c.written.Load()}
 }
 
+// App returns the bytes of the application (HTTP) so far: everything
+// after the end of the handshake, or everything when there was none.
+func (c *Conn) App() Counts {
+	hs, _ := c.Handshake()
+	return c.Counts().Sub(hs)
+}
+
 // markHandshake remembers the counts at the end of the handshake.
 func (c *counter) markHandshake() {
 	n := c.Counts()
@@ -135,10 +142,16 @@ func (c *Conn) RTT() (KernelRTT, error) {
 }
 
 // PacketConn is a UDP socket that counts the payload bytes it sends and
-// receives; QUIC runs on top of it.
+// receives; QUIC runs on top of it. In QUIC the handshake and the first
+// request can travel at the same time (0-RTT, and the client's handshake
+// ends only when the server's last handshake packets are processed), so a
+// point in time cannot split the bytes. PacketConn splits each datagram
+// by packet type instead (SplitDatagram): Initial and Handshake packets
+// are handshake bytes, 0-RTT and 1-RTT packets application bytes.
 type PacketConn struct {
 	net.PacketConn
 	counter
+	hsRead, hsWritten atomic.Int64
 }
 
 // NewPacketConn wraps c to count its bytes.
@@ -150,6 +163,10 @@ func NewPacketConn(c net.PacketConn) *PacketConn {
 func (c *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 	n, addr, err := c.PacketConn.ReadFrom(p)
 	c.read.Add(int64(n))
+	if n > 0 {
+		hs, _ := SplitDatagram(p[:n])
+		c.hsRead.Add(int64(hs))
+	}
 	return n, addr, err
 }
 
@@ -158,7 +175,23 @@ func (c *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	c.writing()
 	n, err := c.PacketConn.WriteTo(p, addr)
 	c.written.Add(int64(n))
+	if n > 0 {
+		hs, _ := SplitDatagram(p[:n])
+		c.hsWritten.Add(int64(hs))
+	}
 	return n, err
+}
+
+// Handshake returns the bytes of the datagrams classified as handshake,
+// and whether the handshake has completed.
+func (c *PacketConn) Handshake() (Counts, bool) {
+	_, done := c.counter.Handshake()
+	return Counts{Read: c.hsRead.Load(), Written: c.hsWritten.Load()}, done
+}
+
+// App returns the bytes of the 0-RTT and 1-RTT datagrams.
+func (c *PacketConn) App() Counts {
+	return c.Counts().Sub(Counts{Read: c.hsRead.Load(), Written: c.hsWritten.Load()})
 }
 
 // SetReadBuffer sets the socket's receive buffer. quic-go asks for a

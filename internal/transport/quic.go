@@ -17,9 +17,8 @@ import (
 // QUICConn is a QUIC connection on its own counted UDP socket.
 type QUICConn struct {
 	*quic.Conn
-	// Packets counts the UDP payload bytes; its Handshake counts are
-	// set when the QUIC handshake completes (they include any 0-RTT
-	// request sent before that).
+	// Packets counts the UDP payload bytes, split into handshake and
+	// application datagrams.
 	Packets *PacketConn
 	tr      *quic.Transport // owns the socket
 	settled chan struct{}   // closed once the handshake completed or failed, and was traced
