@@ -78,8 +78,13 @@ type Informational struct {
 }
 
 // Bytes counts bytes on the wire: TCP payload (TLS records included) or,
-// for QUIC, UDP payload. Handshake bytes are those exchanged up to the
-// end of the TLS handshake; request and response bytes those after it.
+// for QUIC, UDP payload. Over TCP, handshake bytes are those exchanged up
+// to the end of the TLS handshake and request and response bytes those
+// after it. Over QUIC, where 0-RTT data and the first response can travel
+// before the client's handshake ends, the split is by packet type:
+// Initial and Handshake packets are handshake bytes, 0-RTT and 1-RTT
+// packets request and response bytes. Handshake bytes are counted on the
+// request that opened the connection; a reused connection has none.
 type Bytes struct {
 	HandshakeWritten int64 `json:"handshake_written"`
 	HandshakeRead    int64 `json:"handshake_read"`
