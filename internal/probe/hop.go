@@ -93,7 +93,7 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	}
 	tl.Dials, tl.Informational, tl.Reused = r.dials, r.info, r.reused
 	for _, d := range r.dials {
-		if d.Err == "" && d.Duration > 0 {
+		if d.Err == "" && d.Duration > 0 && d.Network != "udp" {
 			tl.RTT.Connect = d.Duration
 			break
 		}

@@ -405,4 +405,10 @@ func TestHTTP3TriesTheNextAddress(t *testing.T) {
 	if tlsPhase.Duration < 250*time.Millisecond || tlsPhase.Duration > 5*time.Second {
 		t.Errorf("QUIC handshake took %v; want the 250ms attempt delay and then one handshake", tlsPhase.Duration)
 	}
+	if len(tl.Dials) != 2 || tl.Dials[0].Addr != "127.0.0.2:"+p || tl.Dials[0].Err == "" || tl.Dials[1].Err != "" || tl.Dials[1].Network != "udp" {
+		t.Errorf("dial attempts %+v; want 127.0.0.2 given up, then 127.0.0.1 over udp", tl.Dials)
+	}
+	if _, ok := tl.Phase(PhaseConnect); ok || tl.RTT.Connect != 0 {
+		t.Errorf("HTTP/3 has a connect phase or connect RTT: %v, %v", tl.Phases, tl.RTT.Connect)
+	}
 }

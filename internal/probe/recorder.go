@@ -126,8 +126,13 @@ func (r *recorder) finalFirstByte(at time.Time) {
 	r.mark(func(time.Time) { r.ev.FirstByte = at })
 }
 
+// connectStart records a dial attempt. A "udp" attempt is a QUIC dial,
+// whose time is the QUIC handshake's: it is listed, but it is no connect
+// phase.
 func (r *recorder) connectStart(now time.Time, network, addr string) {
-	r.set(&r.ev.ConnectStart, now)
+	if network != "udp" {
+		r.set(&r.ev.ConnectStart, now)
+	}
 	r.dials = append(r.dials, Dial{Network: network, Addr: addr, Start: now.Sub(r.ev.Start)})
 	r.dialDone = append(r.dialDone, false)
 }
@@ -144,7 +149,7 @@ func (r *recorder) connectDone(now time.Time, network, addr string, err error) {
 		d.Duration = max(now.Sub(r.ev.Start)-d.Start, 0)
 		if err != nil {
 			d.Err = err.Error()
-		} else if r.ev.ConnectDone.IsZero() {
+		} else if r.ev.ConnectDone.IsZero() && network != "udp" {
 			r.ev.ConnectDone = now
 		}
 		return

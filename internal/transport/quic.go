@@ -29,7 +29,8 @@ type QUICConn struct {
 // fresh UDP socket, with --connect-to, --resolve and the IP version
 // applied, and returns after the handshake. The QUIC handshake is
 // reported to the context's trace as the TLS handshake (QUIC has no
-// separate transport handshake). The socket closes with the connection.
+// separate transport handshake), and each address tried as a "udp"
+// connect attempt. The socket closes with the connection.
 func (d *Dialer) DialQUIC(ctx context.Context, addr string, cfg *tls.Config, qcfg *quic.Config) (*QUICConn, error) {
 	return d.dialQUIC(ctx, addr, cfg, qcfg, false)
 }
@@ -75,6 +76,9 @@ const attemptDelay = 250 * time.Millisecond
 // maxAttempts bounds the addresses a QUIC dial tries.
 const maxAttempts = 4
 
+// errGaveUp ends the QUIC dial attempts that lost the race.
+var errGaveUp = errors.New("gave up: another address answered first")
+
 // quicResult is the outcome of one address's QUIC dial.
 type quicResult struct {
 	qc  *QUICConn
@@ -96,6 +100,7 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 			select {
 			case <-timer.C:
 				qc, err := d.dialQUICAddr(ctx, t, cfg, qcfg, early)
+				traceAttempt(ctx, t, err)
 				results <- quicResult{qc, err}
 			case <-ctx.Done():
 				results <- quicResult{nil, ctx.Err()}
@@ -106,12 +111,28 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 	for i := range targets {
 		r := <-results
 		if r.err == nil {
+			// Close the other attempts in the trace now, before the
+			// request goes on: their goroutines may report late.
+			for _, t := range targets {
+				if t.String() != r.qc.RemoteAddr().String() {
+					traceAttempt(ctx, t, errGaveUp)
+				}
+			}
 			go closeLosers(results, len(targets)-i-1)
 			return r.qc, nil
 		}
 		errs = append(errs, r.err)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// traceAttempt reports one address's QUIC dial to the trace as a "udp"
+// connect attempt, which lasts the whole QUIC handshake.
+func traceAttempt(ctx context.Context, target netip.AddrPort, err error) {
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.ConnectDone != nil {
+		trace.ConnectDone("udp", target.String(), err)
+	}
 }
 
 // closeLosers closes the connections of the n remaining results.
@@ -126,6 +147,9 @@ func closeLosers(results <-chan quicResult, n int) {
 
 // dialQUICAddr opens a counted UDP socket and dials target from it.
 func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
+	if trace := httptrace.ContextClientTrace(ctx); trace != nil && trace.ConnectStart != nil {
+		trace.ConnectStart("udp", target.String())
+	}
 	udp, err := net.ListenUDP(d.network("udp"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening a UDP socket: %w", err)
