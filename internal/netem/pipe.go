@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxInFlight bounds the packets held by one direction of the link, so
@@ -24,6 +22,7 @@ type Direction struct {
 	Bytes   int64 // forwarded, IP headers included
 	Lost    int64 // dropped by the emulated random loss
 	Dropped int64 // dropped at the tail of a full queue
+	Queued  int64 // on the link now, waiting for their time to leave
 }
 
 // counters is the live, atomically updated form of Direction.
@@ -33,6 +32,15 @@ type counters struct {
 
 func (c *counters) snapshot() Direction {
 	return Direction{Packets: c.packets.Load(), Bytes: c.bytes.Load(), Lost: c.lost.Load(), Dropped: c.dropped.Load()}
+}
+
+// snapshot returns the counts so far and the packets on the link now.
+func (p *pipe) snapshot() Direction {
+	d := p.stats.snapshot()
+	p.mu.Lock()
+	d.Queued = int64(len(p.queue))
+	p.mu.Unlock()
+	return d
 }
 
 // packet is one IP packet on its way through the link.
@@ -70,9 +78,10 @@ type pipe struct {
 	shape *shaper
 	stats counters
 
-	// nap sleeps for short waits; the default is more precise than Go's
+	// nap sleeps for short waits; the timerfd one is more precise than Go's
 	// timers, which may fire up to a millisecond late.
-	nap func(time.Duration)
+	nap   func(time.Duration)
+	timer *timerSleeper // behind nap, if the kernel has timerfd
 
 	mu     sync.Mutex
 	queue  schedule
@@ -83,7 +92,11 @@ type pipe struct {
 }
 
 func newPipe(src io.Reader, dst io.Writer, s *shaper) *pipe {
-	return &pipe{src: src, dst: dst, shape: s, nap: nap, wake: make(chan struct{}, 1), closed: make(chan struct{})}
+	p := &pipe{src: src, dst: dst, shape: s, nap: time.Sleep, wake: make(chan struct{}, 1), closed: make(chan struct{})}
+	if ts, err := newTimerSleeper(); err == nil {
+		p.nap, p.timer = ts.sleep, ts
+	}
+	return p
 }
 
 // start runs the reader and the writer until stop.
@@ -98,6 +111,9 @@ func (p *pipe) start() {
 func (p *pipe) stop() {
 	close(p.closed)
 	p.wg.Wait()
+	if p.timer != nil {
+		p.timer.close()
+	}
 }
 
 func (p *pipe) read() {
@@ -159,14 +175,6 @@ func (p *pipe) next(now time.Time) (*packet, time.Duration) {
 // one it waits for, unless jitter may reorder them, and then only by less
 // than this window.
 const napWindow = 2 * time.Millisecond
-
-// nap blocks the calling thread in nanosleep, which the kernel wakes within
-// its timer slack (50 µs by default).
-func nap(d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
-	}
-}
 
 func (p *pipe) write() {
 	defer p.wg.Done()
