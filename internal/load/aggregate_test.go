@@ -140,3 +140,33 @@ func TestParseProcStat(t *testing.T) {
 		t.Errorf("parseProcStat(short line) succeeded; want an error")
 	}
 }
+
+// BenchmarkAggregation measures the path from 50 workers to the single
+// aggregator, one event per channel send against batches.
+func BenchmarkAggregation(b *testing.B) {
+	for _, size := range []int{1, 16, batchSize} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			a := newAggregator(Config{}, time.Now())
+			in := make(chan *batch, 200)
+			done := make(chan struct{})
+			go func() { a.run(in, nil); close(done) }()
+			const workers = 50
+			per := b.N/workers + 1
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					rec := newRecorder(in)
+					rec.size = size
+					for i := range per {
+						rec.add(event{intended: -1, end: int64(i) * 1000, status: 200})
+					}
+					rec.flush()
+				})
+			}
+			wg.Wait()
+			close(in)
+			<-done
+		})
+	}
+}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -33,4 +34,19 @@ func BenchmarkHTTP2(b *testing.B) {
 
 func BenchmarkNewConn(b *testing.B) {
 	benchRun(b, Config{Conns: 20, Mode: New}, lab.NginxConfig{})
+}
+
+// BenchmarkNewConnX25519 is the full-handshake row of bench/peers.sh:
+// X25519 only and no certificate verification, as the peers do.
+func BenchmarkNewConnX25519(b *testing.B) {
+	n := lab.StartTestNginx(b, lab.NginxConfig{NoDefaults: true, TLSDirectives: "ssl_protocols TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"})
+	cfg := Config{Conns: 20, Mode: New, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}},
+		TLS: &tls.Config{InsecureSkipVerify: true, CurvePreferences: []tls.CurveID{tls.X25519}}}
+	b.ResetTimer()
+	res, err := Run(context.Background(), cfg)
+	if err != nil || res.Errors > 0 {
+		b.Fatalf("Run: %v, %v", err, res.ErrorCounts)
+	}
+	cpu := res.CPU.ClientUser + res.CPU.ClientSystem
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(res.Requests), "cpu-µs/req")
 }

@@ -36,6 +36,11 @@ const (
 
 // batchSize is how many events a worker collects before handing them to
 // the aggregator: one channel operation per batch instead of per request.
+// BenchmarkAggregation compares, with 50 workers on 2 cores: 516 ns per
+// event sent on its own, 115 ns in batches of 16, 86 ns in batches of 128
+// (histogram recording included). Histograms per worker, merged at the
+// end, would need no channel at all but 5 histograms of 180 KiB per
+// worker: 45 MiB at -c 50, over the memory budget.
 const batchSize = 128
 
 // batchAge is the longest a worker keeps a partial batch, so that slow
@@ -51,12 +56,13 @@ var batchPool = sync.Pool{New: func() any { return &batch{events: make([]event, 
 
 // recorder is a worker's handle on the aggregator: it batches events.
 type recorder struct {
-	out chan<- *batch
-	b   *batch
+	out  chan<- *batch
+	b    *batch
+	size int
 }
 
 func newRecorder(out chan<- *batch) *recorder {
-	return &recorder{out: out, b: batchPool.Get().(*batch)}
+	return &recorder{out: out, b: batchPool.Get().(*batch), size: batchSize}
 }
 
 func (r *recorder) add(e event) {
@@ -64,7 +70,7 @@ func (r *recorder) add(e event) {
 		r.b.first = e.end
 	}
 	r.b.events = append(r.b.events, e)
-	if len(r.b.events) == batchSize || e.end-r.b.first > batchAge {
+	if len(r.b.events) >= r.size || e.end-r.b.first > batchAge {
 		r.flush()
 	}
 }
