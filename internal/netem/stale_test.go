@@ -124,10 +124,11 @@ func TestStaleLinkCleanedUp(t *testing.T) {
 	if !eventually(func() bool { _, err := net.InterfaceByName(dev); return err != nil }) {
 		t.Errorf("device %s outlived its process", dev)
 	}
+	// Tests of other packages running at the same time may build links,
+	// and so clean the stale namespace, before this test does.
 	if _, err := os.Stat(nsPath(ns)); err != nil {
-		t.Fatalf("namespace %s of the killed holder: %v; want it left behind to clean", ns, err)
-	}
-	if !running(sleeper) {
+		t.Logf("namespace %s already cleaned by another process's Start", ns)
+	} else if !running(sleeper) {
 		t.Fatalf("the process inside %s ended with its parent; want it left behind to clean", ns)
 	}
 
