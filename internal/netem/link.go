@@ -38,11 +38,11 @@ type Link struct {
 	// Config is the link's setting.
 	Config Config
 
-	nsFD             int
-	client, server   *os.File
-	toServer, toClnt *pipe
-	closeOnce        sync.Once
-	closeErr         error
+	nsFD               int
+	client, server     *os.File
+	toServer, toClient *pipe
+	closeOnce          sync.Once
+	closeErr           error
 }
 
 // Stats counts the packets that crossed the link, per direction.
@@ -76,9 +76,9 @@ func Start(ctx context.Context, cfg Config) (*Link, error) {
 	}
 	seed := uint64(time.Now().UnixNano())
 	l.toServer = newPipe(l.client, l.server, newShaper(cfg, cfg.upload(), seed))
-	l.toClnt = newPipe(l.server, l.client, newShaper(cfg, cfg.Bandwidth, seed+1))
+	l.toClient = newPipe(l.server, l.client, newShaper(cfg, cfg.Bandwidth, seed+1))
 	l.toServer.start()
-	l.toClnt.start()
+	l.toClient.start()
 	return l, nil
 }
 
@@ -187,8 +187,8 @@ func (l *Link) Stats() Stats {
 	if l.toServer != nil {
 		s.ToServer = l.toServer.snapshot()
 	}
-	if l.toClnt != nil {
-		s.ToClient = l.toClnt.snapshot()
+	if l.toClient != nil {
+		s.ToClient = l.toClient.snapshot()
 	}
 	return s
 }
@@ -208,7 +208,7 @@ func (l *Link) close() error {
 			errs = append(errs, f.Close())
 		}
 	}
-	for _, p := range []*pipe{l.toServer, l.toClnt} {
+	for _, p := range []*pipe{l.toServer, l.toClient} {
 		if p != nil {
 			p.stop()
 		}
