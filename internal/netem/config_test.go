@@ -1,6 +1,7 @@
 package netem
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,9 @@ func TestOwnerPID(t *testing.T) {
 		{"httpslab-0-1", 0, false},
 		{"other-123-1", 0, false},
 		{"httpslab-123-1-2", 0, false},
+		{"httpslab-0123-1", 0, false},
+		{"httpslab-+123-1", 0, false},
+		{"httpslab-123-01", 0, false},
 	}
 	for _, tt := range tests {
 		pid, ok := ownerPID(tt.name)
@@ -139,4 +143,22 @@ func TestOwnerPID(t *testing.T) {
 			t.Errorf("ownerPID(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
 		}
 	}
+}
+
+// FuzzOwnerPID feeds arbitrary namespace names, as any root process may
+// create them in /run/netns: ownerPID must never panic, and what it accepts
+// must be a positive pid that names the namespace back.
+func FuzzOwnerPID(f *testing.F) {
+	for _, s := range []string{"httpslab-123-1", "httpslab--1", "httpslab-+5-1", "cni-1234", "httpslab-99999999999999999999-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		pid, ok := ownerPID(name)
+		if !ok {
+			return
+		}
+		if pid <= 0 || !strings.HasPrefix(name, fmt.Sprintf("%s%d-", nsPrefix, pid)) {
+			t.Fatalf("ownerPID(%q) = %d; want a positive pid from the name", name, pid)
+		}
+	})
 }

@@ -92,7 +92,9 @@ func ownerPID(name string) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(p)
-	if _, err2 := strconv.Atoi(n); err != nil || err2 != nil || pid <= 0 {
+	serial, err2 := strconv.Atoi(n)
+	// Only the names Start makes: canonical decimal numbers.
+	if err != nil || err2 != nil || pid <= 0 || strconv.Itoa(pid) != p || strconv.Itoa(serial) != n {
 		return 0, false
 	}
 	return pid, true
