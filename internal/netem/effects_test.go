@@ -2,11 +2,18 @@ package netem
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/quic-go/quic-go/http3"
 )
 
 // TestLossOnTheLink sends datagrams through a link that loses 20% of them:
@@ -124,4 +131,27 @@ func TestUploadBandwidth(t *testing.T) {
 		t.Errorf("link carried %.2f Mbit/s upstream; want %.2f ± 5%%", wire/1e6, float64(rate)/1e6)
 	}
 	t.Logf("upload on the wire %.3f Mbit/s", wire/1e6)
+}
+
+// TestHTTP3ThroughTheLink downloads a body over HTTP/3 through a rate-
+// limited link: QUIC's large (GSO) sends must cross the TUN devices whole.
+func TestHTTP3ThroughTheLink(t *testing.T) {
+	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: 50_000_000})
+	srv := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket})
+	tr := &http3.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CA.Pool()}}
+	defer tr.Close()
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	const size = 1 << 20
+	resp, err := c.Get(srv.HTTPSURL + "/bytes/" + strconv.Itoa(size))
+	if err != nil {
+		t.Fatalf("GET over HTTP/3 through the link: %v", err)
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != size || resp.ProtoMajor != 3 {
+		t.Errorf("read %d bytes over %s (%v); want %d over HTTP/3", n, resp.Proto, err, size)
+	}
+	if st := l.Stats().ToClient; st.Bytes < size {
+		t.Errorf("link carried %d bytes to the client; want at least the body's %d", st.Bytes, size)
+	}
 }
