@@ -155,7 +155,7 @@ measure() {
 	local us
 	us=$(awk -v c="$cpu" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
 	echo "  $key: $rate req/s, $count requests, $us µs CPU/request" >&2
-	if [[ -z ${BEST_RATE[$key]:-} ]] || awk -v a="$rate" -v b="${BEST_RATE[$key]}" 'BEGIN { exit !(a > b) }'; then
+	if [[ -z ${BEST_RATE[$key]:-} ]] || awk -v a="$rate" -v b="${BEST_RATE[$key]:-}" 'BEGIN { exit !(a > b) }'; then
 		BEST_RATE[$key]=$rate
 		BEST_CPU[$key]=$us
 	fi
@@ -188,8 +188,8 @@ for round in $(seq "$ROUNDS"); do
 done
 
 row() { printf "%-22s %12s %14s\n" "$1" "${BEST_RATE[$1]:-}" "${BEST_CPU[$1]:-}"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-target() { # target LABEL VALUE GOAL: "ok" when VALUE >= GOAL
+ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+target() { # target LABEL VALUE GOAL ge|le: "met" when VALUE >= (or <=) GOAL
 	local verdict
 	verdict=$(awk -v v="$2" -v g="$3" -v d="$4" 'BEGIN { if (v == "n/a") print "?"; else if ((d == "ge" && v >= g) || (d == "le" && v <= g)) print "met"; else print "MISSED" }')
 	printf "  %-52s %6s  (target %s %s)  %s\n" "$1" "$2" "$([[ $4 == ge ]] && echo '>=' || echo '<=')" "$3" "$verdict"
@@ -209,11 +209,11 @@ echo
 echo "httpslab peak RSS over all its runs: $((MAX_RSS_KB / 1024)) MiB"
 echo
 echo "targets (ratios in this run):"
-target "keep-alive h1 req/s: httpslab / wrk" "$(ratio "${BEST_RATE[h1 httpslab]}" "${BEST_RATE[h1 wrk]}")" 1.0 ge
-target "keep-alive h1 CPU/req: httpslab / wrk" "$(ratio "${BEST_CPU[h1 httpslab]}" "${BEST_CPU[h1 wrk]}")" 1.0 le
-target "HTTP/2 req/s: httpslab / h2load" "$(ratio "${BEST_RATE[h2 httpslab]}" "${BEST_RATE[h2 h2load]}")" 1.0 ge
-target "HTTP/2 CPU/req: httpslab / h2load" "$(ratio "${BEST_CPU[h2 httpslab]}" "${BEST_CPU[h2 h2load]}")" 1.0 le
-target "full handshakes/s: httpslab -k / hey" "$(ratio "${BEST_RATE[full httpslab]}" "${BEST_RATE[full hey]}")" 1.0 ge
-target "full handshakes/s: httpslab -k / h2load" "$(ratio "${BEST_RATE[full httpslab]}" "${BEST_RATE[full h2load]}")" 1.2 ge
-target "full handshakes/s: httpslab verifying / hey" "$(ratio "${BEST_RATE[full httpslab-verify]}" "${BEST_RATE[full hey]}")" 1.0 ge
-target "resumed handshakes/s: httpslab / wrk" "$(ratio "${BEST_RATE[resumed httpslab]}" "${BEST_RATE[resumed wrk]}")" 1.0 ge
+target "keep-alive h1 req/s: httpslab / wrk" "$(ratio "${BEST_RATE[h1 httpslab]:-}" "${BEST_RATE[h1 wrk]:-}")" 1.0 ge
+target "keep-alive h1 CPU/req: httpslab / wrk" "$(ratio "${BEST_CPU[h1 httpslab]:-}" "${BEST_CPU[h1 wrk]:-}")" 1.0 le
+target "HTTP/2 req/s: httpslab / h2load" "$(ratio "${BEST_RATE[h2 httpslab]:-}" "${BEST_RATE[h2 h2load]:-}")" 1.0 ge
+target "HTTP/2 CPU/req: httpslab / h2load" "$(ratio "${BEST_CPU[h2 httpslab]:-}" "${BEST_CPU[h2 h2load]:-}")" 1.0 le
+target "full handshakes/s: httpslab -k / hey" "$(ratio "${BEST_RATE[full httpslab]:-}" "${BEST_RATE[full hey]:-}")" 1.0 ge
+target "full handshakes/s: httpslab -k / h2load" "$(ratio "${BEST_RATE[full httpslab]:-}" "${BEST_RATE[full h2load]:-}")" 1.2 ge
+target "full handshakes/s: httpslab verifying / hey" "$(ratio "${BEST_RATE[full httpslab-verify]:-}" "${BEST_RATE[full hey]:-}")" 1.0 ge
+target "resumed handshakes/s: httpslab / wrk" "$(ratio "${BEST_RATE[resumed httpslab]:-}" "${BEST_RATE[resumed wrk]:-}")" 1.0 ge

@@ -88,8 +88,7 @@ type h2Worker struct {
 	bw       *bufio.Writer
 	fr       *http2.Framer
 	br       *bufio.Reader
-	dec      *hpack.Decoder
-	status   int
+	block    []byte // header block fragments until END_HEADERS
 	streams  map[uint32]*h2Stream
 	free     []*h2Stream
 	nextID   uint32
@@ -101,16 +100,6 @@ type h2Worker struct {
 
 func newH2Worker(r *runner, reqs []h2Request, i int) *h2Worker {
 	w := &h2Worker{run: r, reqs: reqs, next: i % len(reqs), rec: newRecorder(r.events), streams: map[uint32]*h2Stream{}}
-	w.dec = hpack.NewDecoder(4096, func(f hpack.HeaderField) {
-		if f.Name == ":status" {
-			w.status, _ = strconv.Atoi(f.Value)
-			// The status comes first; the fields after it are only parsed
-			// (and entered into the dynamic table where the server asks),
-			// not decoded from Huffman for us: a quarter of the client's
-			// CPU per request against nginx.
-			w.dec.SetEmitEnabled(false)
-		}
-	})
 	return w
 }
 
@@ -216,11 +205,9 @@ func (w *h2Worker) handle(f http2.Frame) error {
 	case *http2.HeadersFrame:
 		return w.onHeaders(f)
 	case *http2.ContinuationFrame:
-		if _, err := w.dec.Write(f.HeaderBlockFragment()); err != nil {
-			return fmt.Errorf("decoding HTTP/2 headers: %w", err)
-		}
+		w.block = append(w.block, f.HeaderBlockFragment()...)
 		if f.HeadersEnded() {
-			w.endHeaders(f.StreamID)
+			return w.endHeaders(f.StreamID)
 		}
 	case *http2.DataFrame:
 		return w.onData(f)
@@ -249,13 +236,11 @@ func (w *h2Worker) onHeaders(f *http2.HeadersFrame) error {
 	if s != nil && s.ev.wait == 0 {
 		s.ev.wait = w.run.now() - s.sent
 	}
-	w.status = 0
-	w.dec.SetEmitEnabled(true)
-	if _, err := w.dec.Write(f.HeaderBlockFragment()); err != nil {
-		return fmt.Errorf("decoding HTTP/2 headers: %w", err)
-	}
+	w.block = append(w.block[:0], f.HeaderBlockFragment()...)
 	if f.HeadersEnded() {
-		w.endHeaders(f.StreamID)
+		if err := w.endHeaders(f.StreamID); err != nil {
+			return err
+		}
 	}
 	if f.StreamEnded() {
 		w.endStream(f.StreamID, nil)
@@ -264,10 +249,15 @@ func (w *h2Worker) onHeaders(f *http2.HeadersFrame) error {
 }
 
 // endHeaders notes the final status of a stream; 1xx headers are interim.
-func (w *h2Worker) endHeaders(id uint32) {
-	if s := w.streams[id]; s != nil && w.status >= 200 {
-		s.ev.status = w.status
+func (w *h2Worker) endHeaders(id uint32) error {
+	status, err := skimStatus(w.block)
+	if err != nil {
+		return fmt.Errorf("reading HTTP/2 response headers: %w", err)
 	}
+	if s := w.streams[id]; s != nil && status >= 200 {
+		s.ev.status = status
+	}
+	return nil
 }
 
 func (w *h2Worker) onData(f *http2.DataFrame) error {

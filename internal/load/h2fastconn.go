@@ -43,7 +43,10 @@ func (w *h2Worker) connect() error {
 	if _, err := w.bw.WriteString(http2.ClientPreface); err != nil {
 		return w.fail(err)
 	}
-	err = w.fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+	// A header table size of 0 lets the client skim response headers
+	// for the status without keeping HPACK state (hpack.go).
+	err = w.fr.WriteSettings(http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0},
+		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window})
 	if err == nil {
 		err = w.fr.WriteWindowUpdate(0, h2Window)

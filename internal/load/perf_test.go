@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -37,16 +38,25 @@ func BenchmarkNewConn(b *testing.B) {
 }
 
 // BenchmarkNewConnX25519 is the full-handshake row of bench/peers.sh:
-// X25519 only and no certificate verification, as the peers do.
+// X25519 only, with and without certificate verification.
 func BenchmarkNewConnX25519(b *testing.B) {
-	n := lab.StartTestNginx(b, lab.NginxConfig{NoDefaults: true, TLSDirectives: "ssl_protocols TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"})
-	cfg := Config{Conns: 20, Mode: New, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}},
-		TLS: &tls.Config{InsecureSkipVerify: true, CurvePreferences: []tls.CurveID{tls.X25519}}}
-	b.ResetTimer()
-	res, err := Run(context.Background(), cfg)
-	if err != nil || res.Errors > 0 {
-		b.Fatalf("Run: %v, %v", err, res.ErrorCounts)
+	for _, verify := range []bool{false, true} {
+		b.Run(fmt.Sprintf("verify=%v", verify), func(b *testing.B) {
+			n := lab.StartTestNginx(b, lab.NginxConfig{NoDefaults: true,
+				TLSDirectives: "ssl_protocols TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"})
+			tc := &tls.Config{InsecureSkipVerify: true, CurvePreferences: []tls.CurveID{tls.X25519}}
+			if verify {
+				tc = clientTLS(b, n.CA.CertPEM)
+				tc.CurvePreferences = []tls.CurveID{tls.X25519}
+			}
+			cfg := Config{Conns: 20, Mode: New, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, TLS: tc}
+			b.ResetTimer()
+			res, err := Run(context.Background(), cfg)
+			if err != nil || res.Errors > 0 {
+				b.Fatalf("Run: %v, %v", err, res.ErrorCounts)
+			}
+			cpu := res.CPU.ClientUser + res.CPU.ClientSystem
+			b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(res.Requests), "cpu-µs/req")
+		})
 	}
-	cpu := res.CPU.ClientUser + res.CPU.ClientSystem
-	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(res.Requests), "cpu-µs/req")
 }

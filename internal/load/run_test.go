@@ -259,3 +259,21 @@ func TestErrorsAreData(t *testing.T) {
 		t.Errorf("timeouts: %d errors %v; want 2 timeouts", res.Errors, res.ErrorCounts)
 	}
 }
+
+// TestHTTP2EmbeddedStatus checks the fast HTTP/2 client against Go's
+// server, which honours the header table size of 0, with statuses that
+// are not in the HPACK static table.
+func TestHTTP2EmbeddedStatus(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	targets := []Target{{URL: s.HTTPSURL + "/status/418"}, {URL: s.HTTPSURL + "/status/404"}, {URL: s.HTTPSURL + "/bytes/2000"}}
+	res := mustRun(t, Config{Targets: targets, Protocol: HTTP2, Conns: 1, Streams: 4, Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
+	want := map[int]int64{418: 100, 404: 100, 200: 100}
+	for code, n := range want {
+		if res.Status[code] != n {
+			t.Errorf("status %d counted %d times; want %d (all: %v)", code, res.Status[code], n, res.Status)
+		}
+	}
+	if st := s.Stats(); st.Requests != 300 {
+		t.Errorf("server counted %d requests; want 300", st.Requests)
+	}
+}
