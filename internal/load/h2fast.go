@@ -24,10 +24,14 @@ import (
 // stream and for the connection, so that responses never wait for it.
 const h2Window = 1 << 30
 
-// h2Request is a target as a pre-encoded HTTP/2 header block and body.
+// h2Request is a target as HTTP/2 header fields and a body. The fields
+// are encoded per connection with its own HPACK encoder: after the first
+// requests every field is a one-byte reference to the server's dynamic
+// table, as browsers and h2load send them, which spares the server from
+// decoding the same strings on every request.
 type h2Request struct {
-	block []byte
-	body  []byte
+	fields []hpack.HeaderField
+	body   []byte
 }
 
 // h2MaxBody is the largest request body the fast client sends: one DATA
@@ -44,29 +48,24 @@ func newH2Requests(targets []Target) ([]h2Request, bool) {
 		if err != nil {
 			return nil, false
 		}
-		var buf bytes.Buffer
-		enc := hpack.NewEncoder(&buf)
-		// Sensitive fields are never indexed: the same block can be sent
-		// again and again without touching the server's dynamic table.
-		field := func(k, v string) { _ = enc.WriteField(hpack.HeaderField{Name: k, Value: v, Sensitive: true}) }
-		field(":method", targetMethod(t))
-		field(":scheme", u.Scheme)
-		field(":authority", u.Host)
-		field(":path", u.RequestURI())
-		field("user-agent", "httpslab")
+		fields := []hpack.HeaderField{{Name: ":method", Value: targetMethod(t)}, {Name: ":scheme", Value: u.Scheme},
+			{Name: ":authority", Value: u.Host}, {Name: ":path", Value: u.RequestURI()}}
+		if len(t.Header.Values("User-Agent")) == 0 {
+			fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "httpslab"})
+		}
 		for k, vs := range t.Header {
 			k = strings.ToLower(k)
-			if k == "host" || k == "connection" || k == "user-agent" && len(vs) > 0 {
+			if k == "host" || k == "connection" || k == "content-length" {
 				continue
 			}
 			for _, v := range vs {
-				field(k, v)
+				fields = append(fields, hpack.HeaderField{Name: k, Value: v})
 			}
 		}
 		if t.Body != nil {
-			field("content-length", strconv.Itoa(len(t.Body)))
+			fields = append(fields, hpack.HeaderField{Name: "content-length", Value: strconv.Itoa(len(t.Body))})
 		}
-		out[i] = h2Request{block: buf.Bytes(), body: t.Body}
+		out[i] = h2Request{fields: fields, body: t.Body}
 	}
 	return out, true
 }
@@ -89,6 +88,8 @@ type h2Worker struct {
 	fr       *http2.Framer
 	br       *bufio.Reader
 	block    []byte // header block fragments until END_HEADERS
+	enc      *hpack.Encoder
+	encBuf   bytes.Buffer
 	streams  map[uint32]*h2Stream
 	free     []*h2Stream
 	nextID   uint32
@@ -172,7 +173,11 @@ func (w *h2Worker) open(t ticket, start int64) {
 	if k := w.run.cfg.RequestsPerConn; k > 0 && w.used >= k {
 		w.draining = true
 	}
-	_ = w.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: req.block,
+	w.encBuf.Reset()
+	for _, f := range req.fields {
+		_ = w.enc.WriteField(f)
+	}
+	_ = w.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: w.encBuf.Bytes(),
 		EndStream: req.body == nil, EndHeaders: true})
 	if req.body != nil {
 		_ = w.fr.WriteData(id, true, req.body)
@@ -285,6 +290,9 @@ func (w *h2Worker) onData(f *http2.DataFrame) error {
 func (w *h2Worker) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
+	}
+	if v, ok := f.Value(http2.SettingHeaderTableSize); ok {
+		w.enc.SetMaxDynamicTableSizeLimit(v)
 	}
 	if v, ok := f.Value(http2.SettingMaxConcurrentStreams); ok {
 		w.limit = max(min(w.run.cfg.Streams, int(v)), 1)

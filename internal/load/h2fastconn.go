@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // connect dials, checks ALPN and writes the client preface with settings
@@ -40,6 +41,7 @@ func (w *h2Worker) connect() error {
 	w.fr.SetReuseFrames()
 	w.nextID, w.used, w.draining, w.connRecv = 1, 0, false, 0
 	w.limit = r.cfg.Streams
+	w.enc = hpack.NewEncoder(&w.encBuf) // a fresh table per connection
 	if _, err := w.bw.WriteString(http2.ClientPreface); err != nil {
 		return w.fail(err)
 	}
