@@ -2,84 +2,153 @@ package load
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
-// connect dials, checks ALPN and writes the client preface with settings
-// that open the flow-control windows wide.
-func (w *h2Worker) connect() error {
+// h2Conn is one connection of the fast HTTP/2 client.
+type h2Conn struct {
+	run *runner
+	tc  *tls.Conn
+
+	// wmu guards the write side: the buffered writer, the framer's write
+	// methods and the HPACK encoder. The reader takes it for its acks.
+	wmu    sync.Mutex
+	bw     *bufio.Writer
+	fr     *http2.Framer
+	enc    *hpack.Encoder
+	encBuf bytes.Buffer
+
+	mu       sync.Mutex // guards streams, free, nextID and writeErr
+	streams  map[uint32]*h2Stream
+	free     []*h2Stream
+	nextID   uint32
+	writeErr error
+
+	limit   atomic.Int32  // concurrent streams: min(-m, the server's maximum)
+	goaway  atomic.Bool   // the server sent GOAWAY: no new streams
+	closing atomic.Bool   // the worker closes the connection: not an error
+	done    chan struct{} // a token per ended stream, for the worker
+	dead    chan struct{} // closed when the reader has stopped
+
+	// Reader-only state.
+	rec       *recorder
+	br        *bufio.Reader
+	block     []byte // header block fragments until END_HEADERS
+	connRecv  int64  // DATA bytes since the last connection WINDOW_UPDATE
+	refreshed time.Time
+}
+
+// h2Stream is a request in flight.
+type h2Stream struct {
+	ev       event
+	sent     int64
+	received int64 // DATA bytes since the last stream WINDOW_UPDATE
+}
+
+// connect dials, checks ALPN, writes the client preface with settings
+// that open the flow-control windows wide and starts the reader.
+func (w *h2Worker) connect() (*h2Conn, error) {
 	r := w.run
 	var ev event
 	nc, err := r.ep.dial(r.ctx, time.Now().Add(r.cfg.Timeout), r.now, &ev)
 	ev.err = err
 	w.rec.add(ev)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tc := nc.(*tls.Conn)
 	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
 		nc.Close()
-		return fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
 	}
 	if !r.conns.add(nc) {
-		return errors.New("run stopped")
+		return nil, errors.New("run stopped")
 	}
-	w.tc = tc
-	if w.bw == nil {
-		w.bw = bufio.NewWriterSize(tc, 16<<10)
-	} else {
-		w.bw.Reset(tc)
+	c := &h2Conn{run: r, tc: tc, streams: map[uint32]*h2Stream{}, nextID: 1,
+		done: make(chan struct{}, r.cfg.Streams), dead: make(chan struct{}), rec: newRecorder(r.events)}
+	c.limit.Store(int32(r.cfg.Streams))
+	c.bw = bufio.NewWriterSize(tc, 16<<10)
+	c.br = bufio.NewReaderSize(tc, 16<<10)
+	c.fr = http2.NewFramer(c.bw, c.br)
+	c.fr.SetReuseFrames()
+	c.enc = hpack.NewEncoder(&c.encBuf) // a fresh table per connection
+	if err := c.preface(); err != nil {
+		r.conns.remove(tc)
+		return nil, fmt.Errorf("starting HTTP/2: %w", err)
 	}
-	w.br = bufio.NewReaderSize(tc, 16<<10)
-	w.fr = http2.NewFramer(w.bw, w.br)
-	w.fr.SetReuseFrames()
-	w.nextID, w.used, w.draining, w.connRecv = 1, 0, false, 0
-	w.limit = r.cfg.Streams
-	w.enc = hpack.NewEncoder(&w.encBuf) // a fresh table per connection
-	if _, err := w.bw.WriteString(http2.ClientPreface); err != nil {
-		return w.fail(err)
+	go c.readLoop()
+	return c, nil
+}
+
+func (c *h2Conn) preface() error {
+	if _, err := c.bw.WriteString(http2.ClientPreface); err != nil {
+		return err
 	}
-	// A header table size of 0 lets the client skim response headers
-	// for the status without keeping HPACK state (hpack.go).
-	err = w.fr.WriteSettings(http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0},
+	// A header table size of 0 lets the reader skim response headers for
+	// the status without keeping HPACK state (hpack.go).
+	err := c.fr.WriteSettings(http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0},
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window})
 	if err == nil {
-		err = w.fr.WriteWindowUpdate(0, h2Window)
+		err = c.fr.WriteWindowUpdate(0, h2Window)
 	}
-	if err != nil {
-		return w.fail(err)
-	}
-	return nil
+	return err
 }
 
-func (w *h2Worker) fail(err error) error {
-	w.closeConn(nil)
-	return fmt.Errorf("starting HTTP/2: %w", err)
+// register adds a stream for a request about to be written; its waiting
+// time counts from start, taken just before.
+func (c *h2Conn) register(t ticket, start int64) uint32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var s *h2Stream
+	if n := len(c.free); n > 0 {
+		s, c.free = c.free[n-1], c.free[:n-1]
+	} else {
+		s = &h2Stream{}
+	}
+	*s = h2Stream{ev: event{intended: t, start: start}, sent: start}
+	id := c.nextID
+	c.nextID += 2
+	c.streams[id] = s
+	return id
 }
 
-// closeConn fails the streams still in flight with err (unless the run
-// was interrupted) and closes the connection.
-func (w *h2Worker) closeConn(err error) {
-	if err == nil {
-		err = errors.New("connection closed with the stream in flight")
-	}
-	stopped := w.run.src.stopped.Load()
-	for id, s := range w.streams {
-		delete(w.streams, id)
+// close ends a connection whose streams have all ended.
+func (c *h2Conn) close() {
+	c.closing.Store(true)
+	c.run.conns.remove(c.tc)
+	<-c.dead
+}
+
+// abort closes the connection after a write error: the reader then fails
+// the streams in flight with err.
+func (c *h2Conn) abort(err error) {
+	c.mu.Lock()
+	c.writeErr = err
+	c.mu.Unlock()
+	c.run.conns.remove(c.tc)
+	<-c.dead
+}
+
+// failStreamsLocked records the streams in flight as failed, unless the
+// run was interrupted.
+func (c *h2Conn) failStreamsLocked(err error) {
+	stopped := c.run.src.stopped.Load()
+	end := c.run.now()
+	for id, s := range c.streams {
+		delete(c.streams, id)
 		if !stopped {
-			s.ev.end, s.ev.err = w.run.now(), err
-			w.rec.add(s.ev)
+			s.ev.end, s.ev.err = end, err
+			c.rec.add(s.ev)
 		}
-	}
-	if w.tc != nil {
-		w.run.conns.remove(w.tc)
-		w.tc = nil
 	}
 }

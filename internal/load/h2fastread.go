@@ -1,0 +1,201 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// readLoop reads frames until the connection fails or is closed. The read
+// deadline moves when a stream ends (at most every hundredth of the
+// timeout): a connection on which no stream ends for the timeout fails
+// with all its streams.
+func (c *h2Conn) readLoop() {
+	defer close(c.dead)
+	defer c.rec.flush()
+	c.refreshDeadline(time.Now())
+	for {
+		f, err := c.fr.ReadFrame()
+		if err == nil {
+			err = c.handle(f)
+		}
+		if err != nil {
+			c.stop(err)
+			return
+		}
+	}
+}
+
+// stop fails the streams still in flight: with the write error if the
+// worker aborted, with err unless the worker closed the connection on
+// purpose.
+func (c *h2Conn) stop(err error) {
+	c.run.conns.remove(c.tc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.writeErr != nil:
+		err = c.writeErr
+	case c.closing.Load():
+		err = errors.New("connection closed with the stream in flight")
+	default:
+		err = fmt.Errorf("read: %w", err)
+	}
+	c.failStreamsLocked(err)
+}
+
+func (c *h2Conn) refreshDeadline(now time.Time) {
+	if now.Sub(c.refreshed) >= c.run.cfg.Timeout/100 {
+		c.refreshed = now
+		_ = c.tc.SetReadDeadline(now.Add(c.run.cfg.Timeout))
+	}
+}
+
+func (c *h2Conn) handle(f http2.Frame) error {
+	switch f := f.(type) {
+	case *http2.HeadersFrame:
+		return c.onHeaders(f)
+	case *http2.ContinuationFrame:
+		c.block = append(c.block, f.HeaderBlockFragment()...)
+		if f.HeadersEnded() {
+			return c.endHeaders(f.StreamID)
+		}
+	case *http2.DataFrame:
+		c.onData(f)
+	case *http2.RSTStreamFrame:
+		c.endStream(f.StreamID, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+	case *http2.SettingsFrame:
+		return c.onSettings(f)
+	case *http2.PingFrame:
+		if !f.IsAck() {
+			return c.write(func() error { return c.fr.WritePing(true, f.Data) })
+		}
+	case *http2.GoAwayFrame:
+		c.onGoAway(f)
+	}
+	return nil
+}
+
+// write runs a frame write of the reader under the write lock and flushes.
+func (c *h2Conn) write(f func() error) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := f(); err != nil {
+		return err
+	}
+	return c.bw.Flush()
+}
+
+func (c *h2Conn) onHeaders(f *http2.HeadersFrame) error {
+	c.mu.Lock()
+	if s := c.streams[f.StreamID]; s != nil && s.ev.wait == 0 {
+		s.ev.wait = c.run.now() - s.sent
+	}
+	c.mu.Unlock()
+	c.block = append(c.block[:0], f.HeaderBlockFragment()...)
+	if f.HeadersEnded() {
+		if err := c.endHeaders(f.StreamID); err != nil {
+			return err
+		}
+	}
+	if f.StreamEnded() {
+		c.endStream(f.StreamID, nil)
+	}
+	return nil
+}
+
+// endHeaders notes the final status of a stream; 1xx headers are interim.
+func (c *h2Conn) endHeaders(id uint32) error {
+	status, err := skimStatus(c.block)
+	if err != nil {
+		return fmt.Errorf("reading HTTP/2 response headers: %w", err)
+	}
+	c.mu.Lock()
+	if s := c.streams[id]; s != nil && status >= 200 {
+		s.ev.status = status
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *h2Conn) onData(f *http2.DataFrame) {
+	n := int64(f.Length)
+	c.connRecv += n
+	var streamUpdate uint32
+	c.mu.Lock()
+	if s := c.streams[f.StreamID]; s != nil {
+		s.ev.bytes += int64(len(f.Data()))
+		s.received += n
+		if s.received > h2Window/2 && !f.StreamEnded() {
+			streamUpdate, s.received = uint32(s.received), 0
+		}
+	}
+	c.mu.Unlock()
+	if streamUpdate > 0 {
+		_ = c.write(func() error { return c.fr.WriteWindowUpdate(f.StreamID, streamUpdate) })
+	}
+	if c.connRecv > h2Window/2 {
+		n := uint32(c.connRecv)
+		c.connRecv = 0
+		_ = c.write(func() error { return c.fr.WriteWindowUpdate(0, n) })
+	}
+	if f.StreamEnded() {
+		c.endStream(f.StreamID, nil)
+	}
+}
+
+func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
+	if f.IsAck() {
+		return nil
+	}
+	if v, ok := f.Value(http2.SettingMaxConcurrentStreams); ok {
+		c.limit.Store(int32(max(min(c.run.cfg.Streams, int(v)), 1)))
+	}
+	return c.write(func() error {
+		if v, ok := f.Value(http2.SettingHeaderTableSize); ok {
+			c.enc.SetMaxDynamicTableSizeLimit(v)
+		}
+		return c.fr.WriteSettingsAck()
+	})
+}
+
+// onGoAway stops new streams and fails those the server will not process.
+func (c *h2Conn) onGoAway(f *http2.GoAwayFrame) {
+	c.goaway.Store(true)
+	var refused []uint32
+	c.mu.Lock()
+	for id := range c.streams {
+		if id > f.LastStreamID {
+			refused = append(refused, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range refused {
+		c.endStream(id, errors.New("stream refused: the server sent GOAWAY"))
+	}
+}
+
+// endStream records a finished (or failed) stream and tells the worker.
+func (c *h2Conn) endStream(id uint32, err error) {
+	c.mu.Lock()
+	s := c.streams[id]
+	if s == nil {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.streams, id)
+	ev := s.ev
+	c.free = append(c.free, s)
+	c.mu.Unlock()
+	now := time.Now()
+	ev.end = int64(now.Sub(c.run.start))
+	if err == nil && ev.status == 0 {
+		err = errors.New("HTTP/2 stream ended without a response")
+	}
+	ev.err = err
+	c.rec.add(ev)
+	c.refreshDeadline(now)
+	c.done <- struct{}{}
+}
