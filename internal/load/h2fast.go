@@ -115,14 +115,15 @@ func (w *h2Worker) serve(c *h2Conn, t ticket, start int64) bool {
 	for {
 		c.wmu.Lock()
 		for more && !c.goaway.Load() && inflight < int(c.limit.Load()) && (budget == 0 || used < budget) {
+			sent := r.now()
 			if !first {
 				if t, more = r.src.tryNext(); !more {
 					break
 				}
-				start = r.now()
+				start = sent
 			}
 			first = false
-			w.open(c, t, start)
+			w.open(c, t, start, sent)
 			inflight++
 			used++
 		}
@@ -150,10 +151,10 @@ func (w *h2Worker) serve(c *h2Conn, t ticket, start int64) bool {
 
 // open registers a stream and writes its HEADERS (and DATA) frames; the
 // caller holds c.wmu.
-func (w *h2Worker) open(c *h2Conn, t ticket, start int64) {
+func (w *h2Worker) open(c *h2Conn, t ticket, start, sent int64) {
 	req := &w.reqs[w.next]
 	w.next = (w.next + 1) % len(w.reqs)
-	id := c.register(t, start)
+	id := c.register(t, start, sent)
 	c.encBuf.Reset()
 	for _, f := range req.fields {
 		_ = c.enc.WriteField(f)

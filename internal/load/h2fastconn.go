@@ -104,9 +104,10 @@ func (c *h2Conn) preface() error {
 	return err
 }
 
-// register adds a stream for a request about to be written; its waiting
-// time counts from start, taken just before.
-func (c *h2Conn) register(t ticket, start int64) uint32 {
+// register adds a stream for a request about to be written. Its total
+// time counts from start (before the dial for a connection's first
+// request), its waiting time from sent.
+func (c *h2Conn) register(t ticket, start, sent int64) uint32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var s *h2Stream
@@ -115,7 +116,7 @@ func (c *h2Conn) register(t ticket, start int64) uint32 {
 	} else {
 		s = &h2Stream{}
 	}
-	*s = h2Stream{ev: event{intended: t, start: start}, sent: start}
+	*s = h2Stream{ev: event{intended: t, start: start}, sent: sent}
 	id := c.nextID
 	c.nextID += 2
 	c.streams[id] = s
