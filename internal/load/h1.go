@@ -104,6 +104,7 @@ type h1Worker struct {
 	// the per-request timeout within 1% and saves a timer update per
 	// request.
 	refreshed time.Time
+	clock     time.Time // when the last request of the round was taken
 }
 
 // h1Slot is one request of a pipelined round.
@@ -148,7 +149,8 @@ func (w *h1Worker) connFull() bool {
 func (w *h1Worker) addSlot(t ticket) {
 	req := &w.reqs[w.next]
 	w.next = (w.next + 1) % len(w.reqs)
-	w.slots = append(w.slots, h1Slot{ev: event{intended: t, start: w.run.now()}, req: req})
+	w.clock = time.Now()
+	w.slots = append(w.slots, h1Slot{ev: event{intended: t, start: int64(w.clock.Sub(w.run.start))}, req: req})
 }
 
 // exchange sends the round's requests and reads their responses,
@@ -196,7 +198,7 @@ func (w *h1Worker) exchange() {
 // ready connects when needed and keeps the connection deadline at most
 // a hundredth of the timeout behind now + timeout.
 func (w *h1Worker) ready() error {
-	now := time.Now()
+	now := w.clock
 	if w.nc == nil {
 		w.refreshed = now
 		return w.connect(now.Add(w.run.cfg.Timeout))

@@ -124,7 +124,12 @@ func parseField(line []byte, h *header, r *response) error {
 	if colon <= 0 {
 		return fmt.Errorf("%w: bad header field", errMalformed)
 	}
-	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+	name := line[:colon]
+	// Only names starting with C or T matter: skip the rest cheaply.
+	if c := name[0] | 0x20; c != 'c' && c != 't' {
+		return nil
+	}
+	value := bytes.TrimSpace(line[colon+1:])
 	switch {
 	case bytes.EqualFold(name, []byte("Content-Length")):
 		n, ok := parseDecimal(value)
