@@ -154,16 +154,28 @@ func (w *h1Worker) addSlot(t ticket) {
 }
 
 // exchange sends the round's requests and reads their responses,
-// connecting first when needed.
+// connecting first when needed. When the server closes the connection
+// in the middle of a pipelined round (nginx does after keepalive_requests)
+// the requests it did not answer are sent again on a new connection.
 func (w *h1Worker) exchange() {
+	for attempt := 0; len(w.slots) > 0; attempt++ {
+		if !w.exchangeOnce(attempt < w.run.cfg.Pipeline) {
+			return
+		}
+	}
+}
+
+// exchangeOnce does one write and the reads that follow. It reports true
+// when slots remain to be sent again, which it allows only if resend.
+func (w *h1Worker) exchangeOnce(resend bool) bool {
 	r := w.run
 	if err := w.ready(); err != nil {
 		w.failFrom(0, err)
-		return
+		return false
 	}
 	if err := w.write(); err != nil {
 		w.failFrom(0, fmt.Errorf("write: %w", err))
-		return
+		return false
 	}
 	written := r.now()
 	yieldForResponse()
@@ -171,28 +183,35 @@ func (w *h1Worker) exchange() {
 		s := &w.slots[i]
 		if _, err := w.br.Peek(1); err != nil {
 			w.failFrom(i, fmt.Errorf("read: %w", err))
-			return
+			return false
 		}
 		s.ev.wait = r.now() - max(written, s.ev.start)
 		resp, err := readResponse(w.br, s.req.head)
 		s.ev.end = r.now()
 		if err != nil {
 			w.failFrom(i, fmt.Errorf("read: %w", err))
-			return
+			return false
 		}
 		s.ev.status, s.ev.bytes = resp.status, resp.bytes
 		w.rec.add(s.ev)
 		if resp.close && i < len(w.slots)-1 {
-			w.failFrom(i+1, errors.New("read: server closed the connection mid-pipeline"))
-			return
+			if !resend {
+				w.failFrom(i+1, errors.New("read: server closed the connection mid-pipeline"))
+				return false
+			}
+			w.slots = append(w.slots[:0], w.slots[i+1:]...)
+			w.closeConn()
+			return true
 		}
 		if resp.close {
 			w.closeConn()
 		}
 	}
+	w.slots = w.slots[:0]
 	if w.nc != nil && w.connFullAfter() {
 		w.closeConn()
 	}
+	return false
 }
 
 // ready connects when needed and keeps the connection deadline at most

@@ -72,58 +72,87 @@ func newH2Requests(targets []Target) ([]h2Request, bool) {
 // h2Worker drives one HTTP/2 connection slot: it connects, keeps up to
 // Streams requests in flight and reconnects as the connection mode asks.
 type h2Worker struct {
-	run  *runner
-	reqs []h2Request
-	next int
-	rec  *recorder
+	run     *runner
+	reqs    []h2Request
+	next    int
+	rec     *recorder
+	pending []h2Pending
 }
+
+// h2Pending is a request taken from the source and not yet sent: the one
+// that opens a connection, or one the server refused with GOAWAY (nginx
+// does so after keepalive_requests), to be sent on the next connection.
+type h2Pending struct {
+	t       ticket
+	start   int64
+	target  int
+	refused int // times a GOAWAY refused it
+}
+
+// maxRefused bounds how often a request refused by GOAWAY is sent again.
+const maxRefused = 3
 
 func newH2Worker(r *runner, reqs []h2Request, i int) *h2Worker {
 	return &h2Worker{run: r, reqs: reqs, next: i % len(reqs), rec: newRecorder(r.events)}
 }
 
+func (w *h2Worker) take(t ticket) h2Pending {
+	p := h2Pending{t: t, start: w.run.now(), target: w.next}
+	w.next = (w.next + 1) % len(w.reqs)
+	return p
+}
+
 func (w *h2Worker) loop() {
 	defer w.rec.flush()
 	for {
-		t, ok := w.run.src.next()
-		if !ok {
-			return
+		if len(w.pending) == 0 {
+			t, ok := w.run.src.next()
+			if !ok {
+				return
+			}
+			w.pending = append(w.pending, w.take(t))
 		}
-		start := w.run.now()
 		c, err := w.connect()
 		if err != nil {
-			if !w.run.src.stopped.Load() {
-				w.rec.add(event{intended: t, start: start, end: w.run.now(), err: err})
-			}
+			w.failPending(err)
 			continue
 		}
-		more := w.serve(c, t, start)
+		more := w.serve(c)
 		c.close()
-		if !more {
+		w.pending = append(w.pending, c.refused...)
+		if !more && len(w.pending) == 0 {
 			return
 		}
 	}
 }
 
-// serve runs requests on c, starting with ticket t, until the connection's
+func (w *h2Worker) failPending(err error) {
+	if !w.run.src.stopped.Load() {
+		for _, p := range w.pending {
+			w.rec.add(event{intended: p.t, start: p.start, end: w.run.now(), err: err})
+		}
+	}
+	w.pending = w.pending[:0]
+}
+
+// serve runs requests on c, pending ones first, until the connection's
 // budget is spent, the server sends GOAWAY, the reader fails or the run has
 // no more tickets; it reports false in the last case.
-func (w *h2Worker) serve(c *h2Conn, t ticket, start int64) bool {
+func (w *h2Worker) serve(c *h2Conn) bool {
 	r := w.run
-	more, first := true, true
+	more := true
 	inflight, used, budget := 0, 0, r.cfg.RequestsPerConn
 	for {
 		c.wmu.Lock()
-		for more && !c.goaway.Load() && inflight < int(c.limit.Load()) && (budget == 0 || used < budget) {
-			sent := r.now()
-			if !first {
-				if t, more = r.src.tryNext(); !more {
-					break
-				}
-				start = sent
+		for !c.goaway.Load() && inflight < int(c.limit.Load()) && (budget == 0 || used < budget) {
+			p, ok := w.nextPending(&more)
+			if !ok {
+				break
 			}
-			first = false
-			w.open(c, t, start, sent)
+			if !w.open(c, p) {
+				w.pending = append(w.pending, p)
+				break
+			}
 			inflight++
 			used++
 		}
@@ -149,12 +178,34 @@ func (w *h2Worker) serve(c *h2Conn, t ticket, start int64) bool {
 	}
 }
 
+// nextPending returns the next request to send: a pending one first,
+// then a new ticket while the source has them (*more turns false when
+// it has no more).
+func (w *h2Worker) nextPending(more *bool) (h2Pending, bool) {
+	if len(w.pending) > 0 {
+		p := w.pending[0]
+		w.pending = w.pending[1:]
+		return p, true
+	}
+	if !*more {
+		return h2Pending{}, false
+	}
+	t, ok := w.run.src.tryNext()
+	if !ok {
+		*more = false
+		return h2Pending{}, false
+	}
+	return w.take(t), true
+}
+
 // open registers a stream and writes its HEADERS (and DATA) frames; the
-// caller holds c.wmu.
-func (w *h2Worker) open(c *h2Conn, t ticket, start, sent int64) {
-	req := &w.reqs[w.next]
-	w.next = (w.next + 1) % len(w.reqs)
-	id := c.register(t, start, sent)
+// caller holds c.wmu. It reports false when GOAWAY came first.
+func (w *h2Worker) open(c *h2Conn, p h2Pending) bool {
+	req := &w.reqs[p.target]
+	id, ok := c.register(p, w.run.now())
+	if !ok {
+		return false
+	}
 	c.encBuf.Reset()
 	for _, f := range req.fields {
 		_ = c.enc.WriteField(f)
@@ -164,4 +215,5 @@ func (w *h2Worker) open(c *h2Conn, t ticket, start, sent int64) {
 	if req.body != nil {
 		_ = c.fr.WriteData(id, true, req.body)
 	}
+	return true
 }

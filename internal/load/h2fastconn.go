@@ -27,11 +27,14 @@ type h2Conn struct {
 	enc    *hpack.Encoder
 	encBuf bytes.Buffer
 
-	mu       sync.Mutex // guards streams, free, nextID and writeErr
+	mu       sync.Mutex // guards streams, free, nextID, writeErr and refused
 	streams  map[uint32]*h2Stream
 	free     []*h2Stream
 	nextID   uint32
 	writeErr error
+	// refused are the requests a GOAWAY refused, for the next connection;
+	// the worker reads them once the reader has stopped.
+	refused []h2Pending
 
 	limit   atomic.Int32  // concurrent streams: min(-m, the server's maximum)
 	goaway  atomic.Bool   // the server sent GOAWAY: no new streams
@@ -52,6 +55,8 @@ type h2Stream struct {
 	ev       event
 	sent     int64
 	received int64 // DATA bytes since the last stream WINDOW_UPDATE
+	target   int
+	refused  int
 }
 
 // connect dials, checks ALPN, writes the client preface with settings
@@ -104,23 +109,26 @@ func (c *h2Conn) preface() error {
 	return err
 }
 
-// register adds a stream for a request about to be written. Its total
-// time counts from start (before the dial for a connection's first
-// request), its waiting time from sent.
-func (c *h2Conn) register(t ticket, start, sent int64) uint32 {
+// register adds a stream for a request about to be written, unless the
+// server has sent GOAWAY. Its total time counts from p.start (before the
+// dial for a connection's first request), its waiting time from sent.
+func (c *h2Conn) register(p h2Pending, sent int64) (uint32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.goaway.Load() {
+		return 0, false
+	}
 	var s *h2Stream
 	if n := len(c.free); n > 0 {
 		s, c.free = c.free[n-1], c.free[:n-1]
 	} else {
 		s = &h2Stream{}
 	}
-	*s = h2Stream{ev: event{intended: t, start: start}, sent: sent}
+	*s = h2Stream{ev: event{intended: p.t, start: p.start}, sent: sent, target: p.target, refused: p.refused}
 	id := c.nextID
 	c.nextID += 2
 	c.streams[id] = s
-	return id
+	return id, true
 }
 
 // close ends a connection whose streams have all ended.

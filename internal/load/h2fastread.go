@@ -161,18 +161,31 @@ func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	})
 }
 
-// onGoAway stops new streams and fails those the server will not process.
+// onGoAway stops new streams. Those the server will not process go back
+// to the worker for the next connection, up to maxRefused times each.
 func (c *h2Conn) onGoAway(f *http2.GoAwayFrame) {
-	c.goaway.Store(true)
-	var refused []uint32
+	var failed []uint32
+	refused := 0
 	c.mu.Lock()
-	for id := range c.streams {
-		if id > f.LastStreamID {
-			refused = append(refused, id)
+	c.goaway.Store(true)
+	for id, s := range c.streams {
+		if id <= f.LastStreamID {
+			continue
 		}
+		if s.refused >= maxRefused {
+			failed = append(failed, id)
+			continue
+		}
+		delete(c.streams, id)
+		c.refused = append(c.refused, h2Pending{t: s.ev.intended, start: s.ev.start, target: s.target, refused: s.refused + 1})
+		c.free = append(c.free, s)
+		refused++
 	}
 	c.mu.Unlock()
-	for _, id := range refused {
+	for range refused {
+		c.done <- struct{}{}
+	}
+	for _, id := range failed {
 		c.endStream(id, errors.New("stream refused: the server sent GOAWAY"))
 	}
 }

@@ -277,3 +277,35 @@ func TestHTTP2EmbeddedStatus(t *testing.T) {
 		t.Errorf("server counted %d requests; want 300", st.Requests)
 	}
 }
+
+// TestServerEndsConnections has nginx close each connection after 50
+// requests, as its keepalive_requests does (1000 by default): pipelined
+// HTTP/1.1 requests it did not answer and HTTP/2 streams a GOAWAY refused
+// are sent again on a new connection, not counted as errors.
+func TestServerEndsConnections(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"h1 keep-alive", Config{Conns: 3}},
+		{"h1 pipeline", Config{Conns: 3, Pipeline: 8}},
+		{"h2", Config{Conns: 2, Streams: 10, Protocol: HTTP2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "keepalive_requests 50;"})
+			cfg := tt.cfg
+			cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}}
+			cfg.TLS, cfg.Requests = clientTLS(t, n.CA.CertPEM), 1000
+			res := mustRun(t, cfg)
+			log := readLog(t, n, 1000)
+			conns := map[int]bool{}
+			for _, e := range log {
+				conns[e.Conn] = true
+			}
+			if len(log) != 1000 || res.Requests != 1000 || len(conns) < 20 {
+				t.Errorf("access log: %d requests on %d connections, client %d; want 1000 on at least 20", len(log), len(conns), res.Requests)
+			}
+		})
+	}
+}
