@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -169,19 +171,22 @@ func (w *h1Worker) exchange() {
 // when slots remain to be sent again, which it allows only if resend.
 func (w *h1Worker) exchangeOnce(resend bool) bool {
 	r := w.run
+	reused := w.nc != nil
 	if err := w.ready(); err != nil {
 		w.failFrom(0, err)
 		return false
 	}
 	if err := w.write(); err != nil {
-		w.failFrom(0, fmt.Errorf("write: %w", err))
-		return false
+		return w.stale(reused && resend, fmt.Errorf("write: %w", err))
 	}
 	written := r.now()
 	yieldForResponse()
 	for i := range w.slots {
 		s := &w.slots[i]
 		if _, err := w.br.Peek(1); err != nil {
+			if i == 0 {
+				return w.stale(reused && resend, fmt.Errorf("read: %w", err))
+			}
 			w.failFrom(i, fmt.Errorf("read: %w", err))
 			return false
 		}
@@ -211,6 +216,19 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 	if w.nc != nil && w.connFullAfter() {
 		w.closeConn()
 	}
+	return false
+}
+
+// stale handles a failure before the first response byte. On a reused
+// connection that the server closed while idle (EOF, reset, broken pipe)
+// the round is sent again on a new connection, as browsers and net/http
+// do; otherwise the requests fail.
+func (w *h1Worker) stale(retry bool, err error) bool {
+	if retry && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+		w.closeConn()
+		return true
+	}
+	w.failFrom(0, err)
 	return false
 }
 

@@ -309,3 +309,16 @@ func TestServerEndsConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleConnectionClosed has nginx close idle keep-alive connections
+// after 100 ms while the open model sends every 250 ms: each request finds
+// its connection closed and is sent again on a new one, without an error.
+func TestIdleConnectionClosed(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{TLSDirectives: "keepalive_timeout 100ms;"})
+	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 1, Rate: 4, Requests: 4,
+		TLS: clientTLS(t, n.CA.CertPEM)})
+	log := readLog(t, n, 4)
+	if len(log) != 4 || res.Requests != 4 || res.Connections != 4 {
+		t.Errorf("access log %d requests, client %d on %d connections; want 4 on 4", len(log), res.Requests, res.Connections)
+	}
+}
