@@ -66,6 +66,7 @@ func TestModesNginx(t *testing.T) {
 		n         int64
 		wantConns int
 		slack     int
+		tls12     bool
 		wantReuse func(reused, conns int) bool
 	}{
 		{mode: Keepalive, n: 1000, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
@@ -76,16 +77,26 @@ func TestModesNginx(t *testing.T) {
 		// Each of the 4 workers may start before any ticket exists.
 		{mode: Resume, n: 150, wantConns: 150, wantReuse: func(r, c int) bool { return r >= c-4 }},
 		{mode: Resume, perConn: 5, n: 150, wantConns: 30, slack: 4, wantReuse: func(r, c int) bool { return r >= c-4 }},
+		// TLS 1.2: no session ID may be reused in New mode; Resume resumes.
+		{mode: New, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: Resume, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, c int) bool { return r >= c-4 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode.String(), func(t *testing.T) {
 			n := lab.StartTestNginx(t, lab.NginxConfig{})
+			tc := clientTLS(t, n.CA.CertPEM)
+			wantProto := "TLSv1.3"
+			if tt.tls12 {
+				tc.MaxVersion, wantProto = tls.VersionTLS12, "TLSv1.2"
+			}
 			res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 4, Requests: tt.n,
-				Mode: tt.mode, RequestsPerConn: tt.perConn, Pipeline: tt.pipeline, TLS: clientTLS(t, n.CA.CertPEM),
-				ServerPIDs: []int{n.PID()}})
+				Mode: tt.mode, RequestsPerConn: tt.perConn, Pipeline: tt.pipeline, TLS: tc, ServerPIDs: []int{n.PID()}})
 			log := readLog(t, n, int(tt.n))
 			conns, reusedConns := map[int]bool{}, 0
 			for _, e := range log {
+				if e.TLSProtocol != wantProto {
+					t.Fatalf("request over %s; want %s", e.TLSProtocol, wantProto)
+				}
 				if tt.perConn > 0 && e.ConnRequest > tt.perConn {
 					t.Errorf("request %d on connection %d; want at most %d per connection", e.ConnRequest, e.Conn, tt.perConn)
 				}
