@@ -70,7 +70,10 @@ func (r *Result) writeSummary(b *strings.Builder) {
 		fmt.Fprintf(b, ", pipeline %d", c.Pipeline)
 	}
 	fmt.Fprintf(b, ", --conn %s", c.Mode)
-	if c.RequestsPerConn > 0 {
+	switch {
+	case c.RequestsPerConn == 1:
+		b.WriteString(" (1 request per connection)")
+	case c.RequestsPerConn > 1:
 		fmt.Fprintf(b, " (%d requests per connection)", c.RequestsPerConn)
 	}
 	fmt.Fprintf(b, ", %s\n", model)
