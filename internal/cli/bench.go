@@ -77,7 +77,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
 	fl.Float64VarP(&f.rate, "rate", "R", 0, "open model: requests per second (0: closed model)")
-	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2 with -m: no stream ending for this long fails the connection)")
+	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2, closed model: a connection fails when none of its streams ends for this long)")
 	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
 	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
 	fl.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1 (the default)")
