@@ -72,8 +72,11 @@ type Result struct {
 	// lag, and tickets dropped because every worker was busy.
 	Late, Dropped int64
 	MaxLag        time.Duration
-	Interrupted   bool // the run was stopped before its end
-	CPU           CPU
+	// FirstSend and LastSend are the earliest and latest actual starts of
+	// completed requests in the open model, for the achieved send rate.
+	FirstSend, LastSend time.Duration
+	Interrupted         bool // the run was stopped before its end
+	CPU                 CPU
 }
 
 // LateAfter is how far behind its intended start a send counts as late.
@@ -143,6 +146,11 @@ func (a *aggregator) add(e *event) {
 			a.r.Late++
 		}
 		a.r.MaxLag = max(a.r.MaxLag, lag)
+		start := time.Duration(e.start)
+		if a.r.Requests == 1 || start < a.r.FirstSend {
+			a.r.FirstSend = start
+		}
+		a.r.LastSend = max(a.r.LastSend, start)
 	} else {
 		record(l.Total, e.end-e.start)
 	}

@@ -36,6 +36,7 @@ type JSONResult struct {
 	Late           int64               `json:"late_sends"`
 	Dropped        int64               `json:"dropped_sends"`
 	MaxLagMicros   int64               `json:"max_lag_us"`
+	SendRate       float64             `json:"send_rate_per_s,omitempty"`
 	CPU            JSONCPU             `json:"cpu"`
 }
 
@@ -79,7 +80,7 @@ func (r *Result) JSON() JSONResult {
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
 		Handshakes: r.Handshakes, Resumed: r.Resumed, HandshakesPerS: r.HandshakeRate(), Bytes: r.Bytes,
 		Status: map[string]int64{}, ErrorMessages: r.ErrorCounts, Late: r.Late, Dropped: r.Dropped,
-		MaxLagMicros: r.MaxLag.Microseconds(), TLS: []JSONTLS{},
+		MaxLagMicros: r.MaxLag.Microseconds(), SendRate: r.SendRate(), TLS: []JSONTLS{},
 		Latency: map[string]JSONHist{
 			"connect": jsonHist(r.Latency.Connect), "tls": jsonHist(r.Latency.TLS),
 			"waiting": jsonHist(r.Latency.Waiting), "total": jsonHist(r.Latency.Total),

@@ -22,6 +22,16 @@ func (r *Result) RequestRate() float64 { return perSecond(r.Requests, r.Elapsed)
 // HandshakeRate is TLS handshakes per second of elapsed time.
 func (r *Result) HandshakeRate() float64 { return perSecond(r.Handshakes, r.Elapsed) }
 
+// SendRate is, in the open model, the rate at which completed requests
+// were actually sent: (n-1) over the span from the first send to the last.
+// It holds the --rate asked for unless the client fell behind.
+func (r *Result) SendRate() float64 {
+	if r.Requests < 2 || r.LastSend <= r.FirstSend {
+		return 0
+	}
+	return float64(r.Requests-1) / (r.LastSend - r.FirstSend).Seconds()
+}
+
 // ErrorRate is the share of requests that failed, from 0 to 1.
 func (r *Result) ErrorRate() float64 {
 	if n := r.Requests + r.Errors; n > 0 {
@@ -97,6 +107,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	if c.Rate > 0 {
+		fmt.Fprintf(b, "Send rate:       %.1f/s achieved of %.6g/s\n", r.SendRate(), c.Rate)
 		fmt.Fprintf(b, "Schedule:        %d sends late by more than %s, largest lag %s, %d dropped (all workers busy)\n",
 			r.Late, LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
 	}
