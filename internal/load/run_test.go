@@ -333,3 +333,19 @@ func TestIdleConnectionClosed(t *testing.T) {
 		t.Errorf("access log %d requests, client %d on %d connections; want 4 on 4", len(log), res.Requests, res.Connections)
 	}
 }
+
+// TestStreamsConcurrent checks that -m streams really share a connection
+// at the same time: 10 requests that each take 200 ms on one connection
+// with 5 streams take two rounds, not ten.
+func TestStreamsConcurrent(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{})
+	for _, p := range []Protocol{HTTP2, HTTP3} {
+		t.Run(p.String(), func(t *testing.T) {
+			res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/200ms"}}, Protocol: p, Conns: 1, Streams: 5,
+				Requests: 10, TLS: clientTLS(t, s.CA.CertPEM)})
+			if res.Connections != 1 || res.Elapsed < 400*time.Millisecond || res.Elapsed > 1500*time.Millisecond {
+				t.Errorf("10 requests of 200ms on %d connection(s) x 5 streams took %v; want 1 connection, about 400ms", res.Connections, res.Elapsed)
+			}
+		})
+	}
+}
