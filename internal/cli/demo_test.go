@@ -1,3 +1,11 @@
+//go:build !race
+
+// These tests make 0-RTT requests over HTTP/3. quic-go races with itself
+// when a 0-RTT connection opens streams while the handshake applies the
+// server's transport parameters (quic-go issue #4303, open), so a binary
+// built with -race leaves them out; the test command runs the suite a
+// second time without -race, where they run.
+
 package cli
 
 import (
@@ -55,11 +63,5 @@ func TestDemoJSON(t *testing.T) {
 		if (demoVariants[i].Mode == probe.Resume || demoVariants[i].Mode == probe.ZeroRTT) && r.Resumed != 2 {
 			t.Errorf("%s: resumed %d of 2", r.Variant, r.Resumed)
 		}
-	}
-}
-
-func TestDemoUsage(t *testing.T) {
-	if code, _, _ := run(t, context.Background(), "demo", "--runs", "0"); code != ExitUsage {
-		t.Errorf("demo --runs 0 = %d; want %d", code, ExitUsage)
 	}
 }

@@ -46,3 +46,9 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version = %d, %q; want 0 and a line starting with httpslab", code, stdout)
 	}
 }
+
+func TestDemoUsage(t *testing.T) {
+	if code, _, _ := run(t, context.Background(), "demo", "--runs", "0"); code != ExitUsage {
+		t.Errorf("demo --runs 0 = %d; want %d", code, ExitUsage)
+	}
+}

@@ -276,21 +276,6 @@ func TestFreshDoesNotResume(t *testing.T) {
 	}
 }
 
-func TestZeroRTT(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP3, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
-	first, second := do(t, c, ZeroRTT), do(t, c, ZeroRTT)
-	if first.TLS.EarlyData || !second.TLS.EarlyData || !second.TLS.Resumed {
-		t.Errorf("early data: first %v, second %v (resumed %v); want false, true (true)", first.TLS.EarlyData, second.TLS.EarlyData, second.TLS.Resumed)
-	}
-	if second.Status != 200 {
-		t.Errorf("0-RTT status %d; want 200", second.Status)
-	}
-	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(context.Background(), ZeroRTT); err == nil {
-		t.Errorf("0-RTT over TCP: no error")
-	}
-}
-
 func TestCertificateKeySize(t *testing.T) {
 	read := map[lab.KeyKind]int64{}
 	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.RSA2048} {

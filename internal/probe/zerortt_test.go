@@ -1,0 +1,32 @@
+//go:build !race
+
+// These tests make 0-RTT requests over HTTP/3. quic-go races with itself
+// when a 0-RTT connection opens streams while the handshake applies the
+// server's transport parameters (quic-go issue #4303, open), so a binary
+// built with -race leaves them out; the test command runs the suite a
+// second time without -race, where they run.
+
+package probe
+
+import (
+	"context"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+func TestZeroRTT(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP3, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	first, second := do(t, c, ZeroRTT), do(t, c, ZeroRTT)
+	if first.TLS.EarlyData || !second.TLS.EarlyData || !second.TLS.Resumed {
+		t.Errorf("early data: first %v, second %v (resumed %v); want false, true (true)", first.TLS.EarlyData, second.TLS.EarlyData, second.TLS.Resumed)
+	}
+	if second.Status != 200 {
+		t.Errorf("0-RTT status %d; want 200", second.Status)
+	}
+	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(context.Background(), ZeroRTT); err == nil {
+		t.Errorf("0-RTT over TCP: no error")
+	}
+}
