@@ -103,7 +103,9 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 wformat='%{time_total} %{time_connect} %{time_appconnect}\n'
 rounds=5
 per_round=$(( (n + rounds - 1) / rounds ))
-probe_runs() { "$dir/httpslab" probe -n "$per_round" --http1.1 --cacert "$dir/cert.pem" -w "$wformat" "$1"; }
+# extra holds options both clients get (--resolve behind the link).
+extra=()
+probe_runs() { "$dir/httpslab" probe -n "$per_round" --http1.1 ${extra[@]+"${extra[@]}"} --cacert "$dir/cert.pem" -w "$wformat" "$1"; }
 # One curl process for all N transfers, as httpslab does them in one
 # process: curl then sets up its TLS context and CA store once, not inside
 # every transfer's timing. "Connection: close" makes each transfer open a
@@ -111,7 +113,21 @@ probe_runs() { "$dir/httpslab" probe -n "$per_round" --http1.1 --cacert "$dir/ce
 curl_runs() {
 	local transfers=()
 	for _ in $(seq "$per_round"); do transfers+=(-o /dev/null "$1"); done
-	curl -s --http1.1 --no-sessionid -H 'Connection: close' --cacert "$dir/cert.pem" -w "$wformat" "${transfers[@]}"
+	curl -s --http1.1 --no-sessionid -H 'Connection: close' ${extra[@]+"${extra[@]}"} --cacert "$dir/cert.pem" -w "$wformat" "${transfers[@]}"
+}
+# measure PLAIN_URL TLS_URL: fills p_plain, c_plain, p_tls and c_tls with
+# the runs of both clients, interleaved in rounds.
+measure() {
+	p_plain="" c_plain="" p_tls="" c_tls=""
+	for _ in $(seq "$rounds"); do
+		p_plain+=$(probe_runs "$1")$'\n'
+		c_plain+=$(curl_runs "$1")$'\n'
+		p_tls+=$(probe_runs "$2")$'\n'
+		c_tls+=$(curl_runs "$2")$'\n'
+	done
+	# Drop the empty lines the joins leave.
+	p_plain=$(grep . <<<"$p_plain"); c_plain=$(grep . <<<"$c_plain")
+	p_tls=$(grep . <<<"$p_tls"); c_tls=$(grep . <<<"$c_tls")
 }
 total() { awk '{ print $1 }' | median; }
 handshake() { awk '{ print $3 - $2 }' | median; }
@@ -130,17 +146,7 @@ compare() {
 	fi
 }
 
-plain="http://127.0.0.1:$plain_port/1k.bin"
-p_plain="" c_plain="" p_tls="" c_tls=""
-for _ in $(seq "$rounds"); do
-	p_plain+=$(probe_runs "$plain")$'\n'
-	c_plain+=$(curl_runs "$plain")$'\n'
-	p_tls+=$(probe_runs "$url")$'\n'
-	c_tls+=$(curl_runs "$url")$'\n'
-done
-# Drop the empty lines the joins leave.
-p_plain=$(grep . <<<"$p_plain"); c_plain=$(grep . <<<"$c_plain")
-p_tls=$(grep . <<<"$p_tls"); c_tls=$(grep . <<<"$c_tls")
+measure "http://127.0.0.1:$plain_port/1k.bin" "$url"
 
 echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), $((rounds * per_round)) new connections per client in $rounds interleaved rounds, medians of curl's -w times"
 compare "HTTP total" "$(total <<<"$p_plain")" "$(total <<<"$c_plain")" 0
@@ -163,22 +169,8 @@ if [[ ${NO_LINK:-0} != 1 ]]; then
 		sleep 0.1
 	done
 	[[ -n $ip ]] || { echo "probe-vs-curl: the emulated link did not come up:" >&2; cat "$dir/lab.err" >&2; exit 1; }
-	resolve=(--resolve "localhost:$port:$ip" --resolve "localhost:$plain_port:$ip")
-	probe_runs() { "$dir/httpslab" probe -n "$per_round" --http1.1 "${resolve[@]}" --cacert "$dir/cert.pem" -w "$wformat" "$1"; }
-	curl_runs() {
-		local transfers=()
-		for _ in $(seq "$per_round"); do transfers+=(-o /dev/null "$1"); done
-		curl -s --http1.1 --no-sessionid -H 'Connection: close' "${resolve[@]}" --cacert "$dir/cert.pem" -w "$wformat" "${transfers[@]}"
-	}
-	p_plain="" c_plain="" p_tls="" c_tls=""
-	for _ in $(seq "$rounds"); do
-		p_plain+=$(probe_runs "http://localhost:$plain_port/1k.bin")$'\n'
-		c_plain+=$(curl_runs "http://localhost:$plain_port/1k.bin")$'\n'
-		p_tls+=$(probe_runs "https://localhost:$port/1k.bin")$'\n'
-		c_tls+=$(curl_runs "https://localhost:$port/1k.bin")$'\n'
-	done
-	p_plain=$(grep . <<<"$p_plain"); c_plain=$(grep . <<<"$c_plain")
-	p_tls=$(grep . <<<"$p_tls"); c_tls=$(grep . <<<"$c_tls")
+	extra=(--resolve "localhost:$port:$ip" --resolve "localhost:$plain_port:$ip")
+	measure "http://localhost:$plain_port/1k.bin" "https://localhost:$port/1k.bin"
 	echo "the same nginx behind an emulated 20 ms link ($ip), medians of curl's -w times"
 	compare "HTTP total" "$(total <<<"$p_plain")" "$(total <<<"$c_plain")" 1
 	compare "HTTPS total" "$(total <<<"$p_tls")" "$(total <<<"$c_tls")" 1
