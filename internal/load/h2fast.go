@@ -206,11 +206,7 @@ func (w *h2Worker) open(c *h2Conn, p h2Pending) bool {
 	if !ok {
 		return false
 	}
-	c.encBuf.Reset()
-	for _, f := range req.fields {
-		_ = c.enc.WriteField(f)
-	}
-	_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.encBuf.Bytes(),
+	_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.headerBlock(p.target, req),
 		EndStream: req.body == nil, EndHeaders: true})
 	if req.body != nil {
 		_ = c.fr.WriteData(id, true, req.body)

@@ -26,6 +26,10 @@ type h2Conn struct {
 	fr     *http2.Framer
 	enc    *hpack.Encoder
 	encBuf bytes.Buffer
+	// blocks caches each target's header block once it encodes to table
+	// references only: then it cannot change the table, and stays valid
+	// until an encoding that does (or a new table size) clears the cache.
+	blocks [][]byte
 
 	mu       sync.Mutex // guards streams, free, nextID, writeErr and refused
 	streams  map[uint32]*h2Stream
@@ -107,6 +111,41 @@ func (c *h2Conn) preface() error {
 		err = c.fr.WriteWindowUpdate(0, h2Window)
 	}
 	return err
+}
+
+// headerBlock returns the HPACK block of target i; the caller holds c.wmu.
+func (c *h2Conn) headerBlock(i int, req *h2Request) []byte {
+	if c.blocks == nil {
+		c.blocks = make([][]byte, len(c.run.cfg.Targets))
+	}
+	if b := c.blocks[i]; b != nil {
+		return b
+	}
+	c.encBuf.Reset()
+	for _, f := range req.fields {
+		_ = c.enc.WriteField(f)
+	}
+	b := c.encBuf.Bytes()
+	if !allIndexed(b, len(req.fields)) {
+		clear(c.blocks)
+		return b
+	}
+	c.blocks[i] = bytes.Clone(b)
+	return c.blocks[i]
+}
+
+// allIndexed reports whether an HPACK block of n fields is n one-byte
+// indexed field representations, which leave the dynamic table as it is.
+func allIndexed(b []byte, n int) bool {
+	if len(b) != n {
+		return false
+	}
+	for _, x := range b {
+		if x&0x80 == 0 || x == 0xff {
+			return false
+		}
+	}
+	return true
 }
 
 // register adds a stream for a request about to be written, unless the

@@ -156,6 +156,7 @@ func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	return c.write(func() error {
 		if v, ok := f.Value(http2.SettingHeaderTableSize); ok {
 			c.enc.SetMaxDynamicTableSizeLimit(v)
+			clear(c.blocks)
 		}
 		return c.fr.WriteSettingsAck()
 	})
