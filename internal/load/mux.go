@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,43 +55,72 @@ type muxWorker struct {
 	reqs []httpRequest
 	next int
 	dial func(deadline time.Time, ev *event) (muxConn, error)
+
+	mu      sync.Mutex
+	pending []muxPending // requests to send again on the next connection
+}
+
+// muxPending is a request taken from the source and not yet answered.
+type muxPending struct {
+	t       ticket
+	start   int64
+	refused int // times a connection refused it unprocessed
+}
+
+// take returns a pending request, else a new ticket from the source.
+func (w *muxWorker) take() (muxPending, bool) {
+	w.mu.Lock()
+	if n := len(w.pending); n > 0 {
+		p := w.pending[0]
+		w.pending = w.pending[1:]
+		w.mu.Unlock()
+		return p, true
+	}
+	w.mu.Unlock()
+	t, ok := w.run.src.next()
+	return muxPending{t: t, start: w.run.now()}, ok
+}
+
+func (w *muxWorker) requeue(p muxPending) {
+	w.mu.Lock()
+	w.pending = append(w.pending, p)
+	w.mu.Unlock()
 }
 
 func (w *muxWorker) loop() {
 	rec := newRecorder(w.run.events)
 	defer rec.flush()
 	for {
-		t, ok := w.run.src.next()
+		p, ok := w.take()
 		if !ok {
 			return
 		}
-		start := w.run.now()
 		var ev event
 		c, err := w.dial(time.Now().Add(w.run.cfg.Timeout), &ev)
 		ev.err = err
 		rec.add(ev)
 		if err != nil {
-			w.fail(rec, t, start, err)
+			w.fail(rec, p, err)
 			continue
 		}
 		if !w.run.conns.add(c) {
 			return
 		}
-		w.streams(c, t, start)
+		w.streams(c, p)
 		w.run.conns.remove(c)
 	}
 }
 
-func (w *muxWorker) fail(rec *recorder, t ticket, start int64, err error) {
+func (w *muxWorker) fail(rec *recorder, p muxPending, err error) {
 	if w.run.src.stopped.Load() {
 		return
 	}
-	rec.add(event{intended: t, start: start, end: w.run.now(), err: err})
+	rec.add(event{intended: p.t, start: p.start, end: w.run.now(), err: err})
 }
 
 // streams runs the concurrent request loops of one connection; the first
-// loop starts with the ticket that opened the connection.
-func (w *muxWorker) streams(c muxConn, first ticket, start int64) {
+// loop starts with the request that opened the connection.
+func (w *muxWorker) streams(c muxConn, first muxPending) {
 	var budget atomic.Int64
 	budget.Store(int64(w.run.cfg.RequestsPerConn))
 	limited := w.run.cfg.RequestsPerConn > 0
@@ -105,7 +135,7 @@ func (w *muxWorker) streams(c muxConn, first ticket, start int64) {
 			st := stream{w: w, c: c, rec: rec, next: target, budget: &budget, limited: limited, broken: &broken}
 			if s == 0 {
 				st.budget.Add(-1)
-				st.do(first, start)
+				st.do(first)
 			}
 			for st.more() {
 			}
@@ -125,20 +155,20 @@ type stream struct {
 	broken  *atomic.Bool
 }
 
-// more takes the connection's budget, then a ticket, and does one request.
+// more takes the connection's budget, then a request, and does it.
 func (s *stream) more() bool {
 	if s.broken.Load() || s.limited && s.budget.Add(-1) < 0 {
 		return false
 	}
-	t, ok := s.w.run.src.next()
+	p, ok := s.w.take()
 	if !ok {
 		return false
 	}
-	s.do(t, s.w.run.now())
+	s.do(p)
 	return true
 }
 
-func (s *stream) do(t ticket, start int64) {
+func (s *stream) do(p muxPending) {
 	r := s.w.run
 	hr := &s.w.reqs[s.next%len(s.w.reqs)]
 	s.next++
@@ -148,7 +178,7 @@ func (s *stream) do(t ticket, start int64) {
 	if hr.body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(hr.body))
 	}
-	ev := event{intended: t, start: start}
+	ev := event{intended: p.t, start: p.start}
 	sent := r.now()
 	resp, err := s.c.RoundTrip(req)
 	if err == nil {
@@ -163,7 +193,27 @@ func (s *stream) do(t ticket, start int64) {
 		if r.src.stopped.Load() || errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
 			return
 		}
+		if resp == nil && unprocessed(err) && p.refused < maxRefused {
+			p.refused++
+			s.w.requeue(p)
+			return
+		}
 		ev.err = err
 	}
 	s.rec.add(ev)
+}
+
+// unprocessed reports errors with which net/http and quic-go refuse a
+// request that never reached the server: the connection had received
+// GOAWAY or become unusable. Both libraries keep these errors
+// unexported, so they are known by their text; the request is sent again
+// on a new connection, as their own transports do.
+func unprocessed(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"client conn not usable", "graceful shutdown GOAWAY", "conn unusable"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -301,6 +301,7 @@ func TestServerEndsConnections(t *testing.T) {
 		{"h1 keep-alive", Config{Conns: 3}},
 		{"h1 pipeline", Config{Conns: 3, Pipeline: 8}},
 		{"h2", Config{Conns: 2, Streams: 10, Protocol: HTTP2}},
+		{"h2 open model", Config{Conns: 2, Streams: 5, Protocol: HTTP2, Rate: 2000}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
