@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # peers.sh measures httpslab bench side by side with wrk, h2load, ab, hey
-# and openssl s_time against one nginx, interleaved, best of ROUNDS, and
-# prints requests/s, client CPU per request and the ratios the bench
-# targets are stated in.
+# and openssl s_time against one nginx, interleaved, and prints requests/s
+# and client CPU per request (best of ROUNDS), the ratios the bench targets
+# are stated in, and the same ratios paired round by round (each pair run
+# back to back, in alternating order), whose median is the steadier figure
+# on a machine whose load drifts.
 #
 # Setup (as in issue 3): nginx from Debian, worker_processes 1 pinned to
 # CPU 0, every client pinned to CPU 1, a 1 KiB static file, TLS 1.3 with an
@@ -139,7 +141,7 @@ parse() {
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
 
-declare -A BEST_RATE BEST_CPU
+declare -A BEST_RATE BEST_CPU ROUND_RATE ROUND_CPU
 MAX_RSS_KB=0
 RSS_KB=0
 # measure KEY CMD...: keeps the best rate of the rounds and the CPU per
@@ -155,6 +157,8 @@ measure() {
 	local us
 	us=$(awk -v c="$cpu" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
 	echo "  $key: $rate req/s, $count requests, $us µs CPU/request" >&2
+	ROUND_RATE[$key|$round]=$rate
+	ROUND_CPU[$key|$round]=$us
 	if [[ -z ${BEST_RATE[$key]:-} ]] || awk -v a="$rate" -v b="${BEST_RATE[$key]:-}" 'BEGIN { exit !(a > b) }'; then
 		BEST_RATE[$key]=$rate
 		BEST_CPU[$key]=$us
@@ -166,26 +170,53 @@ N_FULL=$((DUR * 400))
 # 1.19); Go 1.26 adds an X25519MLKEM768 share by default, which this nginx
 # cannot use. The handshake rows give httpslab the same key exchange with
 # --curves X25519; "full httpslab-pq" shows the default.
+# pair KEY1 KEY2 runs the two measurements named by the functions
+# m_KEY1 and m_KEY2 back to back, in alternating order from round to
+# round, so that drift in the machine's load does not favour either.
+pair() {
+	if ((round % 2)); then "$1"; "$2"; else "$2"; "$1"; fi
+}
+m_h1_httpslab() { measure "h1 httpslab" "$HL" bench "$A" -k -c 50 -d "${DUR}s" --json; }
+m_h1_wrk() { measure "h1 wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
+m_h2_httpslab() { measure "h2 httpslab" "$HL" bench "$A" -k --http2 -c 10 -m 10 -d "${DUR}s" --json; }
+m_h2_h2load() { measure "h2 h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
+m_full_httpslab() { measure "full httpslab" "$HL" bench "$B" -k --curves X25519 --conn new -c 50 -d "${DUR}s" --json; }
+m_full_hey() { measure "full hey" hey -c 50 -z "${DUR}s" -disable-keepalive "$B"; }
+m_resumed_httpslab() { measure "resumed httpslab" "$HL" bench "$A" -k --curves X25519 --conn resume -c 50 -d "${DUR}s" --json; }
+m_resumed_wrk() { measure "resumed wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$A"; }
+
 for round in $(seq "$ROUNDS"); do
 	echo "round $round of $ROUNDS" >&2
-	measure "h1 httpslab" "$HL" bench "$A" -k -c 50 -d "${DUR}s" --json
-	measure "h1 wrk" wrk -t1 -c50 -d"${DUR}s" "$A"
+	pair m_h1_httpslab m_h1_wrk
 	measure "h1 h2load" h2load --h1 -t1 -c50 -D "$DUR" "$A"
 	measure "h1 ab" ab -k -c 50 -t "$DUR" -n 10000000 "$A"
 	measure "h1 hey" hey -c 50 -z "${DUR}s" "$A"
-	measure "h2 httpslab" "$HL" bench "$A" -k --http2 -c 10 -m 10 -d "${DUR}s" --json
-	measure "h2 h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"
-	measure "full httpslab" "$HL" bench "$B" -k --curves X25519 --conn new -c 50 -d "${DUR}s" --json
+	pair m_h2_httpslab m_h2_h2load
+	pair m_full_httpslab m_full_hey
 	measure "full httpslab-verify" "$HL" bench "$B" --cacert "$WORK/cert.pem" --curves X25519 --conn new -c 50 -d "${DUR}s" --json
-	measure "full httpslab-pq" "$HL" bench "$B" -k --conn new -c 50 -d "${DUR}s" --json
-	measure "full hey" hey -c 50 -z "${DUR}s" -disable-keepalive "$B"
 	measure "full h2load" h2load --h1 -t1 -c "$N_FULL" -n "$N_FULL" "$B"
+	measure "full httpslab-pq" "$HL" bench "$B" -k --conn new -c 50 -d "${DUR}s" --json
 	measure "full wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$B"
 	measure "full ab" ab -c 50 -t "$DUR" -n 10000000 "$B"
 	measure "full openssl" openssl s_time -connect "127.0.0.1:$PORT_B" -new -time "$DUR"
-	measure "resumed httpslab" "$HL" bench "$A" -k --curves X25519 --conn resume -c 50 -d "${DUR}s" --json
-	measure "resumed wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$A"
+	pair m_resumed_httpslab m_resumed_wrk
 done
+
+# paired KIND KEY1 KEY2 prints the ratio KEY1/KEY2 of each round (rate or
+# cpu) and their median: measurements of one round ran minutes apart at
+# most, so the median of these ratios resists drift better than the ratio
+# of the bests.
+paired() {
+	local -n table=$1
+	local r list=""
+	for r in $(seq "$ROUNDS"); do
+		list+=" $(ratio "${table[$2|$r]:-}" "${table[$3|$r]:-}")"
+	done
+	echo "$list" | tr ' ' '\n' | grep -v '^$' | grep -v 'n/a' | sort -n |
+		awk -v all="$list" '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "median %.2f of rounds%s", m, all }'
+}
 
 row() { printf "%-22s %12s %14s\n" "$1" "${BEST_RATE[$1]:-}" "${BEST_CPU[$1]:-}"; }
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -208,7 +239,7 @@ done
 echo
 echo "httpslab peak RSS over all its runs: $((MAX_RSS_KB / 1024)) MiB"
 echo
-echo "targets (ratios in this run):"
+echo "targets (ratios of the bests in this run):"
 target "keep-alive h1 req/s: httpslab / wrk" "$(ratio "${BEST_RATE[h1 httpslab]:-}" "${BEST_RATE[h1 wrk]:-}")" 1.0 ge
 target "keep-alive h1 CPU/req: httpslab / wrk" "$(ratio "${BEST_CPU[h1 httpslab]:-}" "${BEST_CPU[h1 wrk]:-}")" 1.0 le
 target "HTTP/2 req/s: httpslab / h2load" "$(ratio "${BEST_RATE[h2 httpslab]:-}" "${BEST_RATE[h2 h2load]:-}")" 1.0 ge
@@ -217,3 +248,11 @@ target "full handshakes/s: httpslab -k / hey" "$(ratio "${BEST_RATE[full httpsla
 target "full handshakes/s: httpslab -k / h2load" "$(ratio "${BEST_RATE[full httpslab]:-}" "${BEST_RATE[full h2load]:-}")" 1.2 ge
 target "full handshakes/s: httpslab verifying / hey" "$(ratio "${BEST_RATE[full httpslab-verify]:-}" "${BEST_RATE[full hey]:-}")" 1.0 ge
 target "resumed handshakes/s: httpslab / wrk" "$(ratio "${BEST_RATE[resumed httpslab]:-}" "${BEST_RATE[resumed wrk]:-}")" 1.0 ge
+echo
+echo "paired ratios (same round, back to back, order alternating):"
+echo "  keep-alive h1 req/s  httpslab / wrk:     $(paired ROUND_RATE "h1 httpslab" "h1 wrk")"
+echo "  keep-alive h1 CPU    httpslab / wrk:     $(paired ROUND_CPU "h1 httpslab" "h1 wrk")"
+echo "  HTTP/2 req/s         httpslab / h2load:  $(paired ROUND_RATE "h2 httpslab" "h2 h2load")"
+echo "  HTTP/2 CPU           httpslab / h2load:  $(paired ROUND_CPU "h2 httpslab" "h2 h2load")"
+echo "  full handshakes/s    httpslab / hey:     $(paired ROUND_RATE "full httpslab" "full hey")"
+echo "  resumed handshakes/s httpslab / wrk:     $(paired ROUND_RATE "resumed httpslab" "resumed wrk")"
