@@ -13,14 +13,17 @@ import (
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/stats"
+	"github.com/httpslab/httpslab/internal/tlsscan"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
 type demoFlags struct {
-	runs int
-	json bool
-	link linkFlags
+	runs      int
+	json      bool
+	benchTime time.Duration
+	noAudit   bool
+	link      linkFlags
 }
 
 func newDemoCmd(e *env) *cobra.Command {
@@ -38,10 +41,13 @@ interleaved rounds, and a table shows the medians side by side:
   wait       last request byte written to the first response byte
   total      the whole request
   hs bytes   bytes on the wire up to the end of the handshake, both ways
-  setup RTT  connect + TLS in round trips of the measured RTT
 
 On loopback the round-trip time is tens of microseconds, so the handshakes'
-CPU cost dominates; over a real network each round trip counts.
+CPU cost dominates; over a real network each round trip counts (--rtt).
+
+Then it loads the server for --bench-time in each connection mode
+(keep-alive, a full handshake per request, a resumed handshake per request),
+as 'httpslab bench' does, and audits it as 'httpslab audit' does.
 
 With --rtt, --profile or another link flag, the embedded server runs behind
 an emulated link and demo shows the comparison matrix of 'httpslab compare'
@@ -59,6 +65,8 @@ with confidence intervals, significance and a summary.
 	}
 	cmd.Flags().IntVar(&f.runs, "runs", 7, "measured requests per variant")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")
+	cmd.Flags().DurationVar(&f.benchTime, "bench-time", time.Second, "load the server this long per connection mode (0: no load)")
+	cmd.Flags().BoolVar(&f.noAudit, "no-audit", false, "leave out the audit")
 	f.link.add(cmd.Flags())
 	return cmd
 }
@@ -99,6 +107,9 @@ func (e *env) runDemo(f demoFlags) error {
 	if f.runs < 1 || f.runs > 1000 {
 		return usagef("--runs %d: want 1 to 1000", f.runs)
 	}
+	if f.benchTime < 0 || f.benchTime > time.Minute {
+		return usagef("--bench-time %v: want 0 to 1m", f.benchTime)
+	}
 	if f.link.set() {
 		return e.demoBehindLink(f.link, f.runs, f.json)
 	}
@@ -117,21 +128,84 @@ func (e *env) runDemo(f demoFlags) error {
 	rows := demoRows(srv, caPath)
 	defer closeRows(rows)
 	runDemoRounds(ctx, rows, f.runs)
-	if f.json {
-		return report.WriteJSON(e.stdout, "demo", rows)
+	var res demoResult
+	res.Probes = rows
+	if f.benchTime > 0 && ctx.Err() == nil {
+		res.Load = runDemoLoad(ctx, srv, f.benchTime)
 	}
+	var auditErr error
+	if !f.noAudit && ctx.Err() == nil {
+		res.Audit, auditErr = runDemoAudit(ctx, srv)
+		if auditErr != nil {
+			res.AuditErr = auditErr.Error()
+		}
+	}
+	if f.json {
+		return report.WriteJSON(e.stdout, "demo", res)
+	}
+	e.writeDemo(srv, f, res, auditErr)
+	return demoErr(ctx, res)
+}
+
+// demoResult is what demo measured; it is also the --json result.
+type demoResult struct {
+	Probes   []*demoRow      `json:"probes"`
+	Load     []demoLoad      `json:"load,omitempty"`
+	Audit    *tlsscan.Report `json:"audit,omitempty"`
+	AuditErr string          `json:"audit_error,omitempty"`
+}
+
+func (e *env) writeDemo(srv *lab.Server, f demoFlags, res demoResult, auditErr error) {
 	fmt.Fprintf(e.stdout, "httpslab demo: embedded server %s (and %s), ECDSA P-256, TLS 1.2-1.3, tickets, 0-RTT\n", srv.HTTPSURL, srv.HTTPURL)
 	fmt.Fprintf(e.stdout, "%d requests per variant, in interleaved rounds; medians\n\n", f.runs)
-	writeDemoTable(e.stdout, rows)
+	writeDemoTable(e.stdout, res.Probes)
+	writeLoopbackNote(e.stdout, res.Probes)
+	if res.Load != nil {
+		writeDemoLoad(e.stdout, res.Load, f.benchTime)
+	}
+	if res.Audit != nil || auditErr != nil {
+		writeDemoAudit(e.stdout, res.Audit, auditErr)
+	}
+}
+
+// demoErr is the demo's outcome: interrupted, a failed part, or nil.
+func demoErr(ctx context.Context, res demoResult) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	for _, r := range rows {
+	for _, r := range res.Probes {
 		if r.Err != "" {
 			return fmt.Errorf("demo: %s failed: %s", r.Variant, r.Err)
 		}
 	}
+	for _, l := range res.Load {
+		if l.Err != "" {
+			return fmt.Errorf("demo: load %s failed: %s", l.Name, l.Err)
+		}
+	}
+	if res.AuditErr != "" {
+		return fmt.Errorf("demo: audit failed: %s", res.AuditErr)
+	}
 	return nil
+}
+
+// writeLoopbackNote says what the times on loopback are, with the RTT the
+// kernel measured, so that nobody reads CPU time as network time.
+func writeLoopbackNote(w io.Writer, rows []*demoRow) {
+	var rtts []float64
+	for _, r := range rows {
+		for _, tl := range r.Runs {
+			if tl.RTT.Kernel > 0 {
+				rtts = append(rtts, float64(tl.RTT.Kernel))
+			}
+		}
+	}
+	if len(rtts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nround trip on loopback: %.0f µs (kernel, median): the handshake times above are CPU, not\n"+
+		"round trips. 'httpslab demo --rtt 50ms' (root) puts the server behind an emulated link.\n",
+		stats.Median(rtts)/float64(time.Microsecond))
 }
 
 // demoRows makes a client per variant.
@@ -197,16 +271,16 @@ func runDemoRounds(ctx context.Context, rows []*demoRow, runs int) {
 
 // writeDemoTable prints one line per variant with the medians.
 func writeDemoTable(w io.Writer, rows []*demoRow) {
-	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %9s %9s  %s\n", "variant", "connect", "TLS", "wait", "total", "hs bytes", "setup RTT", "notes")
+	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %9s  %s\n", "variant", "connect", "TLS", "wait", "total", "hs bytes", "notes")
 	for _, r := range rows {
 		if len(r.Runs) == 0 {
 			fmt.Fprintf(w, "%-24s failed: %s\n", r.Variant, r.Err)
 			continue
 		}
-		fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %9s %9s  %s\n", r.Variant,
+		fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %9s  %s\n", r.Variant,
 			demoMs(r.median(phaseOf(probe.PhaseConnect))), demoMs(r.median(phaseOf(probe.PhaseTLS))),
 			demoMs(r.median(phaseOf(probe.PhaseWait))), demoMs(r.median(totalOf)),
-			demoBytes(r.median(handshakeBytes)), demoRTTs(r.median(setupRTTs)), r.notes())
+			demoBytes(r.median(handshakeBytes)), r.notes())
 	}
 }
 
@@ -261,21 +335,6 @@ func handshakeBytes(t *probe.Timeline) (float64, bool) {
 	return float64(n), n > 0
 }
 
-// setupRTTs is connect plus TLS in round trips of the connection's RTT.
-func setupRTTs(t *probe.Timeline) (float64, bool) {
-	rtt := t.RTT.Best()
-	var setup time.Duration
-	for _, name := range []string{probe.PhaseConnect, probe.PhaseTLS} {
-		if p, ok := t.Phase(name); ok {
-			setup += p.Duration
-		}
-	}
-	if rtt <= 0 || setup == 0 {
-		return 0, false
-	}
-	return float64(setup) / float64(rtt), true
-}
-
 func demoMs(v float64, ok bool) string {
 	if !ok {
 		return "-"
@@ -288,11 +347,4 @@ func demoBytes(v float64, ok bool) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f B", v)
-}
-
-func demoRTTs(v float64, ok bool) string {
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", v)
 }

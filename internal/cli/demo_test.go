@@ -18,7 +18,7 @@ import (
 )
 
 func TestDemo(t *testing.T) {
-	code, stdout, stderr := run(t, context.Background(), "demo", "--runs", "3")
+	code, stdout, stderr := run(t, context.Background(), "demo", "--runs", "3", "--bench-time", "300ms")
 	if code != ExitOK {
 		t.Fatalf("demo = %d; stderr %s", code, stderr)
 	}
@@ -27,7 +27,8 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks the %q row:\n%s", v.Name, stdout)
 		}
 	}
-	for _, want := range []string{"resumed 3/3", "0-RTT accepted 3/3", "no handshake", "X25519MLKEM768"} {
+	for _, want := range []string{"resumed 3/3", "0-RTT accepted 3/3", "no handshake", "X25519MLKEM768",
+		"round trip on loopback", "keep-alive", "new connection, full handshake", "audit of the embedded server"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
@@ -38,30 +39,60 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoJSON(t *testing.T) {
-	code, stdout, stderr := run(t, context.Background(), "demo", "--runs", "2", "--json")
+	code, stdout, stderr := run(t, context.Background(), "demo", "--runs", "2", "--json", "--bench-time", "200ms")
 	if code != ExitOK {
 		t.Fatalf("demo --json = %d; stderr %s", code, stderr)
 	}
 	var doc struct {
 		Schema string `json:"schema"`
-		Result []struct {
-			Variant string            `json:"variant"`
-			Runs    []json.RawMessage `json:"runs"`
-			Resumed int               `json:"resumed"`
+		Result struct {
+			Probes []struct {
+				Variant string            `json:"variant"`
+				Runs    []json.RawMessage `json:"runs"`
+				Resumed int               `json:"resumed"`
+			} `json:"probes"`
+			Load []demoLoad `json:"load"`
+			Audit struct {
+				Findings []struct {
+					ID string `json:"id"`
+				} `json:"findings"`
+			} `json:"audit"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("demo --json is not JSON: %v", err)
 	}
-	if doc.Schema != "httpslab/demo/v1" || len(doc.Result) != len(demoVariants) {
-		t.Fatalf("schema %q with %d rows; want httpslab/demo/v1 with %d", doc.Schema, len(doc.Result), len(demoVariants))
+	if doc.Schema != "httpslab/demo/v1" || len(doc.Result.Probes) != len(demoVariants) {
+		t.Fatalf("schema %q with %d rows; want httpslab/demo/v1 with %d", doc.Schema, len(doc.Result.Probes), len(demoVariants))
 	}
-	for i, r := range doc.Result {
+	if len(doc.Result.Load) != len(demoLoadModes) || len(doc.Result.Audit.Findings) == 0 {
+		t.Errorf("demo --json: %d load rows, %d findings; want %d rows and the audit's findings", len(doc.Result.Load), len(doc.Result.Audit.Findings), len(demoLoadModes))
+	}
+	for _, l := range doc.Result.Load {
+		if l.Requests == 0 || l.Errors != 0 {
+			t.Errorf("load %s: %d requests, %d errors; want some and none", l.Name, l.Requests, l.Errors)
+		}
+		full := l.Name == demoLoadModes[1].name
+		if full && (l.Handshakes != l.Requests || l.Resumed != 0) {
+			t.Errorf("load %s: %d handshakes (%d resumed) for %d requests; want one full handshake per request", l.Name, l.Handshakes, l.Resumed, l.Requests)
+		}
+	}
+	for i, r := range doc.Result.Probes {
 		if len(r.Runs) != 2 {
 			t.Errorf("%s: %d runs; want 2", r.Variant, len(r.Runs))
 		}
 		if (demoVariants[i].Mode == probe.Resume || demoVariants[i].Mode == probe.ZeroRTT) && r.Resumed != 2 {
 			t.Errorf("%s: resumed %d of 2", r.Variant, r.Resumed)
 		}
+	}
+}
+
+func TestDemoWithoutLoadOrAudit(t *testing.T) {
+	code, stdout, stderr := run(t, context.Background(), "demo", "--runs", "1", "--bench-time", "0", "--no-audit")
+	if code != ExitOK {
+		t.Fatalf("demo = %d; stderr %s", code, stderr)
+	}
+	if strings.Contains(stdout, "load:") || strings.Contains(stdout, "audit of") {
+		t.Errorf("demo --bench-time 0 --no-audit still loads or audits:\n%s", stdout)
 	}
 }
