@@ -51,7 +51,7 @@ func TestDemoJSON(t *testing.T) {
 				Runs    []json.RawMessage `json:"runs"`
 				Resumed int               `json:"resumed"`
 			} `json:"probes"`
-			Load []demoLoad `json:"load"`
+			Load  []demoLoad `json:"load"`
 			Audit struct {
 				Findings []struct {
 					ID string `json:"id"`
