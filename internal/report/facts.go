@@ -145,6 +145,9 @@ func writeRTT(ew *errWriter, t *probe.Timeline, p painter) {
 	if r.Connect > 0 {
 		ew.printf("  %-13s %s (one round trip)\n", "TCP connect", ms(r.Connect))
 	}
+	if best := r.Best(); best > 0 && best < MinRTTForRounds {
+		ew.printf("  phases are not shown in round trips below %s: the time is computation, not network\n", ms(MinRTTForRounds))
+	}
 }
 
 func yesNo(b bool) string {
