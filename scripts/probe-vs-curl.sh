@@ -28,7 +28,7 @@ set -euo pipefail
 
 n=${1:-30}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-format="$repo/internal/cli/testdata/curl-format.txt"
+format="$repo/testdata/curl-format.txt"
 dir=$(mktemp -d /tmp/httpslab-vs-curl.XXXXXX)
 nginx_pid=""
 lab_pid=""

@@ -116,11 +116,11 @@ func TestProbeUsageErrors(t *testing.T) {
 // upgrade study: every variable must be printed, none left raw.
 func TestProbeWriteOutCurlFormat(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{})
-	code, stdout, stderr := run(t, context.Background(), "probe", "-w", "@testdata/curl-format.txt", "-o", os.DevNull, "-s", "--cacert", ca, srv.HTTPSURL+"/")
+	code, stdout, stderr := run(t, context.Background(), "probe", "-w", "@../../testdata/curl-format.txt", "-o", os.DevNull, "-s", "--cacert", ca, srv.HTTPSURL+"/")
 	if code != ExitOK || stderr != "" {
 		t.Fatalf("probe -w = %d, stderr %q", code, stderr)
 	}
-	format, err := os.ReadFile("testdata/curl-format.txt")
+	format, err := os.ReadFile("../../testdata/curl-format.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
