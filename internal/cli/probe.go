@@ -62,7 +62,7 @@ On failure it prints the phases that completed, the error and a hint.`,
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
-	fl.IntVarP(&f.n, "count", "n", 0, "send N requests, each on a new connection, and summarize")
+	fl.IntVarP(&f.n, "count", "n", 1, "send N requests, each on a new connection, and summarize")
 	fl.BoolVar(&f.resume, "resume", false, "resume the first connection's TLS session on further connections")
 	fl.BoolVar(&f.zeroRTT, "0rtt", false, "HTTP/3: send further requests as 0-RTT early data (implies --http3)")
 	fl.BoolVar(&f.reuse, "reuse", false, "send a second request on the same connection")
@@ -93,7 +93,7 @@ func (f *probeFlags) plan() (plan, error) {
 	switch {
 	case modes > 1:
 		return plan{}, usagef("choose one of --resume, --reuse and --0rtt")
-	case f.n < 0 || f.n > 100000:
+	case f.n < 1 || f.n > 100000:
 		return plan{}, usagef("-n %d: want 1 to 100000", f.n)
 	case f.output != "" && f.output != os.DevNull:
 		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)

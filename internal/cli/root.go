@@ -166,7 +166,10 @@ func (e *env) exitCode(err error) int {
 	e.printError(err)
 	var u usageError
 	if errors.As(err, &u) || isCobraUsage(err) {
-		fmt.Fprintln(e.stderr, "httpslab: hint: see 'httpslab --help' or 'httpslab COMMAND --help'")
+		var h hintError
+		if !errors.As(err, &h) {
+			fmt.Fprintln(e.stderr, "httpslab: hint: see 'httpslab --help' or 'httpslab COMMAND --help'")
+		}
 		return ExitUsage
 	}
 	return ExitFailure
