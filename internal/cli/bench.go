@@ -89,21 +89,8 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v1, histograms HDR-encoded) instead of text")
-	addBenchTLSFlags(cmd, &f)
+	f.tlsf.addTLS(cmd.Flags())
 	return cmd
-}
-
-// addBenchTLSFlags adds curl's TLS flags, parsed as probe parses them.
-func addBenchTLSFlags(cmd *cobra.Command, f *benchFlags) {
-	fl := cmd.Flags()
-	t := &f.tlsf
-	fl.BoolVar(&t.tls12, "tlsv1.2", false, "use TLS 1.2 or later")
-	fl.BoolVar(&t.tls13, "tlsv1.3", false, "use TLS 1.3")
-	fl.StringVar(&t.tlsMax, "tls-max", "", "highest TLS version to offer: 1.2 or 1.3")
-	fl.StringVar(&t.ciphers, "ciphers", "", "TLS 1.2 cipher suites, OpenSSL or IANA names, ':' separated")
-	fl.StringVar(&t.curves, "curves", "", "key exchange groups in order, e.g. X25519:P-256 or X25519MLKEM768")
-	fl.StringVar(&t.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
-	fl.BoolVarP(&t.insecure, "insecure", "k", false, "do not verify the server's certificate")
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {

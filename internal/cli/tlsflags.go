@@ -39,6 +39,13 @@ type requestFlags struct {
 
 // add registers the flags on fs.
 func (f *requestFlags) add(fs *pflag.FlagSet) {
+	f.addTLS(fs)
+	f.addRequest(fs)
+}
+
+// addTLS registers curl's TLS and trust flags only (bench uses these and
+// spells the rest as wrk and h2load do).
+func (f *requestFlags) addTLS(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.tls12, "tlsv1.2", false, "use TLS 1.2 or later")
 	fs.BoolVar(&f.tls13, "tlsv1.3", false, "use TLS 1.3")
 	fs.StringVar(&f.tlsMax, "tls-max", "", "highest TLS `version` to offer: 1.2 or 1.3")
@@ -46,6 +53,10 @@ func (f *requestFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.curves, "curves", "", "key exchange group `list` in order, e.g. X25519:P-256 or X25519MLKEM768")
 	fs.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "do not verify the server's certificate")
+}
+
+// addRequest registers the connection, request and protocol flags.
+func (f *requestFlags) addRequest(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "connect to ADDR without DNS, given as `HOST:PORT:ADDR[,ADDR]` (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "connect to HOST2:PORT2 instead, given as `HOST1:PORT1:HOST2:PORT2` (repeatable)")
 	fs.BoolVarP(&f.ipv4, "ipv4", "4", false, "use IPv4 addresses only")
