@@ -20,10 +20,8 @@ func (r *runner) dialH2(deadline time.Time, ev *event) (muxConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := nc.(*tls.Conn)
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-		nc.Close()
-		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+	if _, err := requireH2(nc); err != nil {
+		return nil, err
 	}
 	// The Transport hands over the connection dialed and timed above; it
 	// is used for this one connection only.
@@ -69,4 +67,15 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	}
 	tr := &http3.Transport{}
 	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
+}
+
+// requireH2 checks that a dialed connection negotiated HTTP/2 by ALPN and
+// closes it if not.
+func requireH2(nc net.Conn) (*tls.Conn, error) {
+	tc := nc.(*tls.Conn)
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		nc.Close()
+		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+	}
+	return tc, nil
 }

@@ -74,10 +74,9 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := nc.(*tls.Conn)
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-		nc.Close()
-		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+	tc, err := requireH2(nc)
+	if err != nil {
+		return nil, err
 	}
 	if !r.conns.add(nc) {
 		return nil, errors.New("run stopped")
