@@ -13,7 +13,9 @@
 #
 # Client CPU is user+system time from /usr/bin/time over the whole client
 # process (start-up included, for every tool alike) divided by the
-# requests it completed.
+# requests it completed. "server busy" is the nginx worker's user+system
+# time over the run's wall time: near 100%, the server is the limit and
+# requests/s measures nginx, not the client; compare clients by their CPU.
 #
 # Environment: DUR seconds per measurement (default 3), ROUNDS (default
 # 3), ONLY a regular expression selecting rows (e.g. ONLY='^h1').
@@ -102,11 +104,26 @@ done
 A=https://127.0.0.1:$PORT_A/1k.bin
 B=https://127.0.0.1:$PORT_B/1k.bin
 
+CLK_TCK=$(getconf CLK_TCK)
+# server_ticks prints the CPU clock ticks (user+system) nginx's workers
+# have used so far.
+server_ticks() {
+	local p t=0
+	for p in $(cat "/proc/$NGINX_PID/task/$NGINX_PID/children" 2>/dev/null); do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
 # run NAME COUNT_REGEX CMD...: runs CMD pinned to the client core under
-# /usr/bin/time and prints "requests/s requests cpu_seconds".
+# /usr/bin/time and prints "requests/s requests cpu_seconds"; it sets
+# SERVER_BUSY to the nginx worker's CPU share during the run, in percent.
 run() {
-	local out="$WORK/out" tim="$WORK/time"
+	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1
+	s0=$(server_ticks) t0=$(date +%s.%N)
 	$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
+	s1=$(server_ticks) t1=$(date +%s.%N)
+	SERVER_BUSY=$(awk -v d="$((s1 - s0))" -v hz="$CLK_TCK" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", d / hz / (b - a) * 100 }')
 	local cpu
 	cpu=$(awk 'END {print $1 + $2}' "$tim")
 	RSS_KB=$(awk 'END {print $3}' "$tim")
@@ -141,7 +158,7 @@ parse() {
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
 
-declare -A BEST_RATE BEST_CPU ROUND_RATE ROUND_CPU
+declare -A BEST_RATE BEST_CPU BEST_SERVER ROUND_RATE ROUND_CPU
 MAX_RSS_KB=0
 RSS_KB=0
 # measure KEY CMD...: keeps the best rate of the rounds and the CPU per
@@ -156,12 +173,13 @@ measure() {
 	if [[ $1 == "$HL" ]] && ((RSS_KB > MAX_RSS_KB)); then MAX_RSS_KB=$RSS_KB; fi
 	local us
 	us=$(awk -v c="$cpu" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
-	echo "  $key: $rate req/s, $count requests, $us µs CPU/request" >&2
+	echo "  $key: $rate req/s, $count requests, $us µs CPU/request, server ${SERVER_BUSY}% busy" >&2
 	ROUND_RATE[$key|$round]=$rate
 	ROUND_CPU[$key|$round]=$us
 	if [[ -z ${BEST_RATE[$key]:-} ]] || awk -v a="$rate" -v b="${BEST_RATE[$key]:-}" 'BEGIN { exit !(a > b) }'; then
 		BEST_RATE[$key]=$rate
 		BEST_CPU[$key]=$us
+		BEST_SERVER[$key]=$SERVER_BUSY
 	fi
 }
 
@@ -218,7 +236,7 @@ paired() {
 			printf "median %.2f of rounds%s", m, all }'
 }
 
-row() { printf "%-22s %12s %14s\n" "$1" "${BEST_RATE[$1]:-}" "${BEST_CPU[$1]:-}"; }
+row() { printf "%-22s %12s %14s %12s\n" "$1" "${BEST_RATE[$1]:-}" "${BEST_CPU[$1]:-}" "${BEST_SERVER[$1]:+${BEST_SERVER[$1]}%}"; }
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 target() { # target LABEL VALUE GOAL ge|le: "met" when VALUE >= (or <=) GOAL
 	local verdict
@@ -228,9 +246,9 @@ target() { # target LABEL VALUE GOAL ge|le: "met" when VALUE >= (or <=) GOAL
 
 echo
 echo "httpslab bench vs peers: nginx $(nginx -v 2>&1 | sed 's/.*\///'), 1 worker on CPU 0, clients on CPU 1, 1 KiB file, TLS 1.3, ECDSA P-256"
-echo "best of $ROUNDS rounds of ${DUR}s; client CPU = user+system per completed request"
+echo "best of $ROUNDS rounds of ${DUR}s; client CPU = user+system per completed request; server busy = nginx worker CPU / wall time"
 echo
-printf "%-22s %12s %14s\n" "scenario tool" "req/s" "CPU µs/req"
+printf "%-22s %12s %14s %12s\n" "scenario tool" "req/s" "CPU µs/req" "server busy"
 for k in "h1 httpslab" "h1 wrk" "h1 h2load" "h1 ab" "h1 hey" "h2 httpslab" "h2 h2load" \
 	"full httpslab" "full httpslab-verify" "full httpslab-pq" "full hey" "full h2load" "full wrk" "full ab" "full openssl" \
 	"resumed httpslab" "resumed wrk"; do
