@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -120,11 +118,11 @@ func (e *env) runDemo(f demoFlags) error {
 		return fmt.Errorf("starting the embedded server: %w", err)
 	}
 	defer srv.Close()
-	caPath, err := writeCA(srv.CA, "")
+	caPath, removeCA, err := writeCA(srv.CA, "")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(filepath.Dir(caPath))
+	defer removeCA()
 	rows := demoRows(srv, caPath)
 	defer closeRows(rows)
 	runDemoRounds(ctx, rows, f.runs)
@@ -141,7 +139,10 @@ func (e *env) runDemo(f demoFlags) error {
 		}
 	}
 	if f.json {
-		return report.WriteJSON(e.stdout, "demo", res)
+		if err := report.WriteJSON(e.stdout, "demo", res); err != nil {
+			return err
+		}
+		return demoErr(ctx, res)
 	}
 	e.writeDemo(srv, f, res, auditErr)
 	return demoErr(ctx, res)

@@ -184,10 +184,12 @@ func (e *env) printError(err error) {
 }
 
 // isCobraUsage reports errors that cobra itself raises for a bad command
-// line (unknown command, wrong number of arguments).
+// line: an unknown command or a wrong number of arguments. Flag errors
+// come through the flag error function as usageError already. The
+// patterns are cobra's own wording, which no network or file error has.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "invalid argument"} {
+	for _, p := range []string{"unknown command ", " arg(s), received ", " arg(s), only received "} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/netem"
@@ -111,14 +114,18 @@ func (e *env) runServe(f serveFlags) error {
 		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
 	}
 	srv, err := lab.Start(e.ctx, cfg)
-	if err != nil {
+	if errors.Is(err, syscall.EADDRINUSE) {
 		return withHint(err, "pick other ports with --http-port and --https-port, or 0 for free ones")
 	}
-	defer srv.Close()
-	caPath, err := writeCA(srv.CA, f.caOut)
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
+	caPath, removeCA, err := writeCA(srv.CA, f.caOut)
+	if err != nil {
+		return err
+	}
+	defer removeCA()
 	fmt.Fprintln(e.stdout, srv.HTTPURL)
 	fmt.Fprintln(e.stdout, srv.HTTPSURL)
 	var notes []string
@@ -139,14 +146,21 @@ func (e *env) runServe(f serveFlags) error {
 }
 
 // writeCA writes the CA certificate to path, or to a private temporary
-// directory when path is empty, and returns where it went.
-func writeCA(ca *lab.CA, path string) (string, error) {
-	if path == "" {
-		dir, err := lab.PrivateDir("httpslab-")
-		if err != nil {
-			return "", err
-		}
-		path = filepath.Join(dir, "ca.pem")
+// directory when path is empty, and returns where it went and a function
+// that removes the temporary directory (a no-op for a path the user gave).
+func writeCA(ca *lab.CA, path string) (string, func(), error) {
+	if path != "" {
+		return path, func() {}, ca.WriteFile(path)
 	}
-	return path, ca.WriteFile(path)
+	dir, err := lab.PrivateDir("httpslab-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "ca.pem")
+	if err := ca.WriteFile(path); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return path, remove, nil
 }
