@@ -52,17 +52,39 @@ func targetMethod(t Target) string {
 	return http.MethodGet
 }
 
+// targetHost is the host a request names: the user's Host header when
+// one is given (a virtual host on an address), else the URL's host.
+func targetHost(t Target, u *url.URL) string {
+	for k, vs := range t.Header {
+		if http.CanonicalHeaderKey(k) == "Host" && len(vs) > 0 && vs[0] != "" {
+			return vs[0]
+		}
+	}
+	return u.Host
+}
+
+// hasHeader reports whether h names the field at all: a field with no
+// value ("-H 'User-Agent:'") removes a default rather than sending it.
+func hasHeader(h http.Header, name string) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == name {
+			return true
+		}
+	}
+	return false
+}
+
 func serialiseH1(method string, u *url.URL, t Target, last bool) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), u.Host)
-	h := t.Header.Clone()
-	if h == nil {
-		h = http.Header{}
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), targetHost(t, u))
+	h := http.Header{}
+	for k, vs := range t.Header {
+		h[http.CanonicalHeaderKey(k)] = vs
 	}
-	if h.Get("User-Agent") == "" {
+	if _, ok := h["User-Agent"]; !ok {
 		h.Set("User-Agent", "httpslab")
 	}
-	if h.Get("Accept") == "" {
+	if _, ok := h["Accept"]; !ok {
 		h.Set("Accept", "*/*")
 	}
 	h.Del("Host")

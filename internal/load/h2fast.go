@@ -48,8 +48,8 @@ func newH2Requests(targets []Target) ([]h2Request, bool) {
 			return nil, false
 		}
 		fields := []hpack.HeaderField{{Name: ":method", Value: targetMethod(t)}, {Name: ":scheme", Value: u.Scheme},
-			{Name: ":authority", Value: u.Host}, {Name: ":path", Value: u.RequestURI()}}
-		if len(t.Header.Values("User-Agent")) == 0 {
+			{Name: ":authority", Value: targetHost(t, u)}, {Name: ":path", Value: u.RequestURI()}}
+		if !hasHeader(t.Header, "User-Agent") {
 			fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "httpslab"})
 		}
 		for k, vs := range t.Header {

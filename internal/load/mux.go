@@ -36,7 +36,10 @@ func newHTTPRequests(targets []Target) ([]httpRequest, error) {
 		for k, vs := range t.Header {
 			req.Header[http.CanonicalHeaderKey(k)] = vs
 		}
-		if req.Header.Get("User-Agent") == "" {
+		// net/http and quic-go take the host from req.Host, not the header.
+		req.Host = targetHost(t, req.URL)
+		req.Header.Del("Host")
+		if !hasHeader(t.Header, "User-Agent") {
 			req.Header.Set("User-Agent", "httpslab")
 		}
 		if t.Body != nil {
