@@ -14,7 +14,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -170,7 +169,7 @@ func PrivateDir(pattern string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("creating temporary directory: %w", err)
 	}
-	return filepath.Clean(dir), nil
+	return dir, nil
 }
 
 func pemBlock(typ string, der []byte) []byte {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -150,20 +149,13 @@ func serveStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 func serveHeaders(w http.ResponseWriter, r *http.Request) {
-	keys := make([]string, 0, len(r.Header))
-	for k := range r.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	// encoding/json writes map keys sorted, so the echo is deterministic.
 	out := struct {
-		Method  string              `json:"method"`
-		Proto   string              `json:"proto"`
-		Host    string              `json:"host"`
-		Headers map[string][]string `json:"headers"`
-	}{r.Method, r.Proto, r.Host, map[string][]string{}}
-	for _, k := range keys {
-		out.Headers[k] = r.Header[k]
-	}
+		Method  string      `json:"method"`
+		Proto   string      `json:"proto"`
+		Host    string      `json:"host"`
+		Headers http.Header `json:"headers"`
+	}{r.Method, r.Proto, r.Host, r.Header}
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -56,6 +57,7 @@ type Nginx struct {
 	Version   string // as nginx -v prints it, e.g. "1.22.1"
 	cmd       *exec.Cmd
 	done      chan error
+	stopOnce  sync.Once
 }
 
 // AccessFormat is the access log format of lab nginx instances: the
@@ -225,8 +227,8 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	n.HTTPSURL = fmt.Sprintf("https://%s", net.JoinHostPort(host, strconv.Itoa(ports[0])))
 	n.HTTPURL = fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(ports[1])))
 	if err := n.waitReady(ctx, host, ports); err != nil {
-		n.Close()
 		log, _ := os.ReadFile(filepath.Join(n.Dir, "error.log"))
+		n.stop()
 		return fmt.Errorf("starting nginx: %w\n%s%s", err, stderr.Bytes(), log)
 	}
 	return nil
@@ -276,9 +278,19 @@ func (n *Nginx) WorkerPIDs() []int {
 	return pids
 }
 
-// Close stops nginx (fast shutdown) and removes its directory.
+// Close stops nginx (fast shutdown) and removes its directory. It may be
+// called more than once.
 func (n *Nginx) Close() error {
-	if n.cmd != nil && n.cmd.Process != nil {
+	n.stop()
+	return os.RemoveAll(n.Dir)
+}
+
+// stop ends the nginx process, once.
+func (n *Nginx) stop() {
+	n.stopOnce.Do(func() {
+		if n.cmd == nil || n.cmd.Process == nil {
+			return
+		}
 		_ = n.cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-n.done:
@@ -286,8 +298,7 @@ func (n *Nginx) Close() error {
 			_ = n.cmd.Process.Kill()
 			<-n.done
 		}
-	}
-	return os.RemoveAll(n.Dir)
+	})
 }
 
 // AccessEntry is one line of a lab nginx access log.

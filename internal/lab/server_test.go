@@ -129,3 +129,26 @@ func TestCertificateKinds(t *testing.T) {
 		t.Error(`ParseKeyKind("dsa-1024") = nil error; want an error`)
 	}
 }
+
+func TestServerKnobsAndRedirectEnd(t *testing.T) {
+	s := StartTestServer(t, Config{NoHSTS: true, NoHTTP3: true})
+	if s.HTTP3 {
+		t.Error("NoHTTP3: server says it serves HTTP/3")
+	}
+	c := &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CA.Pool()}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       10 * time.Second,
+	}
+	resp, _ := get(t, c, s.HTTPSURL+"/redirect/1")
+	if got := resp.Header.Get("Location"); resp.StatusCode != 302 || got != "/" {
+		t.Errorf("/redirect/1 = %d to %q; want 302 to /", resp.StatusCode, got)
+	}
+	if resp.Header.Get("Strict-Transport-Security") != "" || resp.Header.Get("Alt-Svc") != "" {
+		t.Errorf("NoHSTS, NoHTTP3: headers %v; want neither HSTS nor Alt-Svc", resp.Header)
+	}
+	resp, body := get(t, c, s.HTTPSURL+"/status/204")
+	if resp.StatusCode != 204 || body != "" {
+		t.Errorf("/status/204 = %d with %q; want 204 and no body", resp.StatusCode, body)
+	}
+}
