@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Suite is a cipher suite by its IANA code point and name.
@@ -83,35 +84,44 @@ func SuiteName(id uint16) string {
 // isTLS13Suite reports the suites that only TLS 1.3 uses.
 func isTLS13Suite(id uint16) bool { return id>>8 == 0x13 }
 
-// candidateSuites returns the suites offered when enumerating a version:
-// every suite Go knows plus the table above, TLS 1.3 suites for TLS 1.3
-// and the others for older versions, in a fixed order.
+// candidates holds the suites offered when enumerating, built once:
+// [0] for versions before TLS 1.3, [1] for TLS 1.3.
+var candidates = sync.OnceValue(func() [2][]uint16 {
+	return [2][]uint16{buildCandidates(false), buildCandidates(true)}
+})
+
+// candidateSuites returns a copy of the suites offered when enumerating a
+// version: TLS 1.3 suites for TLS 1.3 and the others for older versions.
 func candidateSuites(tls13 bool) []uint16 {
-	seen := map[uint16]bool{}
+	if tls13 {
+		return slices.Clone(candidates()[1])
+	}
+	return slices.Clone(candidates()[0])
+}
+
+// buildCandidates lists Go's suites in Go's order, then the suites of the
+// table above sorted by code point, so that every ClientHello of every run
+// offers them in the same order (map order must not leak into it).
+func buildCandidates(tls13 bool) []uint16 {
 	var out []uint16
-	add := func(id uint16) {
-		if !seen[id] && isTLS13Suite(id) == tls13 {
-			seen[id] = true
-			out = append(out, id)
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		if isTLS13Suite(s.ID) == tls13 && !slices.Contains(out, s.ID) {
+			out = append(out, s.ID)
 		}
 	}
-	for _, s := range tls.CipherSuites() {
-		add(s.ID)
-	}
-	for _, s := range tls.InsecureCipherSuites() {
-		add(s.ID)
-	}
+	var rest []uint16
 	for id := range otherSuites {
-		add(id)
+		if isTLS13Suite(id) == tls13 && !slices.Contains(out, id) {
+			rest = append(rest, id)
+		}
 	}
-	// Map order must not leak into ClientHellos: the table part is sorted.
-	slices.Sort(out[min(len(out), len(tls.CipherSuites())+len(tls.InsecureCipherSuites())):])
-	return out
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 // suiteTraits classifies a suite by its name.
 type suiteTraits struct {
-	CBC, Weak, NoForwardSecrecy, Anonymous bool
+	CBC, Weak, NoForwardSecrecy bool
 }
 
 func traitsOf(id uint16) suiteTraits {
@@ -123,7 +133,6 @@ func traitsOf(id uint16) suiteTraits {
 			t.Weak = true
 		}
 	}
-	t.Anonymous = strings.Contains(n, "_anon_")
 	t.NoForwardSecrecy = strings.HasPrefix(n, "TLS_RSA_")
 	return t
 }
