@@ -2,9 +2,11 @@
 //
 //	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false]
 //
-// starts a private lab nginx, prints its HTTPS URL, plain URL and CA file
-// on stdout, one per line, and serves until its standard input closes or
-// it is interrupted.
+// starts a private lab nginx whose HTTPS block has the given directives
+// and none of the lab's default ssl_* lines (so that the tools are compared
+// on exactly what the directives say), prints its HTTPS URL, plain URL and
+// CA file on stdout, one per line, and serves until its standard input
+// closes or it is interrupted.
 //
 //	auditpeers compare AUDIT.json SSLSCAN.xml [TESTSSL.json]
 //
@@ -29,7 +31,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "compare" {
 		os.Exit(runCompare(os.Args[2:]))
 	}
-	tlsDirectives := flag.String("tls", "", "extra directives for the HTTPS server block")
+	tlsDirectives := flag.String("tls", defaultDirectives, "the ssl_* directives of the HTTPS server block")
 	http2 := flag.Bool("http2", true, "enable HTTP/2")
 	cert := flag.String("cert", "ecdsa-p256", "certificate key kind")
 	flag.Parse()
@@ -41,12 +43,16 @@ func main() {
 	}
 }
 
+// defaultDirectives are nginx's TLS 1.2 and 1.3 with a session cache, the
+// lab's defaults written out.
+const defaultDirectives = "ssl_protocols TLSv1.2 TLSv1.3;\nssl_session_cache shared:peers:1m;"
+
 func run(ctx context.Context, directives string, http2 bool, cert string) error {
 	kind, err := lab.ParseKeyKind(cert)
 	if err != nil {
 		return err
 	}
-	n, err := lab.StartNginx(ctx, lab.NginxConfig{HTTP2: http2, Cert: kind, TLSDirectives: directives})
+	n, err := lab.StartNginx(ctx, lab.NginxConfig{HTTP2: http2, Cert: kind, TLSDirectives: directives, NoDefaults: true})
 	if err != nil {
 		return err
 	}
