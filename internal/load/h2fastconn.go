@@ -50,6 +50,7 @@ type h2Conn struct {
 	rec       *recorder
 	br        *bufio.Reader
 	block     []byte // header block fragments until END_HEADERS
+	blockEnds bool   // the HEADERS frame of block had END_STREAM
 	connRecv  int64  // DATA bytes since the last connection WINDOW_UPDATE
 	refreshed time.Time
 }

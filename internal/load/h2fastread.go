@@ -60,7 +60,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	case *http2.ContinuationFrame:
 		c.block = append(c.block, f.HeaderBlockFragment()...)
 		if f.HeadersEnded() {
-			return c.endHeaders(f.StreamID)
+			return c.endBlock(f.StreamID)
 		}
 	case *http2.DataFrame:
 		c.onData(f)
@@ -95,13 +95,22 @@ func (c *h2Conn) onHeaders(f *http2.HeadersFrame) error {
 	}
 	c.mu.Unlock()
 	c.block = append(c.block[:0], f.HeaderBlockFragment()...)
+	c.blockEnds = f.StreamEnded()
 	if f.HeadersEnded() {
-		if err := c.endHeaders(f.StreamID); err != nil {
-			return err
-		}
+		return c.endBlock(f.StreamID)
 	}
-	if f.StreamEnded() {
-		c.endStream(f.StreamID, nil)
+	return nil
+}
+
+// endBlock handles a complete header block. END_STREAM comes on the
+// HEADERS frame, but when CONTINUATION frames follow, the stream ends
+// only with the last of them (RFC 9113, section 8.1).
+func (c *h2Conn) endBlock(id uint32) error {
+	if err := c.endHeaders(id); err != nil {
+		return err
+	}
+	if c.blockEnds {
+		c.endStream(id, nil)
 	}
 	return nil
 }
