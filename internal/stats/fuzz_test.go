@@ -2,21 +2,24 @@ package stats
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
-// floats decodes b as little-endian float64 values in [0, 1e6), the
-// range of latencies in ms, dropping NaN and infinities.
+// floats decodes b as little-endian float64 values: NaN stays NaN,
+// infinities are dropped, anything else is folded into [0, 1e6), the
+// range of latencies in ms.
 func floats(b []byte) []float64 {
 	var out []float64
 	for len(b) >= 8 {
 		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
 		b = b[8:]
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsInf(v, 0) {
 			continue
 		}
-		out = append(out, math.Mod(math.Abs(v), 1e6))
+		out = append(out, math.Mod(math.Abs(v), 1e6)) // NaN stays NaN
 	}
 	return out
 }
@@ -24,7 +27,8 @@ func floats(b []byte) []float64 {
 // FuzzCompare checks the invariants of a comparison on arbitrary samples:
 // a p-value in [0, 1], a shift inside its interval, an interval inside
 // the range of the pairwise differences, and the same result with the
-// samples swapped except for the sign.
+// samples swapped except for the sign; a sample with a NaN is an error
+// (ErrNaN), returned at once.
 func FuzzCompare(f *testing.F) {
 	enc := func(xs ...float64) []byte {
 		var b []byte
@@ -36,12 +40,20 @@ func FuzzCompare(f *testing.F) {
 	f.Add(enc(1, 2, 3, 4, 5, 6, 7), enc(4, 5, 6, 7, 8, 9, 10))
 	f.Add(enc(5, 5, 5), enc(5, 5, 5, 5))
 	f.Add(enc(1), enc(2))
+	f.Add(enc(1, math.NaN(), 3), enc(2, 4))
+	f.Add(enc(math.NaN()), enc(math.NaN()))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		x, y := floats(a), floats(b)
 		if len(x) == 0 || len(y) == 0 || len(x) > 80 || len(y) > 80 {
 			return
 		}
 		c, err := Compare(x, y, 0.95)
+		if slices.ContainsFunc(x, math.IsNaN) || slices.ContainsFunc(y, math.IsNaN) {
+			if !errors.Is(err, ErrNaN) {
+				t.Fatalf("Compare(%v, %v) error = %v; want ErrNaN", x, y, err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("Compare: %v", err)
 		}

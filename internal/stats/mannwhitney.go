@@ -2,19 +2,24 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 )
 
 // MaxExact is the largest sample size, on either side, for which
-// MannWhitney and Shift use the exact null distribution of U (when there
+// MannWhitney and Compare use the exact null distribution of U (when there
 // are no ties); above it the normal approximation is used, which is
 // already very close there.
 const MaxExact = 50
 
 // ErrEmpty is returned when a two-sample method gets an empty sample.
 var ErrEmpty = errors.New("empty sample")
+
+// ErrNaN is returned when a sample holds a NaN, which has no rank.
+var ErrNaN = errors.New("NaN in sample")
 
 // UTest is the result of a Mann-Whitney U test (Wilcoxon rank-sum test).
 type UTest struct {
@@ -36,7 +41,10 @@ type UTest struct {
 func MannWhitney(x, y []float64) (UTest, error) {
 	n1, n2 := len(x), len(y)
 	if n1 == 0 || n2 == 0 {
-		return UTest{}, errors.New("mann-whitney test: " + ErrEmpty.Error())
+		return UTest{}, fmt.Errorf("mann-whitney test: %w", ErrEmpty)
+	}
+	if hasNaN(x) || hasNaN(y) {
+		return UTest{}, fmt.Errorf("mann-whitney test: %w", ErrNaN)
 	}
 	r1, ties := rankSum(x, y)
 	u := r1 - float64(n1*(n1+1))/2
@@ -59,9 +67,26 @@ func MannWhitney(x, y []float64) (UTest, error) {
 	return t, nil
 }
 
+// hasNaN reports whether xs holds a NaN.
+func hasNaN(xs []float64) bool {
+	return slices.ContainsFunc(xs, math.IsNaN)
+}
+
+// MinP is the smallest two-sided p-value the exact Mann-Whitney test can
+// give for samples of sizes m and n, 2 / C(m+n, m): with fewer runs than
+// that allows, no difference can be significant at an alpha below it.
+func MinP(m, n int) float64 {
+	lg := func(x int) float64 {
+		v, _ := math.Lgamma(float64(x) + 1)
+		return v
+	}
+	return math.Min(1, 2*math.Exp(lg(m)+lg(n)-lg(m+n)))
+}
+
 // rankSum returns the sum of the ranks of x in the pooled sample (tied
 // values get the mean of their ranks) and the tie term Σ(t³ - t) over the
-// groups of t tied values.
+// groups of t tied values. The samples must hold no NaN: a NaN equals
+// nothing, not even itself, so its group of ties would never end.
 func rankSum(x, y []float64) (float64, float64) {
 	type obs struct {
 		v     float64

@@ -1,7 +1,7 @@
 package stats
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -30,7 +30,7 @@ func (c Comparison) Significant(alpha float64) bool {
 // len(base)·len(x), so callers bound the sample sizes.
 func Compare(base, x []float64, level float64) (Comparison, error) {
 	if len(base) == 0 || len(x) == 0 {
-		return Comparison{}, errors.New("comparing samples: " + ErrEmpty.Error())
+		return Comparison{}, fmt.Errorf("comparing samples: %w", ErrEmpty)
 	}
 	t, err := MannWhitney(x, base)
 	if err != nil {

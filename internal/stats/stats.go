@@ -62,8 +62,7 @@ func normalCDF(z float64) float64 {
 	return 0.5 * math.Erfc(-z/math.Sqrt2)
 }
 
-// normalQuantile is the inverse of normalCDF, by bisection on Erfc (exact
-// to well below the precision any interval here is printed with).
+// normalQuantile is the inverse of normalCDF, through math.Erfcinv.
 func normalQuantile(p float64) float64 {
 	if p <= 0 {
 		return math.Inf(-1)

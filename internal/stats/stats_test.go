@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -112,21 +113,87 @@ func TestMannWhitney(t *testing.T) {
 			t.Errorf("%s: MannWhitney(%v, %v) = %+v; want U=%v P=%.7f exact=%v", tt.name, tt.x, tt.y, got, tt.wantU, tt.wantP, tt.wantExact)
 		}
 	}
-	if _, err := MannWhitney(nil, []float64{1}); err == nil {
-		t.Error("MannWhitney(nil, [1]) succeeded; want an error")
+}
+
+func TestMannWhitneyErrors(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name string
+		x, y []float64
+		want error
+	}{
+		{"empty x", nil, []float64{1}, ErrEmpty},
+		{"empty y", []float64{1}, nil, ErrEmpty},
+		{"NaN in x", []float64{1, nan, 3}, []float64{2}, ErrNaN},
+		{"NaN in y", []float64{1}, []float64{nan}, ErrNaN},
+	}
+	for _, tt := range tests {
+		if _, err := MannWhitney(tt.x, tt.y); !errors.Is(err, tt.want) {
+			t.Errorf("%s: MannWhitney(%v, %v) error = %v; want %v", tt.name, tt.x, tt.y, err, tt.want)
+		}
+		if _, err := Compare(tt.y, tt.x, 0.95); !errors.Is(err, tt.want) {
+			t.Errorf("%s: Compare(%v, %v) error = %v; want %v", tt.name, tt.y, tt.x, err, tt.want)
+		}
 	}
 }
 
-// TestMannWhitneyNormal checks the large-sample path against SciPy's
-// asymptotic result for the documentation example.
+// TestMannWhitneyNormal checks the large-sample path (both samples above
+// MaxExact) against the normal approximation worked out by hand.
 func TestMannWhitneyNormal(t *testing.T) {
-	x := []float64{19, 22, 16, 29, 24}
-	y := []float64{20, 11, 17, 12}
-	r1, ties := rankSum(x, y)
-	u := r1 - 15
-	z := (math.Abs(u-10) - 0.5) / uSigma(5, 4, ties)
-	if got, want := 2*normalCDF(-z), 0.11134688653314041; !near(got, want, 1e-12) {
-		t.Errorf("asymptotic p = %v; want %v", got, want)
+	seq := func(from, step float64, n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = from + step*float64(i)
+		}
+		return xs
+	}
+	tests := []struct {
+		name  string
+		x, y  []float64
+		wantU float64
+		wantP float64
+	}{
+		// x = 1..60, y = 8.5..67.5: no ties; x = k beats the k-8 values
+		// of y below it, so U = 1+2+...+52 = 1378. mu = 60·60/2 = 1800,
+		// sigma² = 60·60·121/12 = 36300, z = (422 - ½)/190.5256 = 2.21230,
+		// p = 2·Φ(-z) = erfc(z/√2) = 0.0269459.
+		{"no ties", seq(1, 1, 60), seq(8.5, 1, 60), 1378, 0.02694585619564298},
+		// x = 1..60, y = 5..64: 56 values tied in pairs, so U = (0+...+55)
+		// + 56·½ = 1568 and the tie term is 56·(2³-2) = 336: sigma² =
+		// 300·(121 - 336/(120·119)) = 36292.94, z = (232 - ½)/190.5071 =
+		// 1.21518, p = erfc(z/√2) = 0.2242982.
+		{"ties", seq(1, 1, 60), seq(5, 1, 60), 1568, 0.2242981937176246},
+	}
+	for _, tt := range tests {
+		got, err := MannWhitney(tt.x, tt.y)
+		if err != nil {
+			t.Fatalf("%s: MannWhitney: %v", tt.name, err)
+		}
+		if got.U != tt.wantU || !near(got.P, tt.wantP, 1e-9) || got.Exact || got.N1 != 60 || got.N2 != 60 {
+			t.Errorf("%s: MannWhitney = %+v; want U=%v P=%.7f exact=false", tt.name, got, tt.wantU, tt.wantP)
+		}
+	}
+}
+
+func TestMinP(t *testing.T) {
+	tests := []struct {
+		m, n int
+		want float64
+	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {5, 4, 2.0 / 126}, {1, 1, 1}}
+	for _, tt := range tests {
+		if got := MinP(tt.m, tt.n); !near(got, tt.want, 1e-12) {
+			t.Errorf("MinP(%d, %d) = %v; want %v", tt.m, tt.n, got, tt.want)
+		}
+		x, y := make([]float64, tt.m), make([]float64, tt.n)
+		for i := range x {
+			x[i] = float64(i)
+		}
+		for j := range y {
+			y[j] = float64(tt.m + j)
+		}
+		if u, err := MannWhitney(x, y); err != nil || !near(u.P, tt.want, 1e-12) {
+			t.Errorf("MannWhitney of %d vs %d separated values: p = %v, %v; want MinP %v", tt.m, tt.n, u.P, err, tt.want)
+		}
 	}
 }
 
