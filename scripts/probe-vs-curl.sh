@@ -23,7 +23,7 @@
 #
 # Usage: scripts/probe-vs-curl.sh [N]    (N defaults to 30; NO_LINK=1 skips
 # the emulated-link part, e.g. when not root)
-# Needs: go, nginx, curl, openssl.
+# Needs: go, nginx, curl, openssl, python3.
 set -euo pipefail
 
 n=${1:-30}
@@ -39,7 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in go nginx curl openssl; do
+for tool in go nginx curl openssl python3; do
 	command -v "$tool" >/dev/null || { echo "probe-vs-curl: $tool is missing (apt-get install -y $tool)" >&2; exit 1; }
 done
 
@@ -90,10 +90,12 @@ write_conf "$dir/nginx.conf"
 nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" &
 nginx_pid=$!
 url="https://127.0.0.1:$port/1k.bin"
+ready=""
 for _ in $(seq 50); do
-	curl -s -o /dev/null --cacert "$dir/cert.pem" "$url" && break
+	curl -s -o /dev/null --cacert "$dir/cert.pem" "$url" && { ready=1; break; }
 	sleep 0.1
 done
+[[ -n $ready ]] || { echo "probe-vs-curl: nginx did not answer on $url within 5 s:" >&2; cat "$dir/error.log" >&2; exit 1; }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

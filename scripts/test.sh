@@ -11,7 +11,7 @@ STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
 # command → Debian package
 declare -A packages=(
 	[nginx]=nginx [curl]=curl [openssl]=openssl [ip]=iproute2
-	[sslscan]=sslscan [testssl]=testssl.sh
+	[sslscan]=sslscan [testssl]=testssl.sh [python3]=python3
 )
 missing=()
 for cmd in "${!packages[@]}"; do
@@ -36,7 +36,7 @@ if ! "$GOBIN/staticcheck" -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION
 fi
 
 echo "== gofmt"
-unformatted=$(gofmt -l cmd internal)
+unformatted=$(gofmt -l .)
 if [[ -n $unformatted ]]; then
 	echo "gofmt: these files need formatting:" >&2
 	echo "$unformatted" >&2

@@ -98,7 +98,7 @@ func (f *probeFlags) plan() (plan, error) {
 	case f.output != "" && f.output != os.DevNull:
 		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
 	}
-	p := plan{runs: max(f.n, 1), summary: f.n > 1}
+	p := plan{runs: f.n, summary: f.n > 1}
 	switch {
 	case f.resume:
 		p.first, p.rest, p.runs = probe.Resume, probe.Resume, max(f.n, 2)
@@ -149,7 +149,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	results, runErr := runPlan(ctx, client, p)
-	if err := e.writeProbe(results, p, f, wo, runErr); err != nil {
+	if err := e.writeProbe(results, p, f, wo); err != nil {
 		return err
 	}
 	if f.resume && client.Tickets() == 0 && runErr == nil {
@@ -211,7 +211,7 @@ type probeReport struct {
 }
 
 // writeProbe prints the results in the chosen formats.
-func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, runErr error) error {
+func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut) error {
 	var hops []probe.Timeline
 	for _, r := range results {
 		hops = append(hops, r.Hops...)
@@ -223,9 +223,9 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	}
 	switch {
 	case f.json:
-		return report.WriteJSON(e.stdout, "probe", probeReport{URL: f.req.urlFor(results), Runs: results})
+		return report.WriteJSON(e.stdout, "probe", probeReport{URL: firstURL(results), Runs: results})
 	case wo != nil:
-		return e.writeOutRuns(wo, results, runErr)
+		return e.writeOutRuns(wo, results)
 	case f.silent || len(results) == 0:
 		return nil
 	case p.summary:
@@ -234,7 +234,7 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	return e.waterfalls(results, f)
 }
 
-func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result, runErr error) error {
+func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result) error {
 	for _, r := range results {
 		in := report.WriteOutInput{Hops: r.Hops}
 		if fin := r.Final(); fin != nil && fin.Err != "" {
@@ -296,8 +296,8 @@ func runLabel(i int, r *probe.Result) string {
 	return "new connection"
 }
 
-// urlFor returns the URL of the first run, for the JSON report.
-func (f *requestFlags) urlFor(results []*probe.Result) string {
+// firstURL returns the URL of the first run, for the JSON report.
+func firstURL(results []*probe.Result) string {
 	if len(results) > 0 && len(results[0].Hops) > 0 {
 		return results[0].Hops[0].URL
 	}
