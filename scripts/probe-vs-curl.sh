@@ -12,7 +12,8 @@
 #
 # On loopback these are shown, not gated: the totals are tens to hundreds
 # of microseconds, a full handshake is the client's own CPU (OpenSSL 3.0's
-# client handshake is about twice as slow as Go's crypto/tls here), and a
+# client handshake took 1.6 to 2 times as long as Go's crypto/tls in our
+# runs), and a
 # busy machine's scheduling alone moves such ratios by more than 25%.
 # Then the same nginx configuration runs behind an emulated 20 ms link
 # (`httpslab lab --rtt 20ms`, needs root), where the round trips, not the
