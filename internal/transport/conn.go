@@ -30,7 +30,6 @@ var monoBase = time.Now()
 type counter struct {
 	read, written atomic.Int64
 	lastWrite     atomic.Int64 // when the last write began, since monoBase; 0: never
-	handshake     atomic.Pointer[Counts]
 }
 
 // writing stamps the start of a write. The stamp is taken before the
@@ -64,14 +63,14 @@ func (c *Conn) App() Counts {
 }
 
 // markHandshake remembers the counts at the end of the handshake.
-func (c *counter) markHandshake() {
+func (c *Conn) markHandshake() {
 	n := c.Counts()
 	c.handshake.Store(&n)
 }
 
 // Handshake returns the bytes exchanged up to the end of the handshake,
 // and false if the handshake has not completed.
-func (c *counter) Handshake() (Counts, bool) {
+func (c *Conn) Handshake() (Counts, bool) {
 	if p := c.handshake.Load(); p != nil {
 		return *p, true
 	}
@@ -83,13 +82,12 @@ func (c *counter) Handshake() (Counts, bool) {
 type Conn struct {
 	net.Conn
 	counter
-	// Connected is when the TCP connection was established.
-	Connected time.Time
+	handshake atomic.Pointer[Counts] // the counts at the end of the TLS handshake
 }
 
 // NewConn wraps c to count its bytes.
 func NewConn(c net.Conn) *Conn {
-	return &Conn{Conn: c, Connected: time.Now()}
+	return &Conn{Conn: c}
 }
 
 func (c *Conn) Read(p []byte) (int, error) {
@@ -152,6 +150,7 @@ type PacketConn struct {
 	net.PacketConn
 	counter
 	hsRead, hsWritten atomic.Int64
+	hsDone            atomic.Bool // the QUIC handshake completed
 }
 
 // NewPacketConn wraps c to count its bytes.
@@ -185,9 +184,11 @@ func (c *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 // Handshake returns the bytes of the datagrams classified as handshake,
 // and whether the handshake has completed.
 func (c *PacketConn) Handshake() (Counts, bool) {
-	_, done := c.counter.Handshake()
-	return Counts{Read: c.hsRead.Load(), Written: c.hsWritten.Load()}, done
+	return Counts{Read: c.hsRead.Load(), Written: c.hsWritten.Load()}, c.hsDone.Load()
 }
+
+// markHandshake records that the QUIC handshake completed.
+func (c *PacketConn) markHandshake() { c.hsDone.Store(true) }
 
 // App returns the bytes of the 0-RTT and 1-RTT datagrams.
 func (c *PacketConn) App() Counts {

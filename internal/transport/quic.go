@@ -85,6 +85,60 @@ type quicResult struct {
 	err error
 }
 
+// attempt states of a QUIC dial race.
+const (
+	attemptIdle      = iota // waiting for its turn
+	attemptRunning          // ConnectStart reported, ConnectDone not yet
+	attemptFinished         // ConnectDone reported
+	attemptAbandoned        // the race is over: reports nothing more
+)
+
+// race tracks the attempts of one QUIC dial so that the trace sees
+// exactly one ConnectDone per ConnectStart, and nothing for an address
+// that was never dialed.
+type race struct {
+	ctx   context.Context
+	mu    sync.Mutex
+	state []int
+}
+
+// start reports attempt i's start, unless the race is already over.
+func (r *race) start(i int, target netip.AddrPort) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state[i] != attemptIdle {
+		return false
+	}
+	r.state[i] = attemptRunning
+	if trace := httptrace.ContextClientTrace(r.ctx); trace != nil && trace.ConnectStart != nil {
+		trace.ConnectStart("udp", target.String())
+	}
+	return true
+}
+
+// finish reports attempt i's end, unless the winner already closed it.
+func (r *race) finish(i int, target netip.AddrPort, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state[i] == attemptRunning {
+		r.state[i] = attemptFinished
+		traceAttempt(r.ctx, target, err)
+	}
+}
+
+// end closes the race: attempts still running are reported as given up
+// now, before the request goes on, and nothing is reported after.
+func (r *race) end(targets []netip.AddrPort) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, s := range r.state {
+		if s == attemptRunning {
+			traceAttempt(r.ctx, targets[i], errGaveUp)
+		}
+		r.state[i] = attemptAbandoned
+	}
+}
+
 // raceQUIC dials the targets in order, starting the next one every
 // attemptDelay while none has answered, and returns the first connection
 // that succeeds; the others are cancelled, or closed if they succeed too.
@@ -92,6 +146,7 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 	targets = targets[:min(len(targets), maxAttempts)]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	rc := &race{ctx: ctx, state: make([]int, len(targets))}
 	results := make(chan quicResult, len(targets))
 	for i, t := range targets {
 		go func() {
@@ -99,8 +154,12 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 			defer timer.Stop()
 			select {
 			case <-timer.C:
+				if !rc.start(i, t) {
+					results <- quicResult{nil, errGaveUp}
+					return
+				}
 				qc, err := d.dialQUICAddr(ctx, t, cfg, qcfg, early)
-				traceAttempt(ctx, t, err)
+				rc.finish(i, t, err)
 				results <- quicResult{qc, err}
 			case <-ctx.Done():
 				results <- quicResult{nil, ctx.Err()}
@@ -111,13 +170,7 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 	for i := range targets {
 		r := <-results
 		if r.err == nil {
-			// Close the other attempts in the trace now, before the
-			// request goes on: their goroutines may report late.
-			for _, t := range targets {
-				if t.String() != r.qc.RemoteAddr().String() {
-					traceAttempt(ctx, t, errGaveUp)
-				}
-			}
+			rc.end(targets)
 			go closeLosers(results, len(targets)-i-1)
 			return r.qc, nil
 		}
@@ -147,9 +200,6 @@ func closeLosers(results <-chan quicResult, n int) {
 
 // dialQUICAddr opens a counted UDP socket and dials target from it.
 func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
-	if trace := httptrace.ContextClientTrace(ctx); trace != nil && trace.ConnectStart != nil {
-		trace.ConnectStart("udp", target.String())
-	}
 	udp, err := net.ListenUDP(d.network("udp"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening a UDP socket: %w", err)

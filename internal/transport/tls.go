@@ -72,7 +72,7 @@ func ParseCiphers(s string) ([]uint16, error) {
 	byName := map[string]*tls.CipherSuite{}
 	for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
 		byName[strings.ToUpper(cs.Name)] = cs
-		byName[strings.ToUpper(OpenSSLName(cs.Name))] = cs
+		byName[strings.ToUpper(openSSLName(cs.Name))] = cs
 	}
 	var out []uint16
 	for _, name := range splitList(s) {
@@ -95,11 +95,11 @@ func isTLS13Only(cs *tls.CipherSuite) bool {
 	return len(cs.SupportedVersions) == 1 && cs.SupportedVersions[0] == tls.VersionTLS13
 }
 
-// OpenSSLName turns an IANA cipher suite name into OpenSSL's spelling:
+// openSSLName turns an IANA cipher suite name into OpenSSL's spelling:
 // TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 becomes ECDHE-RSA-AES128-GCM-SHA256,
 // TLS_RSA_WITH_AES_128_CBC_SHA becomes AES128-SHA. Names without _WITH_
 // (the TLS 1.3 suites) are returned unchanged, as OpenSSL keeps them.
-func OpenSSLName(iana string) string {
+func openSSLName(iana string) string {
 	kx, bulk, ok := strings.Cut(strings.TrimPrefix(iana, "TLS_"), "_WITH_")
 	if !ok {
 		return iana

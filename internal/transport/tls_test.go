@@ -19,8 +19,8 @@ func TestOpenSSLName(t *testing.T) {
 		{"TLS_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"},
 	}
 	for _, tt := range tests {
-		if got := OpenSSLName(tt.iana); got != tt.want {
-			t.Errorf("OpenSSLName(%q) = %q; want %q", tt.iana, got, tt.want)
+		if got := openSSLName(tt.iana); got != tt.want {
+			t.Errorf("openSSLName(%q) = %q; want %q", tt.iana, got, tt.want)
 		}
 	}
 }
