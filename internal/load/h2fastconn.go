@@ -70,12 +70,12 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 	r := w.run
 	var ev event
 	nc, err := r.ep.dial(r.ctx, time.Now().Add(r.cfg.Timeout), r.now, &ev)
+	var tc *tls.Conn
+	if err == nil {
+		tc, err = requireH2(nc) // a connection without h2 is a failed setup
+	}
 	ev.err = err
 	w.rec.add(ev)
-	if err != nil {
-		return nil, err
-	}
-	tc, err := requireH2(nc)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type JSONResult struct {
 	Errors         int64               `json:"errors"`
 	RequestsPerSec float64             `json:"requests_per_s"`
 	Connections    int64               `json:"connections_opened"`
+	DialErrors     int64               `json:"dial_errors"`
 	Handshakes     int64               `json:"handshakes"`
 	Resumed        int64               `json:"resumed"`
 	HandshakesPerS float64             `json:"handshakes_per_s"`
@@ -78,6 +79,7 @@ func (r *Result) JSON() JSONResult {
 		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, Pipeline: c.Pipeline,
 		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
+		DialErrors: r.DialErrors,
 		Handshakes: r.Handshakes, Resumed: r.Resumed, HandshakesPerS: r.HandshakeRate(), Bytes: r.Bytes,
 		Status: map[string]int64{}, ErrorMessages: r.ErrorCounts, Late: r.Late, Dropped: r.Dropped,
 		MaxLagMicros: r.MaxLag.Microseconds(), SendRate: r.SendRate(), TLS: []JSONTLS{},

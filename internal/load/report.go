@@ -93,7 +93,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	fmt.Fprintf(b, "Time taken:      %.3f s\n", r.Elapsed.Seconds())
 	fmt.Fprintf(b, "Requests:        %d completed, %d failed (%.3g%%)\n", r.Requests, r.Errors, 100*r.ErrorRate())
 	fmt.Fprintf(b, "Requests/s:      %.1f\n", r.RequestRate())
-	if r.Handshakes > 0 || r.Connections > 0 {
+	if r.Connections > 0 || r.DialErrors > 0 {
 		fmt.Fprintf(b, "Connections:     %d opened, %d failed\n", r.Connections, r.DialErrors)
 	}
 	if r.Handshakes > 0 {

@@ -1,0 +1,69 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// startNoALPN starts a TLS server with the lab certificate that
+// negotiates no application protocol, as a server without HTTP/2 and
+// ALPN does, and drains each connection until the client closes it.
+// (nginx without http2 rejects the handshake instead, and Go's HTTP
+// server always offers h2.)
+func startNoALPN(t *testing.T) (url string, caPEM []byte) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{s.Leaf.TLS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return "https://" + ln.Addr().(*net.TCPAddr).String(), s.CA.CertPEM
+}
+
+// TestHTTP2Refused runs HTTP/2 against a server that negotiates no
+// ALPN: every connection fails its check and counts as a failed
+// connection, not as an opened one with a handshake, on both HTTP/2
+// client paths; the report says so.
+func TestHTTP2Refused(t *testing.T) {
+	url, caPEM := startNoALPN(t)
+	for _, rate := range []float64{0, 200} {
+		cfg := Config{Targets: []Target{{URL: url + "/"}}, Protocol: HTTP2, Conns: 2, Requests: 10,
+			Rate: rate, TLS: clientTLS(t, caPEM)}
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if res.Connections != 0 || res.Handshakes != 0 || res.DialErrors != 10 || res.Errors != 10 {
+			t.Errorf("rate %v: %d connections, %d handshakes, %d failed connections, %d errors %v; want 0, 0, 10, 10",
+				rate, res.Connections, res.Handshakes, res.DialErrors, res.Errors, res.ErrorCounts)
+		}
+		var text strings.Builder
+		if err := res.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if want := "Connections:     0 opened, 10 failed"; !strings.Contains(text.String(), want) {
+			t.Errorf("rate %v: report without %q:\n%s", rate, want, text.String())
+		}
+		if j := res.JSON(); j.DialErrors != 10 {
+			t.Errorf("rate %v: JSON dial_errors = %d; want 10", rate, j.DialErrors)
+		}
+	}
+}
