@@ -59,7 +59,11 @@ type Result struct {
 	Requests int64         // completed requests, any status
 	Errors   int64         // requests that failed without a response
 	Status   map[int]int64
-	Bytes    int64 // response bytes read, headers included
+	// Bytes is the response body bytes read: after HTTP/1.1 chunked
+	// decoding, HTTP/2 DATA payloads without padding, HTTP/3 DATA. Header
+	// and framing bytes are left out on every protocol, so that the runs
+	// of different protocols compare.
+	Bytes int64
 	// ErrorCounts maps each distinct error message to its count.
 	ErrorCounts map[string]int64
 	Handshakes  int64 // successful TLS handshakes

@@ -219,7 +219,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 			w.failFrom(i, fmt.Errorf("read: %w", err))
 			return false
 		}
-		s.ev.status, s.ev.bytes = resp.status, resp.bytes
+		s.ev.status, s.ev.bytes = resp.status, resp.body
 		w.rec.add(s.ev)
 		if resp.close && i < len(w.slots)-1 {
 			if !resend {

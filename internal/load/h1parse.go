@@ -18,6 +18,7 @@ const (
 type response struct {
 	status int
 	bytes  int64 // header and body bytes read from the connection
+	body   int64 // body bytes, after chunked decoding: what a run reports
 	close  bool  // the server will close the connection after it
 }
 
@@ -186,6 +187,7 @@ func readBody(br *bufio.Reader, r *response, h header, head bool) error {
 	case h.length >= 0:
 		n, err := br.Discard(int(h.length))
 		r.bytes += int64(n)
+		r.body += int64(n)
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -195,6 +197,7 @@ func readBody(br *bufio.Reader, r *response, h header, head bool) error {
 	for {
 		n, err := br.Discard(br.Size())
 		r.bytes += int64(n)
+		r.body += int64(n)
 		if err == io.EOF {
 			return nil
 		}
@@ -224,6 +227,7 @@ func readChunked(br *bufio.Reader, r *response) error {
 		}
 		n, err := br.Discard(int(size))
 		r.bytes += int64(n)
+		r.body += int64(n)
 		if err != nil {
 			return lineError(err)
 		}

@@ -16,17 +16,18 @@ func TestReadResponse(t *testing.T) {
 		status int
 		close  bool
 		rest   string // what must remain unread
+		body   int64
 		err    error
 	}{
-		{name: "content-length", in: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloNEXT", status: 200, rest: "NEXT"},
-		{name: "chunked", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\na;x=y\r\n0123456789\r\n0\r\nTrailer: 1\r\n\r\nNEXT", status: 200, rest: "NEXT"},
+		{name: "content-length", in: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloNEXT", status: 200, rest: "NEXT", body: 5},
+		{name: "chunked", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\na;x=y\r\n0123456789\r\n0\r\nTrailer: 1\r\n\r\nNEXT", status: 200, rest: "NEXT", body: 15},
 		{name: "head", in: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nNEXT", head: true, status: 200, rest: "NEXT"},
 		{name: "204", in: "HTTP/1.1 204 No Content\r\n\r\nNEXT", status: 204, rest: "NEXT"},
 		{name: "304", in: "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\nNEXT", status: 304, rest: "NEXT"},
 		{name: "interim", in: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\nNEXT", status: 201, rest: "NEXT"},
 		{name: "close", in: "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n", status: 200, close: true},
-		{name: "to-eof", in: "HTTP/1.0 200 OK\r\n\r\nbody until the end", status: 200, close: true},
-		{name: "lf-only", in: "HTTP/1.1 404 Not Found\nContent-Length: 2\n\nnoNEXT", status: 404, rest: "NEXT"},
+		{name: "to-eof", in: "HTTP/1.0 200 OK\r\n\r\nbody until the end", status: 200, close: true, body: 18},
+		{name: "lf-only", in: "HTTP/1.1 404 Not Found\nContent-Length: 2\n\nnoNEXT", status: 404, rest: "NEXT", body: 2},
 		{name: "no-reason", in: "HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", status: 200},
 		{name: "truncated-body", in: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", err: io.ErrUnexpectedEOF},
 		{name: "truncated-header", in: "HTTP/1.1 200 OK\r\nContent-Le", err: io.ErrUnexpectedEOF},
@@ -53,6 +54,9 @@ func TestReadResponse(t *testing.T) {
 			rest, _ := io.ReadAll(br)
 			if got.status != tt.status || got.close != tt.close || string(rest) != tt.rest {
 				t.Errorf("readResponse(%q) = status %d close %v rest %q; want %d %v %q", tt.in, got.status, got.close, rest, tt.status, tt.close, tt.rest)
+			}
+			if got.body != tt.body {
+				t.Errorf("readResponse(%q) counted %d body bytes; want %d", tt.in, got.body, tt.body)
 			}
 			if want := int64(len(tt.in) - len(tt.rest)); got.bytes != want {
 				t.Errorf("readResponse(%q) counted %d bytes; want %d", tt.in, got.bytes, want)

@@ -29,7 +29,7 @@ type JSONResult struct {
 	Handshakes     int64               `json:"handshakes"`
 	Resumed        int64               `json:"resumed"`
 	HandshakesPerS float64             `json:"handshakes_per_s"`
-	Bytes          int64               `json:"bytes"`
+	Bytes          int64               `json:"bytes"` // response body bytes, as Result.Bytes
 	Status         map[string]int64    `json:"status"`
 	ErrorMessages  map[string]int64    `json:"error_messages"`
 	TLS            []JSONTLS           `json:"tls"`

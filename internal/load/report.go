@@ -99,7 +99,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if r.Handshakes > 0 {
 		fmt.Fprintf(b, "Handshakes/s:    %.1f (%d full, %d resumed)\n", r.HandshakeRate(), r.Handshakes-r.Resumed, r.Resumed)
 	}
-	fmt.Fprintf(b, "Transfer:        %s read, %s/s\n", bytesString(float64(r.Bytes)), bytesString(perSecond(r.Bytes, r.Elapsed)))
+	fmt.Fprintf(b, "Transfer:        %s of response bodies, %s/s\n", bytesString(float64(r.Bytes)), bytesString(perSecond(r.Bytes, r.Elapsed)))
 	codes := slices.Sorted(maps.Keys(r.Status))
 	b.WriteString("Status codes:   ")
 	for _, code := range codes {

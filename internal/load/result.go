@@ -19,7 +19,7 @@ type event struct {
 	tls      int64 // TLS or QUIC handshake (handshake events)
 	wait     int64 // last request byte written to first response byte
 	status   int
-	bytes    int64
+	bytes    int64 // response body bytes (see Result.Bytes)
 	resumed  bool
 	version  uint16
 	cipher   uint16
