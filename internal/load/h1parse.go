@@ -10,8 +10,10 @@ import (
 
 // Limits of the HTTP/1.1 response parser.
 const (
-	maxHeaderBytes = 64 << 10 // status line and header fields together
-	maxChunkLine   = 4 << 10  // one chunk-size line with extensions
+	// maxHeaderBytes bounds the status line and header fields together,
+	// and so each line: the worker's reader is this size (run.go).
+	maxHeaderBytes = 64 << 10
+	maxChunkLine   = 4 << 10 // one chunk-size line with extensions
 )
 
 // response is what the load engine keeps of an HTTP/1.1 response.

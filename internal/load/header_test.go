@@ -1,7 +1,9 @@
 package load
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,5 +67,31 @@ func TestHostHeader(t *testing.T) {
 				t.Errorf("server saw X-Lab (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestLongResponseHeader checks that the HTTP/1.1 client reads a
+// response with a header line longer than a small read buffer (10 KiB,
+// as a long Content-Security-Policy or Set-Cookie makes), up to the
+// parser's limit, and refuses one beyond it.
+func TestLongResponseHeader(t *testing.T) {
+	tests := []struct {
+		size     int
+		wantErrs int64
+	}{{10 << 10, 0}, {60 << 10, 0}, {maxHeaderBytes + 1, 5}}
+	for _, tt := range tests {
+		value := strings.Repeat("a", tt.size)
+		s := lab.StartTestServer(t, lab.Config{NoHTTP3: true, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Long", value)
+			_, _ = w.Write([]byte("hello"))
+		})})
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 1, Requests: 5,
+			TLS: clientTLS(t, s.CA.CertPEM)})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if res.Errors != tt.wantErrs || res.Requests+res.Errors != 5 {
+			t.Errorf("header line of %d bytes: %d requests, %d errors %v; want %d errors of 5", tt.size, res.Requests, res.Errors, res.ErrorCounts, tt.wantErrs)
+		}
 	}
 }
