@@ -28,25 +28,52 @@ type Client struct {
 	dialer   *transport.Dialer
 	sessions *transport.SessionCache
 
+	// baseTLS is the TLS configuration of the flags (CA file read once);
+	// each mode's configuration is a clone of it.
+	baseTLS *tls.Config
+
 	// The connections of the current mode: a TCP connection with its
 	// HTTP/1.1 or HTTP/2 client, or an HTTP/3 transport.
 	tlsConfig *tls.Config
 	live      *liveConn
 	h3        *http3.Transport
 
+	// conns are the open connections this Client dialed, by local and
+	// remote address: the live TCP connection, and the HTTP/3
+	// transport's QUIC connections until they end.
 	mu    sync.Mutex
-	conns map[string]connEntry // by local and remote address
+	conns map[string]connEntry
 }
 
 // connEntry is a connection this Client dialed.
 type connEntry struct {
-	counts interface {
-		App() transport.Counts
-		Handshake() (transport.Counts, bool)
-		LastWrite() time.Time
-	}
 	tcp  *transport.Conn     // nil for QUIC
 	quic *transport.QUICConn // nil for TCP
+}
+
+// app returns the connection's application bytes so far.
+func (e connEntry) app() transport.Counts {
+	if e.quic != nil {
+		return e.quic.Packets.App()
+	}
+	return e.tcp.App()
+}
+
+// handshake returns the connection's handshake bytes and whether the
+// handshake completed.
+func (e connEntry) handshake() (transport.Counts, bool) {
+	if e.quic != nil {
+		return e.quic.Packets.Handshake()
+	}
+	return e.tcp.Handshake()
+}
+
+// lastWrite returns when the last write to the connection's socket began.
+func (e connEntry) lastWrite() time.Time {
+	if e.quic != nil {
+		return e.quic.Packets.LastWrite()
+	}
+	return e.tcp.LastWrite()
 }
 
 // New checks cfg and returns a Client for it. It opens no connection.
@@ -59,10 +86,11 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cfg.TLS.Config(); err != nil {
+	base, err := cfg.TLS.Config()
+	if err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, url: u, dialer: d, sessions: transport.NewSessionCache(0), conns: map[string]connEntry{}}, nil
+	return &Client{cfg: cfg, url: u, dialer: d, baseTLS: base, sessions: transport.NewSessionCache(0), conns: map[string]connEntry{}}, nil
 }
 
 // Tickets returns how many TLS sessions the servers handed to this
@@ -101,10 +129,7 @@ func (c *Client) prepare(mode Mode) error {
 	if mode == Resume || mode == ZeroRTT {
 		sessions = c.sessions
 	}
-	cfg, err := c.newTLSConfig(sessions)
-	if err != nil {
-		return err
-	}
+	cfg := c.newTLSConfig(sessions)
 	c.tlsConfig = cfg
 	if c.cfg.Protocol == ProtoHTTP3 {
 		c.h3 = c.newHTTP3(cfg, mode == ZeroRTT)
@@ -119,13 +144,29 @@ func connKey(conn net.Conn) string {
 func (c *Client) remember(conn net.Conn, tc *transport.Conn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.conns[connKey(conn)] = connEntry{counts: tc, tcp: tc}
+	c.conns[connKey(conn)] = connEntry{tcp: tc}
 }
 
-func (c *Client) rememberQUIC(qc *transport.QUICConn) {
+func (c *Client) forget(conn net.Conn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.conns[qc.LocalAddr().String()+" "+qc.RemoteAddr().String()] = connEntry{counts: qc.Packets, quic: qc}
+	delete(c.conns, connKey(conn))
+}
+
+// rememberQUIC keeps qc until it ends: the HTTP/3 transport may redial
+// on its own, and a closed connection is looked up no more.
+func (c *Client) rememberQUIC(qc *transport.QUICConn) {
+	key := qc.LocalAddr().String() + " " + qc.RemoteAddr().String()
+	c.mu.Lock()
+	c.conns[key] = connEntry{quic: qc}
+	c.mu.Unlock()
+	context.AfterFunc(qc.Context(), func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e, ok := c.conns[key]; ok && e.quic == qc {
+			delete(c.conns, key)
+		}
+	})
 }
 
 func (c *Client) lookup(conn net.Conn) (connEntry, bool) {
@@ -212,6 +253,7 @@ func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body
 		}
 		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
+	// net/http sends req.Host, never a Host field of req.Header.
 	if h := req.Header.Get("Host"); h != "" {
 		req.Host = h
 		req.Header.Del("Host")

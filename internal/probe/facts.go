@@ -1,14 +1,9 @@
 package probe
 
 import (
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -43,25 +38,11 @@ func certFacts(c *x509.Certificate) Cert {
 	return Cert{
 		Subject:  c.Subject.String(),
 		Issuer:   c.Issuer.String(),
-		KeyType:  KeyType(c.PublicKey),
+		KeyType:  transport.KeyType(c.PublicKey),
 		SigAlg:   c.SignatureAlgorithm.String(),
 		NotAfter: c.NotAfter,
 		Bytes:    len(c.Raw),
 	}
-}
-
-// KeyType names a certificate's public key as "ECDSA P-256", "RSA 2048"
-// or "Ed25519".
-func KeyType(pub any) string {
-	switch k := pub.(type) {
-	case *ecdsa.PublicKey:
-		return "ECDSA " + k.Curve.Params().Name
-	case *rsa.PublicKey:
-		return "RSA " + strconv.Itoa(k.N.BitLen())
-	case ed25519.PublicKey:
-		return "Ed25519"
-	}
-	return fmt.Sprintf("%T", pub)
 }
 
 // headerSize is the size of the response header as HTTP/1.1 text (status

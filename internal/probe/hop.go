@@ -29,8 +29,8 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	var st hopState // written in the GotConn hook under the recorder's lock, read after seal
 	rec := newRecorder(start, func(conn net.Conn) func() time.Time {
 		if st.entry, st.known = c.lookup(conn); st.known {
-			st.before = st.entry.counts.App()
-			return st.entry.counts.LastWrite
+			st.before = st.entry.app()
+			return st.entry.lastWrite
 		}
 		return nil
 	})
@@ -39,6 +39,10 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 		return tl, nil, err
 	}
 	tl.RequestHeader = req.Header.Clone()
+	if req.Host != "" { // set from a Host field of Config.Header
+		tl.RequestHeader["Host"] = []string{req.Host}
+	}
+	tl.Bytes.RequestBodySize = int64(len(body))
 	resp, err := c.roundTrip(req, rec)
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
@@ -118,15 +122,22 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	}
 }
 
-// fillWire sets the byte counts and the RTT from the connection. The
-// request and response bytes are the application bytes since the GotConn
-// snapshot; the handshake's are counted once, on the request that opened
-// the connection.
+// fillWire sets the byte counts and the RTT from the connection. On a
+// reused connection the request and response bytes are the application
+// bytes since the GotConn snapshot; on a new one they are all bytes since
+// the end of the handshake, so that what a protocol sends before the
+// request (the HTTP/2 preface and SETTINGS) is counted too. The
+// handshake's bytes are counted once, on the request that opened the
+// connection.
 func (c *Client) fillWire(tl *Timeline, st hopState, reused bool) {
-	if hs, ok := st.entry.counts.Handshake(); ok && !reused {
+	if hs, ok := st.entry.handshake(); ok && !reused {
 		tl.Bytes.HandshakeWritten, tl.Bytes.HandshakeRead = hs.Written, hs.Read
 	}
-	d := st.entry.counts.App().Sub(st.before)
+	before := st.before
+	if !reused {
+		before = transport.Counts{}
+	}
+	d := st.entry.app().Sub(before)
 	tl.Bytes.RequestWritten, tl.Bytes.ResponseRead = max(d.Written, 0), max(d.Read, 0)
 	switch {
 	case st.entry.tcp != nil:

@@ -295,7 +295,9 @@ func TestCertificateKeySize(t *testing.T) {
 func TestRedirects(t *testing.T) {
 	srv := lab.StartTestServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", FollowRedirects: true, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
-	res, err := c.Do(context.Background(), Fresh)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, Fresh)
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
@@ -337,7 +339,9 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := newClient(t, tt.cfg).Do(context.Background(), Fresh)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := newClient(t, tt.cfg).Do(ctx, Fresh)
 			if err == nil || !tt.check(err) {
 				t.Fatalf("Do: error %v; want a %s error", err, tt.name)
 			}
@@ -354,6 +358,15 @@ func TestErrors(t *testing.T) {
 				t.Errorf("a failed request has a download phase")
 			}
 		})
+	}
+}
+
+func TestZeroRTTNeedsHTTP3(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(ctx, ZeroRTT); err == nil {
+		t.Errorf("0-RTT over TCP: no error")
 	}
 }
 

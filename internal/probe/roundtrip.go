@@ -10,13 +10,10 @@ import (
 	"github.com/quic-go/quic-go/http3"
 )
 
-// newTLSConfig builds the TLS configuration of one connection mode: it
-// carries the session cache only when resuming.
-func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) (*tls.Config, error) {
-	cfg, err := c.cfg.TLS.Config()
-	if err != nil {
-		return nil, err
-	}
+// newTLSConfig builds the TLS configuration of one connection mode, a
+// clone of the base one: it carries the session cache only when resuming.
+func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) *tls.Config {
+	cfg := c.baseTLS.Clone()
 	cfg.ClientSessionCache = sessions
 	switch c.cfg.Protocol {
 	case ProtoHTTP11:
@@ -28,7 +25,7 @@ func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) (*tls.Config, err
 	default:
 		cfg.NextProtos = []string{"h2", "http/1.1"}
 	}
-	return cfg, nil
+	return cfg
 }
 
 // roundTrip sends req over HTTP/3 or over the live TCP connection.

@@ -48,20 +48,11 @@ func (lc *liveConn) close() {
 	lc.conn.Close()
 }
 
-// hostPort returns u's host:port, with the scheme's default port.
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port)
-}
-
 // dialLive opens a connection for u: TCP, TLS for https, and HTTP/2 when
 // ALPN picked h2 (or prior knowledge was asked for over http://). The
 // dial runs on the caller's goroutine, with ctx's trace hooks firing.
 func (c *Client) dialLive(ctx context.Context, u *url.URL) (*liveConn, error) {
-	addr := hostPort(u)
+	addr := transport.HostPort(u)
 	lc := &liveConn{addr: addr}
 	if u.Scheme == "https" {
 		tc, err := c.dialer.DialTLS(ctx, "tcp", addr, c.tlsConfig)
@@ -80,6 +71,7 @@ func (c *Client) dialLive(ctx context.Context, u *url.URL) (*liveConn, error) {
 	if c.wantsHTTP2(lc.conn) {
 		cc, err := c.newH2(ctx, u.Scheme, addr, lc.conn)
 		if err != nil {
+			c.forget(lc.conn)
 			lc.conn.Close()
 			return nil, err
 		}
@@ -127,7 +119,7 @@ func (c *Client) newH2(ctx context.Context, scheme, addr string, conn net.Conn) 
 // none for req's host or it cannot take another request.
 func (c *Client) roundTripTCP(req *http.Request, rec *recorder) (*http.Response, error) {
 	ctx := req.Context()
-	addr := hostPort(req.URL)
+	addr := transport.HostPort(req.URL)
 	reused := c.live.usable(addr)
 	if !reused {
 		c.closeLive()
@@ -157,6 +149,7 @@ func (c *Client) roundTripTCP(req *http.Request, rec *recorder) (*http.Response,
 
 func (c *Client) closeLive() {
 	if c.live != nil {
+		c.forget(c.live.conn)
 		c.live.close()
 		c.live = nil
 	}

@@ -95,6 +95,9 @@ type Bytes struct {
 	// and framing overhead to be shown against them.
 	HeaderSize int64 `json:"header_size"`
 	BodySize   int64 `json:"body_size"`
+	// RequestBodySize is the size of the request body sent (curl's
+	// size_upload); net/http keeps it out of the request header.
+	RequestBodySize int64 `json:"request_body_size"`
 }
 
 // RTT is the measured round-trip time of the connection.

@@ -1,0 +1,71 @@
+package probe
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+func TestRequestBodyAndHost(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	ca := caFile(t, srv.CA)
+	body := []byte(strings.Repeat("x", 1000))
+	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
+		t.Run(proto, func(t *testing.T) {
+			c := newClient(t, Config{URL: srv.HTTPSURL + "/headers", Protocol: proto, Body: body,
+				Header: http.Header{"Host": {"httpslab.test"}}, TLS: transport.TLS{CAFile: ca}})
+			tl := do(t, c, Fresh)
+			if tl.Method != http.MethodPost || tl.Status != 200 {
+				t.Fatalf("got %s %d; want POST 200", tl.Method, tl.Status)
+			}
+			if got := tl.Bytes.RequestBodySize; got != int64(len(body)) {
+				t.Errorf("RequestBodySize = %d; want %d", got, len(body))
+			}
+			if tl.Bytes.RequestWritten < int64(len(body)) {
+				t.Errorf("request bytes on the wire %d; want at least the %d B body", tl.Bytes.RequestWritten, len(body))
+			}
+			if got := tl.RequestHeader["Host"]; len(got) != 1 || got[0] != "httpslab.test" {
+				t.Errorf("RequestHeader[Host] = %q; want the -H value httpslab.test", got)
+			}
+		})
+	}
+}
+
+// TestNewConnectionBytes checks that on a new HTTP/2 connection every
+// byte after the handshake, the preface and SETTINGS included, is counted
+// as request or response bytes.
+func TestNewConnectionBytes(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	tl := do(t, c, Fresh)
+	total := c.live.tcp.Counts()
+	if got := tl.Bytes.HandshakeRead + tl.Bytes.ResponseRead; got != total.Read {
+		t.Errorf("handshake + response bytes read = %d; want all %d read on the connection", got, total.Read)
+	}
+	// The client may still acknowledge the server's SETTINGS (9 B frame
+	// in a 22 B TLS record) after the response.
+	if got := tl.Bytes.HandshakeWritten + tl.Bytes.RequestWritten; got < total.Written-31 || got > total.Written {
+		t.Errorf("handshake + request bytes written = %d; want the %d written on the connection, less an ACK at most", got, total.Written)
+	}
+}
+
+func TestReuseForgetsClosedConnections(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	// With Connection: close every request in Reuse mode redials.
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP11, Header: http.Header{"Connection": {"close"}},
+		TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	for i := range 5 {
+		if tl := do(t, c, Reuse); tl.Reused {
+			t.Fatalf("request %d reused a connection the server closed", i)
+		}
+	}
+	c.mu.Lock()
+	n := len(c.conns)
+	c.mu.Unlock()
+	if n != 1 {
+		t.Errorf("after 5 redials the client tracks %d connections; want 1, the open one", n)
+	}
+}
