@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -75,18 +76,11 @@ func (s cpuSample) since(later cpuSample) CPU {
 		c.ServerMeasured = s.serverErr == nil && later.serverErr == nil
 		c.ServerUser = max(later.serverUser-s.serverUser, 0)
 		c.ServerSystem = max(later.serverSys-s.serverSys, 0)
-		if err := cmpErr(s.serverErr, later.serverErr); err != nil {
+		if err := cmp.Or(s.serverErr, later.serverErr); err != nil {
 			c.ServerError = err.Error()
 		}
 	}
 	return c
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // clockTick is the unit of /proc/PID/stat times (USER_HZ), 100 on Linux.

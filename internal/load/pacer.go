@@ -65,6 +65,9 @@ func schedule(ctx context.Context, p Pacer, start time.Time, out chan<- ticket, 
 		if stop {
 			return
 		}
+		// The request is due when the pacer says, whatever the timer's
+		// own lateness: that is its intended start.
+		due := elapsed + wait
 		if wait > 0 {
 			timer.Reset(wait)
 			select {
@@ -72,14 +75,9 @@ func schedule(ctx context.Context, p Pacer, start time.Time, out chan<- ticket, 
 				return
 			case <-timer.C:
 			}
-			continue
-		}
-		intended := int64(elapsed)
-		if cp, ok := p.(ConstantPacer); ok {
-			intended = int64(cp.due(hits))
 		}
 		select {
-		case out <- intended:
+		case out <- int64(due):
 		default:
 			dropped.Add(1)
 		}

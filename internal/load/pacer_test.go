@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -100,6 +101,38 @@ func TestScheduleCancel(t *testing.T) {
 		}
 		if n != 3 {
 			t.Errorf("got %d tickets in 250ms at 10/s; want 3", n)
+		}
+	})
+}
+
+// intervalPacer waits the same time before each request, up to max.
+type intervalPacer struct {
+	every time.Duration
+	max   uint64
+}
+
+func (p intervalPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
+	return p.every, hits >= p.max
+}
+
+// TestScheduleAnyPacer checks that the intended time of a ticket is when
+// the pacer said it was due, for any Pacer, not only ConstantPacer.
+func TestScheduleAnyPacer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		out := make(chan ticket, 100)
+		var dropped atomic.Int64
+		go schedule(ctx, intervalPacer{every: 30 * time.Millisecond, max: 5}, start, out, &dropped)
+		var got []time.Duration
+		for tk := range out {
+			got = append(got, time.Duration(tk))
+		}
+		want := []time.Duration{30 * time.Millisecond, 60 * time.Millisecond, 90 * time.Millisecond,
+			120 * time.Millisecond, 150 * time.Millisecond}
+		if !slices.Equal(got, want) {
+			t.Errorf("intended times %v; want %v", got, want)
 		}
 	})
 }
