@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/httpslab/httpslab/internal/probe"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,12 +18,12 @@ const (
 
 // phaseColors gives each phase its bar colour.
 var phaseColors = map[string]string{
-	"dns":      "\x1b[36m", // cyan
-	"connect":  "\x1b[33m", // yellow
-	"tls":      "\x1b[35m", // magenta
-	"send":     "\x1b[32m", // green
-	"wait":     "\x1b[34m", // blue
-	"download": "\x1b[31m", // red
+	probe.PhaseDNS:      "\x1b[36m", // cyan
+	probe.PhaseConnect:  "\x1b[33m", // yellow
+	probe.PhaseTLS:      "\x1b[35m", // magenta
+	probe.PhaseSend:     "\x1b[32m", // green
+	probe.PhaseWait:     "\x1b[34m", // blue
+	probe.PhaseDownload: "\x1b[31m", // red
 }
 
 // ColorEnabled reports whether output to w should be coloured: w is a

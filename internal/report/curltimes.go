@@ -2,7 +2,6 @@ package report
 
 import (
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
@@ -121,11 +120,7 @@ func requestSize(t *probe.Timeline) int64 {
 	return n + 2 + uploadSize(t)
 }
 
-// uploadSize is the request body size, from its Content-Length.
+// uploadSize is the size of the request body sent.
 func uploadSize(t *probe.Timeline) int64 {
-	n, err := strconv.ParseInt(firstOf(t.RequestHeader, "Content-Length"), 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	return max(t.Bytes.RequestBodySize, 0)
 }

@@ -168,3 +168,14 @@ func refused() probe.Timeline {
 }
 
 func durationOf(ns int64) time.Duration { return time.Duration(ns) }
+
+// post is h2Fresh as a POST of a 1000 B body, with the Host field set
+// by -H.
+func post() probe.Timeline {
+	tl := h2Fresh()
+	tl.URL, tl.Method = "https://localhost:8443/headers", "POST"
+	tl.Bytes.RequestBodySize, tl.Bytes.RequestWritten = 1000, 1120
+	tl.RequestHeader = map[string][]string{"User-Agent": {"httpslab"}, "Accept": {"*/*"},
+		"Content-Type": {"application/x-www-form-urlencoded"}, "Host": {"httpslab.test"}}
+	return tl
+}

@@ -260,3 +260,20 @@ func TestHAREntryFields(t *testing.T) {
 		t.Errorf("failed entry status %d, _error %q, bodySize %d; want 0, the error, -1", fe.Response.Status, fe.Error, fe.Response.BodySize)
 	}
 }
+
+func TestHARRequestBody(t *testing.T) {
+	tl := post()
+	r := harEntry(&tl).Request
+	if r.BodySize != 1000 || r.Method != "POST" {
+		t.Errorf("request %s bodySize %d; want POST 1000", r.Method, r.BodySize)
+	}
+	var host string
+	for _, h := range r.Headers {
+		if h.Name == "Host" {
+			host = h.Value
+		}
+	}
+	if host != "httpslab.test" {
+		t.Errorf("request Host header %q; want the -H value httpslab.test", host)
+	}
+}

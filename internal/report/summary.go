@@ -19,10 +19,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/stats"
 )
 
 // SummaryOptions tune the summary.
@@ -151,4 +153,25 @@ func writeResumeSaving(ew *errWriter, runs []probe.Timeline) {
 	ew.printf("%s: TLS median %s full (%d) vs %s resumed (%d)\n", verdict, ms(f), len(full), ms(r), len(res))
 	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
 	ew.printf("  handshake bytes median %s full vs %s resumed (%s fewer)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
+}
+
+// dist is the summary of one sample (durations or byte counts).
+type dist[T ~int64] struct {
+	Count                 int
+	Min, Median, P90, Max T
+}
+
+// summarize returns the distribution of values, with stats' quantiles
+// rounded to the nearest unit.
+func summarize[T ~int64](values []T) dist[T] {
+	if len(values) == 0 {
+		return dist[T]{}
+	}
+	xs := make([]float64, len(values))
+	for i, v := range values {
+		xs[i] = float64(v)
+	}
+	s := stats.Sorted(xs)
+	q := func(p float64) T { return T(math.Round(stats.Quantile(s, p))) }
+	return dist[T]{Count: len(s), Min: T(s[0]), Median: q(0.5), P90: q(0.9), Max: T(s[len(s)-1])}
 }

@@ -111,24 +111,19 @@ func TestSummaryResumeSlower(t *testing.T) {
 	}
 }
 
-func TestQuantile(t *testing.T) {
+func TestSummarize(t *testing.T) {
 	tests := []struct {
 		values []time.Duration
-		q      float64
-		want   time.Duration
+		want   dist[time.Duration]
 	}{
-		{nil, 0.5, 0},
-		{[]time.Duration{7}, 0.9, 7},
-		{[]time.Duration{1, 2, 3}, 0.5, 2},
-		{[]time.Duration{1, 2, 3, 4}, 0.5, 3}, // 2.5 rounds half away from zero
-		{[]time.Duration{10, 20, 30, 40}, 0.5, 25},
-		{[]time.Duration{0, 100}, 0.9, 90},
-		{[]time.Duration{1, 2, 3}, 0, 1},
-		{[]time.Duration{1, 2, 3}, 1, 3},
+		{nil, dist[time.Duration]{}},
+		{[]time.Duration{7}, dist[time.Duration]{1, 7, 7, 7, 7}},
+		{[]time.Duration{4, 3, 2, 1}, dist[time.Duration]{4, 1, 3, 4, 4}}, // median 2.5 rounds away from zero
+		{[]time.Duration{0, 100}, dist[time.Duration]{2, 0, 50, 90, 100}},
 	}
 	for _, tt := range tests {
-		if got := quantile(tt.values, tt.q); got != tt.want {
-			t.Errorf("quantile(%v, %v) = %v; want %v", tt.values, tt.q, got, tt.want)
+		if got := summarize(tt.values); got != tt.want {
+			t.Errorf("summarize(%v) = %+v; want %+v", tt.values, got, tt.want)
 		}
 	}
 }

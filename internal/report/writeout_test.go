@@ -279,3 +279,23 @@ func TestWriteOutCurlVariables(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteOutUpload(t *testing.T) {
+	// size_request: "POST /headers HTTP/1.1\r\n" (24), User-Agent (22),
+	// Accept (13), Content-Type (49), the -H Host (21), the blank line (2)
+	// and the 1000 B body. speed_upload: 1000 B in 3.7 ms.
+	tests := []struct {
+		name string
+		hops []probe.Timeline
+		want string
+	}{
+		{"post", []probe.Timeline{post()}, "1000 270270 1131"},
+		{"get", []probe.Timeline{h2Fresh()}, "0 0 89"}, // no body, Host from the URL
+	}
+	for _, tt := range tests {
+		got, _, _ := execute(t, "%{size_upload} %{speed_upload} %{size_request}", WriteOutInput{Hops: tt.hops})
+		if got != tt.want {
+			t.Errorf("%s: size_upload speed_upload size_request = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
