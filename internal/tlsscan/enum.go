@@ -39,8 +39,6 @@ type Enumeration struct {
 	HelloRetry bool `json:"hello_retry"`
 	// HelloRetryGroup is the group the server asked for instead.
 	HelloRetryGroup string `json:"hello_retry_group,omitempty"`
-	// Connections counts the TCP connections the enumeration opened.
-	Connections int64 `json:"connections"`
 }
 
 // Supported returns the versions the server accepts, oldest first.
@@ -67,17 +65,11 @@ func (e *Enumeration) Version(v uint16) *VersionResult {
 // scanVersions are the versions audit asks about, oldest first.
 var scanVersions = []uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13}
 
-// versionName names a protocol version, including SSL 3.0.
-func versionName(v uint16) string {
-	if v == VersionSSL30 {
-		return "SSLv3"
-	}
-	return tls.VersionName(v)
-}
-
 // enumerate finds versions, suites, their order and groups. Versions are
 // scanned in parallel; within a version the suites are found by offering
-// all remaining candidates and removing the one the server picks.
+// all remaining candidates and removing the one the server picks. On an
+// error (the server cannot be reached, ctx ended) it returns what was
+// found so far with the error.
 func enumerate(ctx context.Context, p *prober) (*Enumeration, error) {
 	e := &Enumeration{Versions: make([]VersionResult, len(scanVersions))}
 	var wg sync.WaitGroup
@@ -88,15 +80,11 @@ func enumerate(ctx context.Context, p *prober) (*Enumeration, error) {
 	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
 	wg.Wait()
 	if err := firstErr(errs); err != nil {
-		return nil, err
+		return e, err
 	}
 	groups, err := scanGroups(ctx, p, e.Supported())
-	if err != nil {
-		return nil, err
-	}
 	e.Groups = groups
-	e.Connections = p.conns.Load()
-	return e, nil
+	return e, err
 }
 
 func firstErr(errs []error) error {
@@ -118,13 +106,14 @@ func offerFor(v uint16, suites []uint16) clientHello {
 }
 
 func scanVersion(ctx context.Context, p *prober, v uint16) (VersionResult, error) {
-	res := VersionResult{Version: v, Name: versionName(v)}
+	res := VersionResult{Version: v, Name: tls.VersionName(v)}
 	remaining := candidateSuites(v == VersionTLS13)
 	var accepted []uint16
+	var err error
 	for len(remaining) > 0 {
-		r, err := p.send(ctx, offerFor(v, remaining), false)
-		if err != nil {
-			return res, err
+		var r reply
+		if r, err = p.send(ctx, offerFor(v, remaining), false); err != nil {
+			break
 		}
 		if r.hello == nil || r.hello.version != v || !slices.Contains(remaining, r.hello.suite) {
 			break
@@ -133,17 +122,13 @@ func scanVersion(ctx context.Context, p *prober, v uint16) (VersionResult, error
 		remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
 	}
 	res.Supported = len(accepted) > 0
-	if len(accepted) >= 2 {
-		order, err := serverOrder(ctx, p, v, accepted)
-		if err != nil {
-			return res, err
-		}
-		res.ServerOrder = order
+	if len(accepted) >= 2 && err == nil {
+		res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
 	}
 	for _, s := range accepted {
 		res.Suites = append(res.Suites, Suite{ID: s, Name: SuiteName(s)})
 	}
-	return res, nil
+	return res, err
 }
 
 // serverOrder offers the accepted suites in reverse: a server that still
@@ -196,16 +181,13 @@ func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResul
 		wg.Go(func() { found[i], errs[i] = scanGroup(ctx, p, j.v, j.g) })
 	}
 	wg.Wait()
-	if err := firstErr(errs); err != nil {
-		return nil, err
-	}
 	var out []GroupResult
 	for _, g := range found {
 		if g != nil {
 			out = append(out, *g)
 		}
 	}
-	return out, nil
+	return out, firstErr(errs)
 }
 
 func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupResult, error) {
@@ -230,13 +212,8 @@ func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupR
 	if err != nil || r.kex == nil {
 		return nil, err
 	}
-	if r.kex.group == g || (kind == "_DHE_" && r.kex.dhBits == ffdheBits(g)) {
+	if r.kex.group == g || (kind == "_DHE_" && r.kex.dhBits == ffdheBits[g]) {
 		return &GroupResult{Version: v, ID: uint16(g), Name: GroupName(g), DHBits: r.kex.dhBits}, nil
 	}
 	return nil, nil
-}
-
-func ffdheBits(g tls.CurveID) int {
-	return map[tls.CurveID]int{groupFFDHE2048: 2048, groupFFDHE3072: 3072, groupFFDHE4096: 4096,
-		groupFFDHE6144: 6144, groupFFDHE8192: 8192}[g]
 }

@@ -30,6 +30,10 @@ const (
 	groupFFDHE8192 tls.CurveID = 0x0104
 )
 
+// ffdheBits is the prime size of each finite-field group (RFC 7919).
+var ffdheBits = map[tls.CurveID]int{groupFFDHE2048: 2048, groupFFDHE3072: 3072, groupFFDHE4096: 4096,
+	groupFFDHE6144: 6144, groupFFDHE8192: 8192}
+
 // allGroups are the groups audit asks servers about, in the order a
 // modern browser prefers them.
 var allGroups = []tls.CurveID{tls.X25519MLKEM768, tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521,
@@ -41,7 +45,7 @@ func GroupName(g tls.CurveID) string {
 	case groupX448:
 		return "X448"
 	case groupFFDHE2048, groupFFDHE3072, groupFFDHE4096, groupFFDHE6144, groupFFDHE8192:
-		return fmt.Sprintf("ffdhe%d", map[tls.CurveID]int{0x100: 2048, 0x101: 3072, 0x102: 4096, 0x103: 6144, 0x104: 8192}[g])
+		return fmt.Sprintf("ffdhe%d", ffdheBits[g])
 	}
 	return g.String()
 }
@@ -54,7 +58,6 @@ var sigAlgs = []uint16{0x0403, 0x0503, 0x0603, 0x0807, 0x0808, 0x0804, 0x0805, 0
 // Extension code points (IANA TLS ExtensionType Values).
 const (
 	extServerName       = 0
-	extStatusRequest    = 5
 	extSupportedGroups  = 10
 	extECPointFormats   = 11
 	extSignatureAlgs    = 13
@@ -78,6 +81,16 @@ type clientHello struct {
 	sessionID  []byte        // a session to resume (TLS 1.2 and older)
 	alpn       []string      // ALPN protocols
 	noTicket   bool          // leave out the session_ticket extension
+}
+
+// String describes the ClientHello for messages: its version, how many
+// suites it offers and, when it offers one, its group.
+func (h clientHello) String() string {
+	s := fmt.Sprintf("%s ClientHello with %d suites", tls.VersionName(h.version), len(h.suites))
+	if len(h.groups) == 1 {
+		s += " and group " + GroupName(h.groups[0])
+	}
+	return s
 }
 
 // marshal returns the ClientHello as one TLS record.

@@ -78,8 +78,6 @@ type serverHello struct {
 	suite     uint16
 	retry     bool        // a HelloRetryRequest
 	group     tls.CurveID // from key_share (TLS 1.3)
-	alpn      string
-	ticket    bool // the server will send a TLS 1.2 session ticket
 }
 
 // parseServerHello parses the body of a server_hello handshake message.
@@ -123,12 +121,6 @@ func (h *serverHello) readExtension(typ uint16, data cryptobyte.String) error {
 		var g uint16
 		ok = data.ReadUint16(&g) // a ServerHello adds the key, a HelloRetryRequest does not
 		h.group = tls.CurveID(g)
-	case extALPN:
-		var list, proto cryptobyte.String
-		ok = data.ReadUint16LengthPrefixed(&list) && list.ReadUint8LengthPrefixed(&proto)
-		h.alpn = string(proto)
-	case extSessionTicket:
-		h.ticket = true
 	}
 	if !ok {
 		return fmt.Errorf("parsing ServerHello: bad extension %d", typ)
@@ -170,11 +162,10 @@ func parseServerKeyExchange(body []byte, suite uint16) (keyExchange, error) {
 
 // reply is what the server answered to one ClientHello.
 type reply struct {
-	alert   *Alert
-	hello   *serverHello
-	kex     *keyExchange
-	ccs     bool // a ChangeCipherSpec followed (an abbreviated TLS 1.2 handshake)
-	nstHint uint32
+	alert *Alert
+	hello *serverHello
+	kex   *keyExchange
+	ccs   bool // a ChangeCipherSpec followed (an abbreviated TLS 1.2 handshake)
 }
 
 // handshakeReader splits handshake records into messages.
@@ -258,10 +249,6 @@ func (out *reply) consume(hs *handshakeReader, wantKex bool) (done bool, err err
 			return true, err
 		case msgServerHelloDone:
 			return true, nil
-		case msgNewSessionTicket:
-			if len(body) >= 4 {
-				out.nstHint = uint32(body[0])<<24 | uint32(body[1])<<16 | uint32(body[2])<<8 | uint32(body[3])
-			}
 		}
 	}
 }

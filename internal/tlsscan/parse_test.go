@@ -60,7 +60,7 @@ func TestParseServerHello(t *testing.T) {
 					b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte("h2")) })
 				})
 			})
-		}), serverHello{version: VersionTLS12, suite: 0xC02B, ticket: true, alpn: "h2"}},
+		}), serverHello{version: VersionTLS12, suite: 0xC02B}},
 		{"tls13", serverHelloBody(t, VersionTLS13, random, 0x1301, tls13Exts(tls.X25519, true)),
 			serverHello{version: VersionTLS13, suite: 0x1301, group: tls.X25519}},
 		{"hrr", serverHelloBody(t, VersionTLS13, helloRetryRandom, 0x1302, tls13Exts(tls.CurveP384, false)),
@@ -84,7 +84,7 @@ func TestParseServerHello(t *testing.T) {
 
 func TestParseServerHelloRejectsTruncated(t *testing.T) {
 	body := serverHelloBody(t, VersionTLS13, bytes.Repeat([]byte{1}, 32), 0x1301, tls13Exts(tls.X25519, true))
-	for n := range len(body) - 1 {
+	for n := range len(body) {
 		if n == 2+32+1+32+2+1 {
 			continue // ends right before the extensions: a valid ServerHello without them
 		}

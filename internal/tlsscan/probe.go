@@ -2,14 +2,18 @@ package tlsscan
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/quic-go/quic-go"
 )
 
 // prober sends hand-built ClientHellos to one server with bounded
@@ -21,23 +25,53 @@ type prober struct {
 	serverName string
 	timeout    time.Duration
 	sem        chan struct{}
-	dialer     net.Dialer
+	dialer     *countingDialer
 
-	conns atomic.Int64 // connections opened
 	mu    sync.Mutex
 	rtt   time.Duration // smallest TCP connect time seen
+	notes []string      // replies that could not be read, one per probe
+}
+
+// countingDialer opens every connection of an audit, TCP and QUIC, and
+// counts them: the one place the report's connection count comes from.
+type countingDialer struct {
+	net.Dialer
+	n atomic.Int64
+}
+
+// DialContext opens a TCP connection and counts it.
+func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.Dialer.DialContext(ctx, network, addr)
+	if err == nil {
+		d.n.Add(1)
+	}
+	return c, err
+}
+
+// dialQUIC opens a QUIC connection and counts it.
+func (d *countingDialer) dialQUIC(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
+	c, err := quic.DialAddrEarly(ctx, addr, tc, qc)
+	if err == nil {
+		d.n.Add(1)
+	}
+	return c, err
 }
 
 // maxRetries bounds the retries of one ClientHello after a refusal.
 const maxRetries = 4
 
-func newProber(addr, serverName string, concurrency int, timeout time.Duration) *prober {
-	return &prober{addr: addr, serverName: serverName, timeout: timeout, sem: make(chan struct{}, concurrency)}
+// newProber returns a prober that dials with d; nil means a dialer of its own.
+func newProber(addr, serverName string, concurrency int, timeout time.Duration, d *countingDialer) *prober {
+	if d == nil {
+		d = &countingDialer{}
+	}
+	return &prober{addr: addr, serverName: serverName, timeout: timeout, sem: make(chan struct{}, concurrency), dialer: d}
 }
 
 // send sends h and reads the reply. A reply of any kind (ServerHello,
-// alert, closed connection) is a result; only failures to talk to the
-// server at all are errors.
+// alert, closed connection) is a result. A reply that cannot be read
+// counts as a refusal and is noted (see notesTaken); only failures to
+// reach the server and the end of ctx are errors.
 func (p *prober) send(ctx context.Context, h clientHello, wantKex bool) (reply, error) {
 	if h.serverName == "" {
 		h.serverName = p.serverName
@@ -48,7 +82,7 @@ func (p *prober) send(ctx context.Context, h clientHello, wantKex bool) (reply, 
 	}
 	pause := 25 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		r, err := p.try(ctx, msg, wantKex)
+		r, err := p.try(ctx, msg, wantKex, h)
 		if err == nil || !refused(err) || attempt == maxRetries {
 			return r, err
 		}
@@ -61,38 +95,66 @@ func (p *prober) send(ctx context.Context, h clientHello, wantKex bool) (reply, 
 	}
 }
 
-func (p *prober) try(ctx context.Context, msg []byte, wantKex bool) (reply, error) {
+func (p *prober) try(parent context.Context, msg []byte, wantKex bool, h clientHello) (reply, error) {
 	select {
 	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return reply{}, ctx.Err()
+	case <-parent.Done():
+		return reply{}, parent.Err()
 	}
 	defer func() { <-p.sem }()
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	ctx, cancel := context.WithTimeout(parent, p.timeout)
 	defer cancel()
 	start := time.Now()
 	c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
 	if err != nil {
+		if parent.Err() != nil {
+			return reply{}, parent.Err()
+		}
 		return reply{}, dialError{fmt.Errorf("connecting to %s: %w", p.addr, err)}
 	}
 	defer c.Close()
 	p.noteRTT(time.Since(start))
-	p.conns.Add(1)
+	// The deadline ends a silent server's probe; the AfterFunc ends it at
+	// once when the audit is stopped.
 	deadline, _ := ctx.Deadline()
 	_ = c.SetDeadline(deadline)
-	if _, err := c.Write(msg); err != nil {
-		return reply{}, fmt.Errorf("sending ClientHello: %w", err)
-	}
-	r, err := readReply(c, wantKex)
-	if r.hello != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) {
-		// A server that closes or resets the connection has refused the offer.
-		return r, nil
-	}
-	if err != nil {
-		return r, fmt.Errorf("reading the reply from %s: %w", p.addr, err)
+	defer context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })()
+	r, err := p.exchange(c, msg, wantKex)
+	switch {
+	case parent.Err() != nil:
+		return reply{}, parent.Err()
+	case err != nil:
+		p.note(fmt.Sprintf("%s: %v (counted as not accepted)", h, err))
+		return reply{}, nil
 	}
 	return r, nil
+}
+
+// exchange writes the ClientHello and reads the reply. A server that
+// closes or resets the connection has refused the offer: that is a reply.
+func (p *prober) exchange(c net.Conn, msg []byte, wantKex bool) (reply, error) {
+	if _, err := c.Write(msg); err != nil {
+		return reply{}, fmt.Errorf("sending the ClientHello to %s: %w", p.addr, err)
+	}
+	r, err := readReply(c, wantKex)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return r, nil
+	}
+	return reply{}, fmt.Errorf("reading the reply from %s: %w", p.addr, err)
+}
+
+// note keeps the description of a probe whose reply could not be read.
+func (p *prober) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.notes = append(p.notes, s)
+}
+
+// notesTaken returns the notes of the probes so far.
+func (p *prober) notesTaken() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.notes)
 }
 
 // dialError marks a failure to connect, as opposed to a reply.

@@ -18,7 +18,7 @@ func TestProberBacksOff(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens: every connect is refused at once
 	synctest.Test(t, func(t *testing.T) {
-		p := newProber(addr, "", 2, time.Second)
+		p := newProber(addr, "", 2, time.Second, nil)
 		start := time.Now()
 		_, err := p.send(context.Background(), clientHello{version: VersionTLS12, suites: []uint16{0xC02B}}, false)
 		if !refused(err) {

@@ -58,7 +58,8 @@ func (t *target) checkHTTP3(ctx context.Context, altSvc string) HTTP3Result {
 		return res
 	}
 	host, _, _ := net.SplitHostPort(t.addr)
-	h := h3Client{url: "https://" + net.JoinHostPort(host, res.Port) + t.path, timeout: t.timeout, tls: t.config(tls.VersionTLS13)}
+	h := h3Client{url: "https://" + net.JoinHostPort(host, res.Port) + t.path, timeout: t.timeout, tls: t.config(tls.VersionTLS13),
+		dialer: t.dialer}
 	h.tls.NextProtos = nil
 	h.tls.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	_, handshake, err := h.get(ctx, http.MethodGet)
@@ -83,6 +84,7 @@ type h3Client struct {
 	url     string
 	timeout time.Duration
 	tls     *tls.Config
+	dialer  *countingDialer
 }
 
 // get makes one request and returns its connection and, for a plain GET,
@@ -96,7 +98,7 @@ func (h h3Client) get(ctx context.Context, method string) (*quic.Conn, time.Dura
 	tr := &http3.Transport{TLSClientConfig: h.tls, QUICConfig: &quic.Config{HandshakeIdleTimeout: h.timeout},
 		Dial: func(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
 			start := time.Now()
-			c, err := quic.DialAddrEarly(ctx, addr, tc, qc)
+			c, err := h.dialer.dialQUIC(ctx, addr, tc, qc)
 			if err != nil {
 				return nil, err
 			}

@@ -26,25 +26,37 @@ const maxRecorded = 4 << 20
 // recordingConn keeps a copy of the bytes the server sent, so that the
 // records under crypto/tls can be read afterwards: their sizes, the TLS
 // 1.2 ServerHello and NewSessionTicket, and, with the key log, the TLS 1.3
-// NewSessionTicket.
+// NewSessionTicket. Only the dials that read them record. The copy is a
+// prefix of the stream: at the first read that would pass limit bytes,
+// recording stops for good, so that what is kept has no gaps.
 type recordingConn struct {
 	net.Conn
-	mu   sync.Mutex
-	read bytes.Buffer
+	limit int
+
+	mu      sync.Mutex
+	read    bytes.Buffer
+	stopped bool
 }
 
 func (c *recordingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()
-	if c.read.Len()+n <= maxRecorded {
+	defer c.mu.Unlock()
+	if c.read.Len()+n > c.limit {
+		c.stopped = true
+	}
+	if !c.stopped {
 		c.read.Write(p[:n])
 	}
-	c.mu.Unlock()
 	return n, err
 }
 
-// bytesRead returns a copy of what the server sent so far.
+// bytesRead returns a copy of what was recorded; nil when the connection
+// was not recorded.
 func (c *recordingConn) bytesRead() []byte {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return bytes.Clone(c.read.Bytes())

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"slices"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/stats"
 )
 
 // Resumption is what the resumption checks found. A nil *bool means the
@@ -67,14 +70,14 @@ func checkResumption(ctx context.Context, t *target, versions []uint16, attempts
 func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 	cfg := t.config(tls.VersionTLS12)
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	s, err := t.dial(ctx, cfg)
+	s, err := t.dial(ctx, cfg, withRecording)
 	if err != nil {
 		return err
 	}
 	recs, _ := readServerRecords(s.rec.bytesRead(), s.conn.ConnectionState(), s.keys)
 	s.conn.Close()
 	res.TLS12TicketHint = recs.TicketLifetime
-	s2, err := t.dial(ctx, cfg)
+	s2, err := t.dial(ctx, cfg, noRecording)
 	if err != nil {
 		return err
 	}
@@ -83,7 +86,7 @@ func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 
 	cfg = t.config(tls.VersionTLS12)
 	cfg.SessionTicketsDisabled = true
-	s3, err := t.dial(ctx, cfg)
+	s3, err := t.dial(ctx, cfg, withRecording)
 	if err != nil {
 		return err
 	}
@@ -94,11 +97,14 @@ func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 		res.TLS12SessionID = boolPtr(false)
 		return nil
 	}
-	p := newProber(t.addr, t.host, 1, t.timeout)
+	p := newProber(t.addr, t.host, 1, t.timeout, t.dialer)
 	id := first.hello.sessionID
 	r, err := p.send(ctx, clientHello{version: VersionTLS12, suites: []uint16{suite}, sessionID: id, noTicket: true}, false)
 	if err != nil {
 		return err
+	}
+	if notes := p.notesTaken(); len(notes) > 0 {
+		return fmt.Errorf("TLS 1.2 resumption by session ID: %s", notes[0])
 	}
 	res.TLS12SessionID = boolPtr(r.hello != nil && bytes.Equal(r.hello.sessionID, id))
 	return nil
@@ -114,7 +120,7 @@ const fullHandshakes = 3
 func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, attempts int) error {
 	var full []time.Duration
 	for range fullHandshakes {
-		s, err := t.dial(ctx, t.config(version))
+		s, err := t.dial(ctx, t.config(version), noRecording)
 		if err != nil {
 			return err
 		}
@@ -123,7 +129,7 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 	}
 	cfg := t.config(version)
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	s, err := t.dial(ctx, cfg)
+	s, err := t.dial(ctx, cfg, withRecording)
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		s, err := t.dial(ctx, cfg)
+		s, err := t.dial(ctx, cfg, noRecording)
 		if err != nil {
 			return err
 		}
@@ -152,16 +158,19 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 	if version == VersionTLS13 {
 		res.TLS13PSK = boolPtr(res.Resumed > 0)
 	}
-	res.FullHandshake = Duration(median(full))
-	res.ResumedHandshake = Duration(median(resumed))
+	res.FullHandshake = median(full)
+	res.ResumedHandshake = median(resumed)
 	return nil
 }
 
-func median(d []time.Duration) time.Duration {
+// median is stats.Median of durations; 0 for none.
+func median(d []time.Duration) Duration {
 	if len(d) == 0 {
 		return 0
 	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+	xs := make([]float64, len(d))
+	for i, x := range d {
+		xs[i] = float64(x)
+	}
+	return Duration(stats.Median(xs))
 }

@@ -1,6 +1,7 @@
 package tlsscan
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func ruleResumptionRate(r *Report) []Finding {
 		return nil
 	}
 	c := Cost{Per: fmt.Sprintf("on %d of %d reconnections", res.Attempts-res.Resumed, res.Attempts), Note: handshakeNote(r)}
-	if res.Version == versionName(VersionTLS12) {
+	if res.Version == tls.VersionName(VersionTLS12) {
 		c = r.rtts(1, c.Per)
 		c.Note = handshakeNote(r)
 	}

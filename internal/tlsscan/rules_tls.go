@@ -1,6 +1,7 @@
 package tlsscan
 
 import (
+	"crypto/tls"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ func ruleTLS13Missing(r *Report) []Finding {
 func versionList(r *Report) string {
 	var n []string
 	for _, v := range r.Enumeration.Supported() {
-		n = append(n, versionName(v))
+		n = append(n, tls.VersionName(v))
 	}
 	if len(n) == 0 {
 		return "none"
@@ -63,11 +64,11 @@ func ruleOldVersions(r *Report) []Finding {
 		if v == VersionSSL30 {
 			sev = High
 		}
-		out = append(out, Finding{ID: strings.ToLower(strings.ReplaceAll(versionName(v), " ", "")) + "-enabled",
-			Severity: sev, Category: Safety, Title: versionName(v) + " is enabled",
-			Evidence:  fmt.Sprintf("the server answered a %s ClientHello with a %s ServerHello", versionName(v), versionName(v)),
+		out = append(out, Finding{ID: strings.ToLower(strings.ReplaceAll(tls.VersionName(v), " ", "")) + "-enabled",
+			Severity: sev, Category: Safety, Title: tls.VersionName(v) + " is enabled",
+			Evidence:  fmt.Sprintf("the server answered a %s ClientHello with a %s ServerHello", tls.VersionName(v), tls.VersionName(v)),
 			Fix:       "ssl_protocols TLSv1.2 TLSv1.3;",
-			Reason:    versionName(v) + " is deprecated and lacks modern AEAD cipher suites",
+			Reason:    tls.VersionName(v) + " is deprecated and lacks modern AEAD cipher suites",
 			Reference: refRFC8996 + "; " + refMozilla})
 	}
 	return out

@@ -10,6 +10,7 @@ package tlsscan
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -94,7 +95,9 @@ type Report struct {
 	Elapsed Duration  `json:"elapsed_ns"`
 	// RTT is the smallest TCP connect time seen: every cost in round
 	// trips is turned into time with it.
-	RTT         Duration     `json:"rtt_ns"`
+	RTT Duration `json:"rtt_ns"`
+	// Connections counts every connection the audit opened, TCP and QUIC.
+	Connections int64        `json:"connections"`
 	Negotiated  Negotiated   `json:"negotiated"`
 	Enumeration *Enumeration `json:"enumeration"`
 	Chain       Chain        `json:"chain"`
@@ -114,19 +117,28 @@ type Report struct {
 // Config.Insecure is false.
 var ErrUntrusted = errors.New("certificate not trusted")
 
-// Run audits the server. It returns an error only when the server cannot
-// be audited at all; checks that fail are listed in Report.NotChecked.
+// Run audits the server. It returns an error when the server cannot be
+// audited at all, with no report when not even the first handshake
+// succeeded. When the server stops answering or ctx ends during the
+// enumeration, it returns the report of what was found so far, without
+// findings, and the error. Checks that fail are listed in Report.NotChecked.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
 	start := time.Now()
-	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout}
+	d := &countingDialer{}
+	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout, dialer: d}
 	cfg.Progress("handshake")
 	if err := rep.first(ctx, t, cfg); err != nil {
 		return nil, err
 	}
-	p := newProber(addr, cfg.Host, cfg.Concurrency, cfg.Timeout)
+	p := newProber(addr, cfg.Host, cfg.Concurrency, cfg.Timeout, d)
+	defer func() {
+		rep.RTT = Duration(p.RTT())
+		rep.Connections = d.n.Load()
+		rep.Elapsed = Duration(time.Since(start))
+	}()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	notChecked := func(check string, err error) {
@@ -147,8 +159,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	})
 	wg.Wait()
+	for _, n := range p.notesTaken() {
+		rep.NotChecked = append(rep.NotChecked, "enumeration: "+n)
+	}
 	if enumErr != nil {
-		return nil, fmt.Errorf("enumerating %s: %w", addr, enumErr)
+		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("enumeration stopped (%v): versions, suites and groups are those found before; "+
+			"resumption and findings not checked", enumErr))
+		return rep, fmt.Errorf("enumerating %s: %w", addr, enumErr)
 	}
 	cfg.Progress("resumption")
 	res, err := checkResumption(ctx, t, rep.Enumeration.Supported(), cfg.Attempts)
@@ -157,21 +174,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		notChecked("resumption", err)
 	}
 	rep.RTT = Duration(p.RTT())
-	rep.Enumeration.Connections = p.conns.Load()
 	rep.Findings = findings(rep)
-	rep.Elapsed = Duration(time.Since(start))
 	return rep, ctx.Err()
 }
 
 // first makes the first full handshake as a default client, checks the
 // chain and fetches the large path, reading its records.
 func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
-	s, err := t.dial(ctx, t.config(VersionTLS13))
+	s, err := t.dial(ctx, t.config(VersionTLS13), withRecording)
 	if err != nil {
 		return err
 	}
 	cs := s.conn.ConnectionState()
-	rep.Negotiated = Negotiated{Version: versionName(cs.Version), Suite: SuiteName(cs.CipherSuite)}
+	rep.Negotiated = Negotiated{Version: tls.VersionName(cs.Version), Suite: SuiteName(cs.CipherSuite)}
 	if cs.CurveID != 0 {
 		rep.Negotiated.Group = GroupName(cs.CurveID)
 	}
@@ -180,16 +195,10 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 		s.conn.Close()
 		return fmt.Errorf("auditing %s: %w: %s", t.addr, ErrUntrusted, rep.Chain.VerifyError)
 	}
-	t.path = cfg.LargePath
-	_, body, err := t.get(ctx, s, cfg.LargePath)
-	t.path = cfg.Path
-	if err != nil {
-		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("record size: %v", err))
-		return nil
-	}
+	_, body, getErr := t.get(ctx, s, cfg.LargePath)
 	rep.RecordsBody = int64(len(body))
 	rep.Records, err = readServerRecords(s.rec.bytesRead(), cs, s.keys)
-	if err != nil {
+	if err = errors.Join(getErr, err); err != nil {
 		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("record size: %v", err))
 	}
 	return nil
@@ -198,7 +207,7 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 // httpChecks runs the HTTP-level checks on the HTTPS port.
 func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChecked func(string, error)) {
 	base := "https://" + t.addr
-	s, err := t.dial(ctx, t.config(VersionTLS13))
+	s, err := t.dial(ctx, t.config(VersionTLS13), noRecording)
 	if err != nil {
 		notChecked("http", err)
 		return
@@ -224,7 +233,7 @@ func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChe
 	wg.Go(func() {
 		cfg := t.config(VersionTLS13)
 		cfg.NextProtos = []string{"h2", "http/1.1"}
-		s, err := t.dial(ctx, cfg)
+		s, err := t.dial(ctx, cfg, noRecording)
 		if err != nil {
 			notChecked("alpn", err)
 			return

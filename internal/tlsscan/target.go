@@ -19,7 +19,7 @@ type target struct {
 	path    string // the path the HTTP checks request
 	roots   *x509.CertPool
 	timeout time.Duration
-	dialer  net.Dialer
+	dialer  *countingDialer
 }
 
 // config returns a fresh client config. Verification is done by the
@@ -35,26 +35,38 @@ func (t *target) config(maxVersion uint16) *tls.Config {
 	}
 }
 
-// session is one TLS connection with what the server sent recorded.
+// session is one TLS connection, with what the server sent recorded when
+// the dial asked for it.
 type session struct {
 	conn      *tls.Conn
-	rec       *recordingConn
+	rec       *recordingConn // nil when not recorded
 	keys      *keyLog
 	handshake time.Duration // from the ClientHello to the handshake's end
 }
 
-// dial connects and completes a TLS handshake with cfg (cloned).
-func (t *target) dial(ctx context.Context, cfg *tls.Config) (*session, error) {
+// Whether a dial records what the server sends (see recordingConn).
+const (
+	noRecording   = false
+	withRecording = true
+)
+
+// dial connects and completes a TLS handshake with cfg (cloned); with
+// rec, it records what the server sends, for readServerRecords.
+func (t *target) dial(ctx context.Context, cfg *tls.Config, rec bool) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	raw, err := t.dialer.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", t.addr, err)
 	}
-	s := &session{rec: &recordingConn{Conn: raw}, keys: &keyLog{}}
+	s := &session{keys: &keyLog{}}
 	cfg = cfg.Clone()
-	cfg.KeyLogWriter = s.keys
-	s.conn = tls.Client(s.rec, cfg)
+	if rec {
+		s.rec = &recordingConn{Conn: raw, limit: maxRecorded}
+		raw = s.rec
+		cfg.KeyLogWriter = s.keys
+	}
+	s.conn = tls.Client(raw, cfg)
 	start := time.Now()
 	if err := s.conn.HandshakeContext(ctx); err != nil {
 		raw.Close()

@@ -6,6 +6,7 @@ package tlsscan
 // reason, then the checks that could not run.
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"strings"
@@ -19,7 +20,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.HTTP.Server != "" {
 		fmt.Fprintf(&b, "  (%s)", r.HTTP.Server)
 	}
-	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Enumeration.Connections, ms(r.Elapsed), ms(r.RTT))
+	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, ms(r.Elapsed), ms(r.RTT))
 	summary(&b, r)
 	for _, c := range []struct {
 		cat   Category
@@ -99,7 +100,7 @@ func groupList(e *Enumeration) string {
 			}
 		}
 		if len(names) > 0 {
-			parts = append(parts, versionName(v)+": "+strings.Join(names, ", "))
+			parts = append(parts, tls.VersionName(v)+": "+strings.Join(names, ", "))
 		}
 	}
 	if len(parts) == 0 {

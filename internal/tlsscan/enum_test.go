@@ -1,0 +1,124 @@
+package tlsscan
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// listen serves every connection on a loopback port with handle and
+// returns the address and the count of accepted connections.
+func listen(t *testing.T, handle func(net.Conn)) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return ln.Addr().String(), &n
+}
+
+// TestEnumerateOddReplies checks that a server answering ClientHellos with
+// something that is not TLS gets an enumeration with nothing accepted and
+// one note per probe, not an error.
+func TestEnumerateOddReplies(t *testing.T) {
+	addr, _ := listen(t, func(c net.Conn) {
+		_, _ = c.Read(make([]byte, 4096))
+		_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p := newProber(addr, "", 4, 5*time.Second, nil)
+	e, err := enumerate(ctx, p)
+	if err != nil {
+		t.Fatalf("enumerate(a server that answers in HTTP) = %v; want no error", err)
+	}
+	if got := e.Supported(); len(got) != 0 {
+		t.Errorf("Supported() = %v; want none", got)
+	}
+	notes := p.notesTaken()
+	if want := len(scanVersions) + 1; len(notes) != want {
+		t.Errorf("got %d notes; want %d (one per version, one for the HelloRetryRequest check): %q", len(notes), want, notes)
+	}
+	for _, n := range notes {
+		if !strings.Contains(n, "reading TLS record") || !strings.Contains(n, "ClientHello") {
+			t.Errorf("note %q; want the probe and the reason", n)
+		}
+	}
+}
+
+// TestRunInterrupted checks that an audit stopped during the enumeration
+// returns the report so far with the error.
+func TestRunInterrupted(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	u, _ := url.Parse(n.HTTPSURL)
+	port, _ := strconv.Atoi(u.Port())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	progress := func(check string) {
+		if check == "enumeration" {
+			cancel()
+		}
+	}
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, Insecure: true, Progress: progress})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run stopped during the enumeration: err = %v; want context.Canceled", err)
+	}
+	if rep == nil || rep.Enumeration == nil || rep.Negotiated.Version != "TLS 1.3" {
+		t.Fatalf("Run stopped during the enumeration: report %+v; want the report so far", rep)
+	}
+	if rep.Findings != nil || len(rep.NotChecked) == 0 || !strings.Contains(strings.Join(rep.NotChecked, "\n"), "enumeration stopped") {
+		t.Errorf("findings %v, not checked %q; want no findings and the stop noted", rep.Findings, rep.NotChecked)
+	}
+}
+
+// TestRunCountsConnections checks the report's connection count against
+// the connections a forwarding listener in front of nginx accepted.
+func TestRunCountsConnections(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	u, _ := url.Parse(n.HTTPSURL)
+	addr, accepted := listen(t, func(c net.Conn) {
+		up, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		go func() { _, _ = io.Copy(up, c); up.Close() }()
+		_, _ = io.Copy(c, up)
+	})
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, Config{Host: host, Port: p, Insecure: true, Attempts: 3})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got, want := rep.Connections, accepted.Load(); got != want || got < 50 {
+		t.Errorf("report counts %d connections; the listener accepted %d (want equal, and dozens)", got, want)
+	}
+	t.Logf("%d connections", rep.Connections)
+}
