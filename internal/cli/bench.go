@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
-	"net/http"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,7 +102,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	if stderrIsTTY(e.stderr) && !f.jsonOut {
+	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && !f.jsonOut {
 		cfg.Progress = func(p load.Progress) {
 			fmt.Fprintf(e.stderr, "\r%6.1fs  %d requests  %d errors  %d handshakes ", p.Elapsed.Seconds(), p.Requests, p.Errors, p.Handshakes)
 		}
@@ -115,7 +117,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err := e.writeBench(res, f.jsonOut); err != nil {
 		return err
 	}
-	return benchVerdict(res, thresholds, e)
+	return benchVerdict(res, thresholds)
 }
 
 func (e *env) writeBench(res *load.Result, asJSON bool) error {
@@ -127,7 +129,7 @@ func (e *env) writeBench(res *load.Result, asJSON bool) error {
 
 // benchVerdict maps an interrupted run, a tripped threshold and a run
 // where nothing succeeded to exit codes.
-func benchVerdict(res *load.Result, thresholds []load.Threshold, e *env) error {
+func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 	if res.Interrupted {
 		return exitError{code: ExitInterrupted}
 	}
@@ -146,9 +148,13 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold, e *env) error {
 	return nil
 }
 
-// benchHint suggests a fix for the most common reason a run failed.
+// benchHint suggests a fix for the most common reason a run failed: it
+// looks at the error messages from the most frequent down (ties by name).
 func benchHint(res *load.Result) string {
-	for msg := range res.ErrorCounts {
+	msgs := slices.SortedFunc(maps.Keys(res.ErrorCounts), func(x, y string) int {
+		return cmp.Or(cmp.Compare(res.ErrorCounts[y], res.ErrorCounts[x]), strings.Compare(x, y))
+	})
+	for _, msg := range msgs {
 		switch {
 		case strings.Contains(msg, "certificate"):
 			return "the server certificate did not verify; pass --cacert FILE or -k"
@@ -157,15 +163,6 @@ func benchHint(res *load.Result) string {
 		}
 	}
 	return "see the errors table above"
-}
-
-func stderrIsTTY(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // config turns the flags into a load.Config and the thresholds.
@@ -231,29 +228,7 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 	if data == "" {
 		return nil, nil
 	}
-	if name, ok := strings.CutPrefix(data, "@"); ok {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("reading request body: %w", err)
-		}
-		return b, nil
-	}
-	return []byte(data), nil
-}
-
-func parseHeaders(lines []string) (http.Header, error) {
-	if len(lines) == 0 {
-		return nil, nil
-	}
-	h := http.Header{}
-	for _, l := range lines {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("header %q: want 'Name: value'", l)
-		}
-		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-	}
-	return h, nil
+	return readData(data)
 }
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {

@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/load"
 )
 
 func TestBenchCommand(t *testing.T) {
@@ -52,6 +58,95 @@ func TestBenchCommand(t *testing.T) {
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Schema != "httpslab/bench/v1" || env.Result.Requests != 10 {
 				t.Errorf("--json output: %v, schema %q, requests %d; want httpslab/bench/v1 with 10", err, env.Schema, env.Result.Requests)
+			}
+		}
+	}
+}
+
+// seen records what the server received, for the header and body tests.
+type seen struct {
+	mu   sync.Mutex
+	reqs []string // "method host ua xlab bodylen"
+}
+
+func (s *seen) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, fmt.Sprintf("%s %s ua=%q x=%q body=%d", r.Method, r.Host, r.Header.Values("User-Agent"), r.Header.Get("X-Lab"), len(body)))
+	s.mu.Unlock()
+}
+
+func (s *seen) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.reqs
+	s.reqs = nil
+	return out
+}
+
+// TestBenchRequestFlags checks that -H (with curl's forms) and the body
+// flags reach the server on HTTP/1.1 and HTTP/2, and that a body file
+// over the limit is refused before the run.
+func TestBenchRequestFlags(t *testing.T) {
+	srv := &seen{}
+	s := lab.StartTestServer(t, lab.Config{Handler: srv, NoHTTP3: true})
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, s.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	body := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(body, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxBody+1); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"bench", s.HTTPSURL + "/", "--cacert", ca, "-c", "1", "-n", "3", "-H", "Host: vhost.test", "-H", "X-Lab: yes", "-H", "User-Agent:"}
+	tests := []struct {
+		args []string
+		code int
+		want string // each request the server saw
+	}{
+		{args: base, code: ExitOK, want: `GET vhost.test ua=[] x="yes" body=0`},
+		{args: append(slices.Clone(base), "--http2"), code: ExitOK, want: `GET vhost.test ua=[] x="yes" body=0`},
+		{args: append(slices.Clone(base), "-d", "@"+body), code: ExitOK, want: `POST vhost.test ua=[] x="yes" body=7`},
+		{args: append(slices.Clone(base), "--data", "@"+body, "--http2"), code: ExitOK, want: `POST vhost.test ua=[] x="yes" body=7`},
+		{args: append(slices.Clone(base), "-d", "@"+big), code: ExitUsage},
+		{args: append(slices.Clone(base), "-H", "no colon"), code: ExitUsage},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := Run(context.Background(), tt.args, &stdout, &stderr)
+		got := srv.take()
+		var want []string
+		if tt.want != "" {
+			want = []string{tt.want, tt.want, tt.want}
+		}
+		if code != tt.code || !slices.Equal(got, want) {
+			t.Errorf("httpslab %q = %d, server saw %q\nstderr:\n%s\nwant %d, %q", tt.args, code, got, stderr.String(), tt.code, want)
+		}
+	}
+}
+
+func TestBenchHint(t *testing.T) {
+	tests := []struct {
+		errs map[string]int64
+		want string
+	}{
+		{map[string]int64{"connect: connection refused": 5, "TLS handshake: tls: failed to verify certificate": 1}, "nothing listens"},
+		{map[string]int64{"connect: connection refused": 1, "TLS handshake: tls: failed to verify certificate": 5}, "--cacert"},
+		{map[string]int64{"connect: connection refused": 3, "TLS handshake: tls: failed to verify certificate": 3}, "--cacert"}, // tie: by name
+		{map[string]int64{"timeout": 3}, "errors table"},
+	}
+	for _, tt := range tests {
+		for range 20 { // map order differs between runs
+			if got := benchHint(&load.Result{ErrorCounts: tt.errs}); !strings.Contains(got, tt.want) {
+				t.Fatalf("benchHint(%v) = %q; want it to contain %q", tt.errs, got, tt.want)
 			}
 		}
 	}

@@ -140,11 +140,15 @@ func (f *requestFlags) timeout() (time.Duration, error) {
 	return d, nil
 }
 
-// header reads the -H flags. "Name:" with nothing after the colon removes
-// a default header, as in curl; "Name;" sends it empty.
-func (f *requestFlags) header() (http.Header, error) {
+// header reads the -H flags (parseHeaders).
+func (f *requestFlags) header() (http.Header, error) { return parseHeaders(f.headers) }
+
+// parseHeaders reads -H lines, for every command that takes them. "Name:"
+// with nothing after the colon removes a default header, as in curl;
+// "Name;" sends it empty.
+func parseHeaders(lines []string) (http.Header, error) {
 	h := http.Header{}
-	for _, line := range f.headers {
+	for _, line := range lines {
 		if name, ok := strings.CutSuffix(line, ";"); ok && !strings.Contains(name, ":") {
 			h[http.CanonicalHeaderKey(name)] = []string{""}
 			continue
