@@ -27,7 +27,7 @@ ROUNDS=${ROUNDS:-3}
 ONLY=${ONLY:-.} # a regular expression: measure only the matching rows
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/httpslab-peers.XXXXXX)
-NGINX_PID=""
+NGINX_PID="" WALL=0
 cleanup() {
 	if [[ -n $NGINX_PID ]]; then kill "$NGINX_PID" 2>/dev/null || true; wait "$NGINX_PID" 2>/dev/null || true; fi
 	rm -rf "$WORK"
@@ -40,6 +40,7 @@ command -v h2load >/dev/null || need+=(nghttp2-client)
 command -v ab >/dev/null || need+=(apache2-utils)
 command -v hey >/dev/null || need+=(hey)
 command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
 command -v nginx >/dev/null || need+=(nginx)
 [[ -x /usr/bin/time ]] || need+=(time)
 if ((${#need[@]})); then
@@ -97,10 +98,16 @@ http {
 CONF
 $SERVER_CPU nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
 NGINX_PID=$!
+up=""
 for _ in $(seq 50); do
-	curl -skf -o /dev/null "https://127.0.0.1:$PORT_B/1k.bin" && break
+	if curl -skf -o /dev/null "https://127.0.0.1:$PORT_B/1k.bin"; then up=1; break; fi
 	sleep 0.1
 done
+if [[ -z $up ]]; then
+	echo "peers.sh: nginx did not answer on 127.0.0.1:$PORT_B within 5 s; its error log:" >&2
+	cat "$WORK/error.log" >&2 || true
+	exit 1
+fi
 A=https://127.0.0.1:$PORT_A/1k.bin
 B=https://127.0.0.1:$PORT_B/1k.bin
 
@@ -115,15 +122,17 @@ server_ticks() {
 	echo "$t"
 }
 
-# run NAME COUNT_REGEX CMD...: runs CMD pinned to the client core under
-# /usr/bin/time and prints "requests/s requests cpu_seconds"; it sets
-# SERVER_BUSY to the nginx worker's CPU share during the run, in percent.
+# run CMD...: runs CMD pinned to the client core under /usr/bin/time and
+# prints "requests/s requests cpu_seconds"; it sets WALL to the run's wall
+# time in seconds and SERVER_BUSY to the nginx worker's CPU share during
+# the run, in percent.
 run() {
 	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1
 	s0=$(server_ticks) t0=$(date +%s.%N)
 	$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
 	s1=$(server_ticks) t1=$(date +%s.%N)
-	SERVER_BUSY=$(awk -v d="$((s1 - s0))" -v hz="$CLK_TCK" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", d / hz / (b - a) * 100 }')
+	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+	SERVER_BUSY=$(awk -v d="$((s1 - s0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { printf "%.0f", d / hz / w * 100 }')
 	local cpu
 	cpu=$(awk 'END {print $1 + $2}' "$tim")
 	RSS_KB=$(awk 'END {print $3}' "$tim")
@@ -150,10 +159,10 @@ parse() {
 		rate=$(awk '/Requests\/sec/ {print $2}' "$f")
 		count=$(awk '/\[200\]/ {print $2}' "$f") ;;
 	openssl)
+		# s_time reports whole "real seconds" (2 for a run of 2.9 s): the
+		# rate uses the wall time measured around the process instead.
 		count=$(awk '/connections in [0-9.]+ real seconds/ {print $1; exit}' "$f")
-		local secs
-		secs=$(awk '/connections in [0-9.]+ real seconds/ {print $4; exit}' "$f")
-		rate=$(awk -v n="${count:-0}" -v s="${secs:-0}" 'BEGIN { if (s > 0) print n / s; else print 0 }') ;;
+		rate=$(awk -v n="${count:-0}" -v s="$WALL" 'BEGIN { if (s > 0) print n / s; else print 0 }') ;;
 	esac
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
@@ -167,7 +176,6 @@ measure() {
 	local key=$1
 	shift
 	[[ $key =~ $ONLY ]] || return 0
-	local r
 	run "$@" >"$WORK/result"
 	read -r rate count cpu <"$WORK/result"
 	if [[ $1 == "$HL" ]] && ((RSS_KB > MAX_RSS_KB)); then MAX_RSS_KB=$RSS_KB; fi
@@ -183,6 +191,9 @@ measure() {
 	fi
 }
 
+# h2load runs a count, not a duration, when it is to make a handshake per
+# request: N_FULL requests over 50 connections, each closed after its
+# response ("Connection: close", as for wrk), so each request reconnects.
 N_FULL=$((DUR * 400))
 # The peers offer one X25519 key share (OpenSSL 3.0, and hey built with Go
 # 1.19); Go 1.26 adds an X25519MLKEM768 share by default, which this nginx
@@ -212,7 +223,7 @@ for round in $(seq "$ROUNDS"); do
 	pair m_h2_httpslab m_h2_h2load
 	pair m_full_httpslab m_full_hey
 	measure "full httpslab-verify" "$HL" bench "$B" --cacert "$WORK/cert.pem" --curves X25519 --conn new -c 50 -d "${DUR}s" --json
-	measure "full h2load" h2load --h1 -t1 -c "$N_FULL" -n "$N_FULL" "$B"
+	measure "full h2load" h2load --h1 -t1 -c50 -n "$N_FULL" -H "Connection: close" "$B"
 	measure "full httpslab-pq" "$HL" bench "$B" -k --conn new -c 50 -d "${DUR}s" --json
 	measure "full wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$B"
 	measure "full ab" ab -c 50 -t "$DUR" -n 10000000 "$B"
