@@ -31,7 +31,10 @@ type CertInfo struct {
 // Chain is what the certificate check found.
 type Chain struct {
 	Certs []CertInfo `json:"certs"`
-	// Bytes is the size of the Certificate message on the wire.
+	// Bytes is the size of the Certificate message computed from the
+	// certificates received (handshake header included; record headers,
+	// TLS 1.3 encryption and certificate extensions such as SCTs not).
+	// The measured size is ServerRecords.Certificate.
 	Bytes int `json:"bytes"`
 	// Trusted is true when the chain verifies to a trusted root for the
 	// host name; VerifyError says why not.
@@ -57,6 +60,9 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 		return c
 	}
 	c.Bytes = 4 + 3 // handshake header and certificate_list length
+	if cs.Version == tls.VersionTLS13 {
+		c.Bytes++ // the empty certificate_request_context (RFC 8446, 4.4.2)
+	}
 	for _, cert := range certs {
 		c.Certs = append(c.Certs, certInfo(cert))
 		c.Bytes += 3 + len(cert.Raw)

@@ -25,6 +25,7 @@ const (
 	msgCertificate       = 11
 	msgServerKeyExchange = 12
 	msgServerHelloDone   = 14
+	msgFinished          = 20
 )
 
 // maxRecord bounds a record's length: 2^14 plus the largest expansion

@@ -91,6 +91,14 @@ func (k *keyLog) secret(label string) ([]byte, bool) {
 
 // ServerRecords is what the server's records after the handshake show.
 type ServerRecords struct {
+	// FirstFlight is the bytes of the server's first flight as on the
+	// wire, record headers included: from the ServerHello to the end of
+	// the record with the server's Finished (TLS 1.3) or ServerHelloDone
+	// (TLS 1.2 and older). 0 when the capture did not hold it.
+	FirstFlight int `json:"first_flight_bytes"`
+	// Certificate is the size of the Certificate message as sent, its
+	// handshake header included.
+	Certificate int `json:"certificate_bytes"`
 	// FirstDataRecord is the length of the first record carrying
 	// response bytes, as on the wire (ciphertext, without the header).
 	FirstDataRecord int `json:"first_data_record_bytes"`
@@ -133,8 +141,12 @@ func readServerRecords(raw []byte, cs tls.ConnectionState, kl *keyLog) (ServerRe
 			}
 		case recordHandshake:
 			hs.buf = append(hs.buf, body...)
-			if err := out.readHandshake(&hs, &dec, cs, kl); err != nil {
+			flightEnd, err := out.readHandshake(&hs, &dec, cs, kl)
+			if err != nil {
 				return out, err
+			}
+			if flightEnd && out.FirstFlight == 0 {
+				out.FirstFlight = len(raw) - r.Len()
 			}
 		}
 	}
@@ -142,20 +154,25 @@ func readServerRecords(raw []byte, cs tls.ConnectionState, kl *keyLog) (ServerRe
 }
 
 // readHandshake handles complete handshake messages: tickets are noted and
-// the TLS 1.3 server Finished switches to the application traffic keys.
-func (out *ServerRecords) readHandshake(hs *handshakeReader, dec **decrypter, cs tls.ConnectionState, kl *keyLog) error {
+// the TLS 1.3 server Finished switches to the application traffic keys. It
+// reports whether a message that ends the server's first flight was seen.
+func (out *ServerRecords) readHandshake(hs *handshakeReader, dec **decrypter, cs tls.ConnectionState, kl *keyLog) (flightEnd bool, err error) {
 	for {
 		typ, body, ok := hs.next()
 		if !ok {
-			return nil
+			return flightEnd, nil
 		}
 		switch {
-		case typ == 20 && *dec != nil: // finished
+		case typ == msgFinished && *dec != nil:
 			d, err := newDecrypter(cs.CipherSuite, kl, "SERVER_TRAFFIC_SECRET_0")
 			if err != nil {
-				return err
+				return flightEnd, err
 			}
-			*dec = d
+			*dec, flightEnd = d, true
+		case typ == msgServerHelloDone:
+			flightEnd = true
+		case typ == msgCertificate && out.Certificate == 0:
+			out.Certificate = 4 + len(body)
 		case typ == msgNewSessionTicket:
 			out.Tickets++
 			out.readTicket(body, cs.Version == tls.VersionTLS13)

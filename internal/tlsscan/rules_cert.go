@@ -92,21 +92,17 @@ func ruleEarlyData(r *Report) []Finding {
 		Reference: refRFC8446 + " section 8; RFC 8470"})
 }
 
-// firstFlightOverhead estimates the bytes of the server's first flight
-// other than the certificates (ServerHello, key share, signature, record
-// headers).
-const firstFlightOverhead = 1000
-
 func ruleChainSize(r *Report) []Finding {
-	if r.Chain.Bytes+firstFlightOverhead <= initialWindow {
+	if r.Records.FirstFlight <= initialWindow {
 		return nil
 	}
 	return one(Finding{ID: "chain-large", Severity: Medium, Category: Speed,
-		Title:    "the certificate chain overflows the initial congestion window",
-		Evidence: fmt.Sprintf("certificate message %d bytes; with the rest of the first flight over %d bytes", r.Chain.Bytes, initialWindow),
-		Cost:     r.rtts(1, "per full handshake"),
-		Fix:      "# send leaf and intermediates only, prefer an ECDSA certificate:\nssl_certificate /etc/nginx/ecdsa-fullchain.pem;",
-		Reason:   "the server must wait for the client's ACK before sending the rest of its flight", Reference: refRFC6928})
+		Title: "the server's first flight overflows the initial congestion window",
+		Evidence: fmt.Sprintf("first flight %d bytes (certificate message %d bytes), over the %d-byte initial window",
+			r.Records.FirstFlight, r.Records.Certificate, initialWindow),
+		Cost:   r.rtts(1, "per full handshake"),
+		Fix:    "# send leaf and intermediates only, prefer an ECDSA certificate:\nssl_certificate /etc/nginx/ecdsa-fullchain.pem;",
+		Reason: "the server must wait for the client's ACK before sending the rest of its flight", Reference: refRFC6928})
 }
 
 func ruleNeedlessRoot(r *Report) []Finding {
@@ -203,7 +199,7 @@ func ruleRecordSize(r *Report) []Finding {
 	}
 	c := Cost{Bytes: int64(n), Per: "before the first response byte can be decrypted",
 		Note: "the client decrypts nothing until the whole record has arrived"}
-	if n+firstFlightOverhead > initialWindow {
+	if n > initialWindow {
 		c = r.rtts(1, "on a new connection, before the first response byte")
 		c.Bytes, c.Note = int64(n), "the record does not fit the initial congestion window"
 	}

@@ -34,7 +34,7 @@ func TestRules(t *testing.T) {
 	}{
 		{"clean", func(*Report) {}, nil},
 		{"not stapled", func(r *Report) { r.Chain.Stapled = false }, []string{"ocsp-not-stapled"}},
-		{"chain over the initial window", func(r *Report) { r.Chain.Bytes = 14000 }, []string{"chain-large"}},
+		{"first flight over the initial window", func(r *Report) { r.Records.FirstFlight = initialWindow + 1 }, []string{"chain-large"}},
 		{"17 of 20", func(r *Report) { r.Resumption.Resumed = 17 }, []string{"resumption-unreliable"}},
 		{"QUIC unreachable", func(r *Report) { r.HTTP3.Reachable = false }, []string{"http3-unreachable"}},
 		{"expiring", func(r *Report) { r.Chain.ExpiresIn = Duration(time.Hour) }, []string{"cert-expiring"}},
