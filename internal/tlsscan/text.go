@@ -11,6 +11,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/report"
 )
 
 // WriteText writes the human report of an audit.
@@ -34,7 +36,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "\n%s (%d)\n", c.title, len(fs))
 		for _, f := range fs {
-			writeFinding(&b, f)
+			writeFinding(&b, f, r.RTT)
 		}
 	}
 	if len(r.NotChecked) > 0 {
@@ -203,7 +205,7 @@ func redirectText(rd *Redirect) string {
 	return rd.URL + ": " + strings.Join(hops, ", ")
 }
 
-func writeFinding(b *strings.Builder, f Finding) {
+func writeFinding(b *strings.Builder, f Finding, rtt Duration) {
 	fmt.Fprintf(b, "  [%s] %s: %s\n", f.Severity, f.ID, f.Title)
 	field := func(label, text string) {
 		if text == "" {
@@ -213,7 +215,7 @@ func writeFinding(b *strings.Builder, f Finding) {
 		fmt.Fprintf(b, "      %-8s%s\n", label, text)
 	}
 	field("seen", f.Evidence)
-	field("cost", costText(f.Cost))
+	field("cost", costText(f.Cost, rtt))
 	field("fix", f.Fix)
 	why := f.Reason
 	if f.Reference != "" {
@@ -222,11 +224,17 @@ func writeFinding(b *strings.Builder, f Finding) {
 	field("why", why)
 }
 
-func costText(c Cost) string {
+// costText states a cost. Below report.MinRTTForRounds the measured RTT is
+// loopback computation, not network: round trips are then not stated in
+// text, neither as a count nor as time (the JSON keeps them).
+func costText(c Cost, rtt Duration) string {
 	var parts []string
-	if c.RoundTrips != 0 {
+	switch {
+	case c.RoundTrips != 0 && rtt < report.MinRTTForRounds:
+		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", ms(rtt), ms(report.MinRTTForRounds)))
+	case c.RoundTrips != 0:
 		parts = append(parts, fmt.Sprintf("+%g RTT (%s at the measured RTT)", c.RoundTrips, ms(c.Time)))
-	} else if c.Time != 0 {
+	case c.Time != 0:
 		parts = append(parts, ms(c.Time))
 	}
 	if c.Bytes != 0 {
