@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -134,14 +134,11 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
 		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime}
 	if f.cacert != "" {
-		pem, err := os.ReadFile(f.cacert)
+		tc, err := transport.TLS{CAFile: f.cacert}.Config()
 		if err != nil {
-			return cfg, 0, false, fmt.Errorf("reading --cacert: %w", err)
+			return cfg, 0, false, fmt.Errorf("--cacert: %w", err)
 		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return cfg, 0, false, usagef("--cacert %s holds no PEM certificate", f.cacert)
-		}
+		cfg.RootCAs = tc.RootCAs
 	}
 	return cfg, failOn, fail, nil
 }

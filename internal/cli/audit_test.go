@@ -52,6 +52,10 @@ func TestAuditCommand(t *testing.T) {
 	if err := os.WriteFile(ca, n.CA.CertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	pu, _ := url.Parse(n.HTTPURL)
 	tests := []struct {
 		name       string
@@ -66,6 +70,7 @@ func TestAuditCommand(t *testing.T) {
 			ExitOK, "SPEED (", ""},
 		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "hint: pass --cacert"},
 		{"insecure", []string{"audit", n.HTTPSURL, "-k", "--fail-on", "high"}, ExitThreshold, "cert-untrusted", ""},
+		{"cacert without PEM", []string{"audit", n.HTTPSURL, "--cacert", notPEM}, ExitFailure, "", "no PEM certificate"},
 		{"bad fail-on", []string{"audit", n.HTTPSURL, "--fail-on", "severe"}, ExitUsage, "", "unknown severity"},
 	}
 	for _, tt := range tests {
