@@ -257,7 +257,7 @@ func (f *requestFlags) probeConfig(url string) (probe.Config, error) {
 }
 
 // hintFor suggests what to do about a failed request; "" when nothing
-// useful can be said. bench and compare use it for their connection errors.
+// useful can be said. probe and compare use it for their connection errors.
 func hintFor(err error) string {
 	var (
 		unknownCA x509.UnknownAuthorityError
