@@ -32,12 +32,21 @@ type counter struct {
 	lastWrite     atomic.Int64 // when the last write began, since monoBase; 0: never
 }
 
-// writing stamps the start of a write. The stamp is taken before the
-// system call: a goroutine can be descheduled right after the call
-// returns, while the peer already answers, so a stamp taken after could
-// come later than the answer.
-func (c *counter) writing() {
+// writing stamps the start of a write of n bytes and counts them. Both
+// happen before the system call: a goroutine can be descheduled right
+// after the call returns, while the peer already answers, so a stamp or a
+// count taken after could come later than the answer. wrote corrects the
+// count for a short write.
+func (c *counter) writing(n int) {
 	c.lastWrite.Store(int64(time.Since(monoBase)))
+	c.written.Add(int64(n))
+}
+
+// wrote corrects the count of writing(want) when only n bytes went out.
+func (c *counter) wrote(want, n int) {
+	if n < want {
+		c.written.Add(int64(n - want))
+	}
 }
 
 // LastWrite returns when the last write to the socket began, with a
@@ -97,9 +106,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
-	c.writing()
+	c.writing(len(p))
 	n, err := c.Conn.Write(p)
-	c.written.Add(int64(n))
+	c.wrote(len(p), n)
 	return n, err
 }
 
@@ -171,12 +180,13 @@ func (c *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 
 // WriteTo sends one datagram and counts its payload.
 func (c *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
-	c.writing()
+	hs, _ := SplitDatagram(p)
+	c.hsWritten.Add(int64(hs))
+	c.writing(len(p))
 	n, err := c.PacketConn.WriteTo(p, addr)
-	c.written.Add(int64(n))
-	if n > 0 {
-		hs, _ := SplitDatagram(p[:n])
-		c.hsWritten.Add(int64(hs))
+	if n < len(p) { // a datagram goes out whole or not at all
+		c.hsWritten.Add(-int64(hs))
+		c.wrote(len(p), 0)
 	}
 	return n, err
 }
