@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -190,8 +191,8 @@ func (t *target) checkKeepAlive(ctx context.Context, base string, h *HTTPResult)
 // dotfilePaths are files that leak secrets or source when served.
 var dotfilePaths = []string{"/.git/HEAD", "/.env"}
 
-// checkDotfiles asks for each dotfile; a 200 whose body looks like the
-// file (not a catch-all HTML page) counts as exposed.
+// checkDotfiles asks for each dotfile; a 200 whose body is what such a
+// file holds (not a catch-all page) counts as exposed.
 func (t *target) checkDotfiles(ctx context.Context, base string, h *HTTPResult) error {
 	c := t.client(false)
 	for _, p := range dotfilePaths {
@@ -206,11 +207,29 @@ func (t *target) checkDotfiles(ctx context.Context, base string, h *HTTPResult) 
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		d := Dotfile{Path: p, Status: resp.StatusCode}
-		html := bytes.Contains(bytes.ToLower(body), []byte("<html"))
-		d.Exposed = resp.StatusCode == http.StatusOK && len(body) > 0 && !html
+		d.Exposed = resp.StatusCode == http.StatusOK && dotfileContent(p, body)
 		h.Dotfiles = append(h.Dotfiles, d)
 	}
 	return nil
+}
+
+// envLine is a KEY=value line of a .env file, "export" allowed.
+var envLine = regexp.MustCompile(`(?m)^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*=`)
+
+// gitObjectID is a SHA-1 object name, what a detached .git/HEAD holds.
+var gitObjectID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// dotfileContent reports whether body is what the file at path holds: a
+// .git/HEAD is "ref: ..." or an object name, a .env has KEY=value lines.
+func dotfileContent(path string, body []byte) bool {
+	switch path {
+	case "/.git/HEAD":
+		head := strings.TrimSpace(string(body))
+		return strings.HasPrefix(head, "ref: ") || gitObjectID.MatchString(head)
+	case "/.env":
+		return envLine.Match(body)
+	}
+	return false
 }
 
 // Redirect is what the plain-HTTP port did with a request.

@@ -79,3 +79,26 @@ func TestNginxVersionFix(t *testing.T) {
 		}
 	}
 }
+
+func TestDotfileContent(t *testing.T) {
+	tests := []struct {
+		path, body string
+		want       bool
+	}{
+		{"/.git/HEAD", "ref: refs/heads/main\n", true},
+		{"/.git/HEAD", "3f786850e387550fdab836ed7e6dc881de23001b\n", true},
+		{"/.git/HEAD", "<!doctype html><title>Not here</title>", false},
+		{"/.git/HEAD", "Welcome to our shop", false},
+		{"/.git/HEAD", "3f786850e387550fdab836ed7e6dc881de23001", false},
+		{"/.env", "SECRET=lab\n", true},
+		{"/.env", "# settings\nexport DB_URL=postgres://x\n", true},
+		{"/.env", "<html><body>Page not found</body></html>", false},
+		{"/.env", "{\"error\": \"not found\"}", false},
+		{"/.env", "", false},
+	}
+	for _, tt := range tests {
+		if got := dotfileContent(tt.path, []byte(tt.body)); got != tt.want {
+			t.Errorf("dotfileContent(%q, %q) = %v; want %v", tt.path, tt.body, got, tt.want)
+		}
+	}
+}
