@@ -100,12 +100,18 @@ func fromSSLScan(path string) (inventory, error) {
 		}
 	}
 	for _, c := range x.Ciphers {
-		id, _ := strconv.ParseUint(c.ID, 0, 16)
+		id, err := strconv.ParseUint(c.ID, 0, 16)
+		if err != nil {
+			return inv, fmt.Errorf("parsing %s: cipher id %q: %w", path, c.ID, err)
+		}
 		v := versionName(c.Version)
 		inv.Suites[v] = append(inv.Suites[v], uint16(id))
 	}
 	for _, g := range x.Groups {
-		id, _ := strconv.ParseUint(g.ID, 0, 16)
+		id, err := strconv.ParseUint(g.ID, 0, 16)
+		if err != nil {
+			return inv, fmt.Errorf("parsing %s: group id %q: %w", path, g.ID, err)
+		}
 		inv.addGroup(uint16(id))
 	}
 	inv.sort()
@@ -185,15 +191,14 @@ func (inv inventory) bucketed() inventory {
 	return out
 }
 
+// versionName turns the version spellings of sslscan and testssl ("ssl3",
+// "SSLv3", "tls1.2", "TLSv1.2", "tls1") into audit's ("SSLv3", "TLS 1.2").
 func versionName(s string) string {
-	switch strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(s, "ssl"), "tls")) {
-	case "2", "v2":
-		return "SSLv2"
-	case "3", "v3":
-		return "SSLv3"
+	v := strings.ToLower(s)
+	if rest, ok := strings.CutPrefix(v, "ssl"); ok {
+		return "SSLv" + strings.TrimPrefix(rest, "v")
 	}
-	v := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "tlsv"), "tls")
-	v = strings.TrimPrefix(v, "v")
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "tls"), "v")
 	if v == "1" {
 		v = "1.0"
 	}
@@ -248,13 +253,22 @@ func differences(a, b inventory, name string) []string {
 	if !slices.Equal(a.Versions, b.Versions) {
 		d = append(d, fmt.Sprintf("versions %v vs %v", a.Versions, b.Versions))
 	}
+	// Versions either side lists suites for: one side's missing key is a
+	// difference too.
 	keys := slices.Sorted(maps.Keys(a.Suites))
+	for v := range b.Suites {
+		if _, ok := a.Suites[v]; !ok {
+			keys = append(keys, v)
+		}
+	}
+	slices.Sort(keys)
 	for _, v := range keys {
 		if !slices.Equal(a.Suites[v], b.Suites[v]) {
 			d = append(d, fmt.Sprintf("%s suites %04x vs %04x", v, a.Suites[v], b.Suites[v]))
 		}
 	}
-	if len(b.Groups) > 0 && !slices.Equal(a.Groups, b.Groups) {
+	// An empty list from the peer is not agreement: it found no groups.
+	if !slices.Equal(a.Groups, b.Groups) {
 		d = append(d, fmt.Sprintf("groups %v vs %s %v", a.Groups, name, b.Groups))
 	}
 	return d

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVersionName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ssl2", "SSLv2"}, {"ssl3", "SSLv3"}, {"SSLv3", "SSLv3"}, {"sslv3", "SSLv3"},
+		{"tls1", "TLS 1.0"}, {"tls1.0", "TLS 1.0"}, {"TLSv1.1", "TLS 1.1"}, {"tls1.2", "TLS 1.2"}, {"TLSv1.3", "TLS 1.3"},
+	}
+	for _, tt := range tests {
+		if got := versionName(tt.in); got != tt.want {
+			t.Errorf("versionName(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDifferences(t *testing.T) {
+	audit := inventory{Versions: []string{"TLS 1.2", "TLS 1.3"},
+		Suites: map[string][]uint16{"TLS 1.2": {0xC02B}, "TLS 1.3": {0x1301}}, Groups: []uint16{23, 29}}
+	tests := []struct {
+		name string
+		peer inventory
+		want []string
+	}{
+		{"same", audit, nil},
+		{"peer lists an extra version's suites", inventory{Versions: audit.Versions, Groups: audit.Groups,
+			Suites: map[string][]uint16{"TLS 1.2": {0xC02B}, "TLS 1.3": {0x1301}, "TLS 1.1": {0xC009}}}, []string{"TLS 1.1 suites"}},
+		{"peer found no groups", inventory{Versions: audit.Versions, Suites: audit.Suites}, []string{"groups"}},
+	}
+	for _, tt := range tests {
+		got := differences(audit, tt.peer, "peer")
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: differences = %q; want %d starting %q", tt.name, got, len(tt.want), tt.want)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tt.want[i]) {
+				t.Errorf("%s: difference %q; want one starting %q", tt.name, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+func TestFromSSLScanRejectsBadIDs(t *testing.T) {
+	tests := []struct{ name, xml, want string }{
+		{"cipher", `<document><ssltest><cipher sslversion="TLSv1.2" id="0xZZ"/></ssltest></document>`, `cipher id "0xZZ"`},
+		{"group", `<document><ssltest><group id="x25519"/></ssltest></document>`, `group id "x25519"`},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "sslscan.xml")
+		if err := os.WriteFile(path, []byte(tt.xml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fromSSLScan(path); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: fromSSLScan = %v; want an error naming %s", tt.name, err, tt.want)
+		}
+	}
+}
