@@ -90,8 +90,14 @@ func TestRunInterrupted(t *testing.T) {
 	if rep == nil || rep.Enumeration == nil || rep.Negotiated.Version != "TLS 1.3" {
 		t.Fatalf("Run stopped during the enumeration: report %+v; want the report so far", rep)
 	}
-	if rep.Findings != nil || len(rep.NotChecked) == 0 || !strings.Contains(strings.Join(rep.NotChecked, "\n"), "enumeration stopped") {
-		t.Errorf("findings %v, not checked %q; want no findings and the stop noted", rep.Findings, rep.NotChecked)
+	if !rep.Partial || rep.Findings != nil || !strings.Contains(strings.Join(rep.NotChecked, "\n"), "enumeration stopped") {
+		t.Errorf("partial %v, findings %v, not checked %q; want a partial report, no findings and the stop noted",
+			rep.Partial, rep.Findings, rep.NotChecked)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, rep); err != nil || !strings.Contains(text.String(), "FINDINGS not computed") ||
+		strings.Contains(text.String(), "SPEED (") {
+		t.Errorf("WriteText(partial report) = %v:\n%s\nwant no finding sections and why", err, text.String())
 	}
 }
 

@@ -111,6 +111,9 @@ type Report struct {
 	Findings    []Finding     `json:"findings"`
 	// NotChecked lists the checks that could not run, and why.
 	NotChecked []string `json:"not_checked,omitempty"`
+	// Partial is true when the audit stopped during the enumeration: the
+	// report holds what was found before, and no findings.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // ErrUntrusted is returned when the chain does not verify and
@@ -163,6 +166,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.NotChecked = append(rep.NotChecked, "enumeration: "+n)
 	}
 	if enumErr != nil {
+		rep.Partial = true
 		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("enumeration stopped (%v): versions, suites and groups are those found before; "+
 			"resumption and findings not checked", enumErr))
 		return rep, fmt.Errorf("enumerating %s: %w", addr, enumErr)

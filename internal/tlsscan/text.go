@@ -24,6 +24,23 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, ms(r.Elapsed), ms(r.RTT))
 	summary(&b, r)
+	if r.Partial {
+		b.WriteString("\nFINDINGS not computed: the audit stopped before the enumeration finished\n")
+	} else {
+		writeFindings(&b, r)
+	}
+	if len(r.NotChecked) > 0 {
+		b.WriteString("\nNot checked:\n")
+		for _, n := range r.NotChecked {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFindings writes the findings grouped by category.
+func writeFindings(b *strings.Builder, r *Report) {
 	for _, c := range []struct {
 		cat   Category
 		title string
@@ -34,19 +51,11 @@ func WriteText(w io.Writer, r *Report) error {
 				fs = append(fs, f)
 			}
 		}
-		fmt.Fprintf(&b, "\n%s (%d)\n", c.title, len(fs))
+		fmt.Fprintf(b, "\n%s (%d)\n", c.title, len(fs))
 		for _, f := range fs {
-			writeFinding(&b, f, r.RTT)
+			writeFinding(b, f, r.RTT)
 		}
 	}
-	if len(r.NotChecked) > 0 {
-		b.WriteString("\nNot checked:\n")
-		for _, n := range r.NotChecked {
-			fmt.Fprintf(&b, "  %s\n", n)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func line(b *strings.Builder, label, format string, args ...any) {
