@@ -18,7 +18,7 @@ import (
 // Sample is one measured request of one variant.
 type Sample struct {
 	Round int           `json:"round"`    // 1-based measuring round
-	Order int           `json:"position"` // 0-based position within its round
+	Order int           `json:"position"` // 0-based position within its round, failed attempts counted
 	Total time.Duration `json:"total_ns"`
 	// Phases holds the duration of each phase that happened, by the
 	// probe's phase names (dns, connect, tls, send, wait, download).
@@ -175,7 +175,7 @@ func (r *runner) loop(ctx context.Context) error {
 // timers, the server's own rhythm). Round 0 is a warm-up.
 func (r *runner) round(ctx context.Context, round int) error {
 	order := r.rng.Perm(len(r.cfg.Variants))
-	pos := 0
+	pos := 0 // counts every attempt, failed ones too: they took their turn
 	for _, i := range order {
 		v := &r.res.Variants[i]
 		if v.Dropped != "" {
@@ -186,22 +186,23 @@ func (r *runner) round(ctx context.Context, round int) error {
 			return err
 		}
 		s, err := measure(ctx, r.cfg.Variants[i].Sampler)
+		pos++
 		if err != nil {
 			if ctx.Err() != nil {
 				r.res.Stop = StopInterrupted
 				return ctx.Err()
 			}
 			if ferr := r.fail(i, round, err); ferr != nil {
+				r.res.Stop = StopBaselineFailed
 				return ferr
 			}
 			continue
 		}
 		r.streak[i] = 0
 		if round > 0 {
-			s.Round, s.Order = round, pos
+			s.Round, s.Order = round, pos-1
 			v.Samples = append(v.Samples, s)
 		}
-		pos++
 	}
 	return nil
 }

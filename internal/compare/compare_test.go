@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,76 @@ func TestRunFailures(t *testing.T) {
 	}
 }
 
+// TestRunBaselineFailsMidRun checks that a baseline dropped after some
+// rounds ends the run with an error and a stop reason the report states.
+func TestRunBaselineFailsMidRun(t *testing.T) {
+	a, b := twoKeys()
+	calls := 0
+	flaky := func(context.Context) (Sample, error) {
+		if calls++; calls > 4 {
+			return Sample{}, errors.New("connection reset")
+		}
+		return Sample{Total: time.Millisecond}, nil
+	}
+	res, err := Run(context.Background(), Config{
+		Variants: []Variant{{Key: a, Sampler: flaky}, {Key: b, Sampler: fixed(1, time.Millisecond, 0)}},
+		Runs:     20, Warmup: -1, Seed: 5,
+	})
+	if err == nil || !strings.Contains(err.Error(), "baseline") {
+		t.Errorf("Run = %v; want an error naming the baseline", err)
+	}
+	if res.Stop != StopBaselineFailed || res.Rounds != 8 || res.Variants[0].Total.N != 4 {
+		t.Errorf("Stop, Rounds, baseline n = %q, %d, %d; want %q, 8, 4", res.Stop, res.Rounds, res.Variants[0].Total.N, StopBaselineFailed)
+	}
+	var out strings.Builder
+	if err := res.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "stopped: " + StopBaselineFailed + ";"; !strings.Contains(out.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
+	}
+}
+
+// TestRunOrderCountsFailures checks that a sample's position in its round
+// counts the failed attempts before it: they took their turn too.
+func TestRunOrderCountsFailures(t *testing.T) {
+	a, b := twoKeys()
+	var turns []int // variant of each attempt, in order
+	rec := func(i int, fails bool) Sampler {
+		return func(context.Context) (Sample, error) {
+			turns = append(turns, i)
+			if fails {
+				return Sample{}, errors.New("connection refused")
+			}
+			return Sample{Total: time.Millisecond}, nil
+		}
+	}
+	res, err := Run(context.Background(), Config{
+		Variants: []Variant{{Key: a, Sampler: rec(0, false)}, {Key: b, Sampler: rec(1, true)}},
+		Runs:     8, Warmup: -1, Seed: 9, MaxFailures: 6,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rounds 1 to 6 make two attempts each, then only the baseline runs.
+	var want []int
+	for r, k := 0, 0; r < 8; r++ {
+		n := 2
+		if r >= 6 {
+			n = 1
+		}
+		want = append(want, slices.Index(turns[k:k+n], 0))
+		k += n
+	}
+	var got []int
+	for _, s := range res.Variants[0].Samples {
+		got = append(got, s.Order)
+	}
+	if !slices.Equal(got, want) || !slices.Contains(got, 1) {
+		t.Errorf("baseline positions = %v; want %v (attempts %v), with some after the failing variant", got, want, turns)
+	}
+}
+
 func TestRunInterrupted(t *testing.T) {
 	a, b := twoKeys()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -315,42 +386,21 @@ func FuzzParseVary(f *testing.F) {
 	})
 }
 
-func TestMinP(t *testing.T) {
-	tests := []struct {
-		m, n int
-		want float64
-	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {5, 4, 2.0 / 126}, {1, 1, 1}}
-	for _, tt := range tests {
-		if got := minP(tt.m, tt.n); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("minP(%d, %d) = %v; want %v", tt.m, tt.n, got, tt.want)
+// TestAdjustHolm checks that with Holm on, significance follows the
+// adjusted p-values: 0.03 and 0.04 are both below alpha 0.05, but Holm
+// makes them 2·0.03 = 0.06 and max(0.06, 0.04) = 0.06, both above it.
+func TestAdjustHolm(t *testing.T) {
+	for _, holm := range []bool{false, true} {
+		res := &Result{Alpha: 0.05, Holm: holm}
+		family := []*Diff{{P: 0.04, Significant: true}, {P: 0.03, Significant: true}}
+		res.adjust(family)
+		for i, d := range family {
+			if !near(d.PHolm, 0.06) || d.Significant != !holm {
+				t.Errorf("holm=%v: diff %d with p %v: p_holm %v, significant %v; want p_holm 0.06, significant %v",
+					holm, i, d.P, d.PHolm, d.Significant, !holm)
+			}
 		}
 	}
 }
 
-// TestRunHolm checks that with Holm on, significance follows the adjusted
-// p-values, which are never below the raw ones.
-func TestRunHolm(t *testing.T) {
-	a, b := twoKeys()
-	c := a.with(DimConn, "reuse")
-	vs := []Variant{
-		{Key: a, Sampler: fixed(1, 10*time.Millisecond, 2*time.Millisecond)},
-		{Key: b, Sampler: fixed(2, 11*time.Millisecond, 2*time.Millisecond)},
-		{Key: c, Sampler: fixed(3, 30*time.Millisecond, 2*time.Millisecond)},
-	}
-	for _, holm := range []bool{false, true} {
-		res, err := Run(context.Background(), Config{Variants: vs, Runs: 12, Seed: 4, Holm: holm})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range res.Variants[1:] {
-			d := v.VsBaseline
-			p := d.P
-			if holm {
-				p = d.PHolm
-			}
-			if d.PHolm < d.P || d.Significant != (p < res.Alpha) {
-				t.Errorf("holm=%v %s: p %v, p_holm %v, significant %v; want p_holm >= p and significance from %v", holm, v.Name, d.P, d.PHolm, d.Significant, p)
-			}
-		}
-	}
-}
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }

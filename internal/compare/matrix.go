@@ -168,14 +168,17 @@ func Matrix(vary []string) ([]Key, error) {
 	return out, nil
 }
 
+// references holds the reference value of each dimension, the one the
+// other values are compared against and listed after.
+var references = map[string]string{DimScheme: "http", DimProto: "http1.1", DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}
+
 // rank orders keys so that the reference of each dimension comes first:
 // plain HTTP, then HTTP/1.1, TLS 1.3, full handshake, fresh connection.
 func rank(k Key) int {
 	r := 0
-	ref := map[string]string{DimScheme: "http", DimProto: "http1.1", DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}
 	for i, d := range Dimensions {
 		v := k.get(d)
-		if v != ref[d] && !(v == "" && d != DimScheme) {
+		if v != references[d] && !(v == "" && d != DimScheme) {
 			r += 1 << (len(Dimensions) - i)
 		}
 	}

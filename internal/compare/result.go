@@ -9,10 +9,11 @@ import (
 
 // Why a run stopped.
 const (
-	StopRuns        = "runs"        // the fixed number of runs was done
-	StopPrecision   = "precision"   // every median was precise enough
-	StopMaxRuns     = "max-runs"    // the precision was not reached within --max-runs
-	StopInterrupted = "interrupted" // the run was cancelled
+	StopRuns           = "runs"            // the fixed number of runs was done
+	StopPrecision      = "precision"       // every median was precise enough
+	StopMaxRuns        = "max-runs"        // the precision was not reached within --max-runs
+	StopInterrupted    = "interrupted"     // the run was cancelled
+	StopBaselineFailed = "baseline-failed" // the baseline was dropped: nothing left to compare against
 )
 
 // Result is a whole comparison: the samples and what they show.
@@ -126,11 +127,26 @@ func (res *Result) analyse(cfg Config) {
 			v.WireBytes = stats.Median(wireBytes(v.Samples))
 			v.CPU = time.Duration(stats.Median(cpus(v.Samples)))
 		}
-		if i > 0 {
-			v.VsBaseline = res.diff(0, i)
-		}
 	}
-	res.Effects = res.effects()
+	// A variant one dimension away from the baseline is both compared
+	// against it and one side of an effect: each pair is computed once.
+	diffs := map[[2]int]*Diff{}
+	diff := func(i, j int) *Diff {
+		d, ok := diffs[[2]int{i, j}]
+		if !ok {
+			d = res.diff(i, j)
+			diffs[[2]int{i, j}] = d
+		}
+		if d == nil {
+			return nil
+		}
+		c := *d // each family adjusts its own copy
+		return &c
+	}
+	for i := 1; i < len(res.Variants); i++ {
+		res.Variants[i].VsBaseline = diff(0, i)
+	}
+	res.Effects = res.effects(diff)
 	var family []*Diff
 	for i := range res.Variants {
 		if d := res.Variants[i].VsBaseline; d != nil {
@@ -180,8 +196,8 @@ func (res *Result) diff(i, j int) *Diff {
 }
 
 // effects finds every pair of measured variants that differ in one
-// dimension only and compares the second against the first.
-func (res *Result) effects() []Effect {
+// dimension only and compares the second against the first with diff.
+func (res *Result) effects(diff func(i, j int) *Diff) []Effect {
 	var out []Effect
 	for j, to := range res.Variants {
 		for _, d := range Dimensions {
@@ -193,8 +209,8 @@ func (res *Result) effects() []Effect {
 			if i < 0 {
 				continue
 			}
-			if diff := res.diff(i, j); diff != nil {
-				out = append(out, Effect{Dim: d, From: i, To: j, Diff: *diff})
+			if e := diff(i, j); e != nil {
+				out = append(out, Effect{Dim: d, From: i, To: j, Diff: *e})
 			}
 		}
 	}
@@ -206,7 +222,7 @@ func (res *Result) effects() []Effect {
 // full handshake for a resumed one, QUIC's full handshake for 0-RTT, and
 // a fresh connection for a kept-alive one.
 func reference(k Key, d string) Key {
-	ref := map[string]string{DimScheme: "http", DimProto: "http1.1", DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}[d]
+	ref := references[d]
 	if k.get(d) == "" || k.get(d) == ref {
 		return k
 	}

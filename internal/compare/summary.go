@@ -101,11 +101,7 @@ func insertTail(clause, tail string) string {
 // difference (~ +0.2 ms, p = 0.41)".
 func (res *Result) verb(d Diff) string {
 	if !d.Significant {
-		p := d.P
-		if res.Holm {
-			p = d.PHolm
-		}
-		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), p)
+		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), res.p(d))
 	}
 	sign, v, lo, hi := "+", d.MS, d.Lo, d.Hi
 	word := "costs"

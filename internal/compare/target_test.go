@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,18 +87,12 @@ func wantSample(k Key, s Sample) string {
 }
 
 // testMatrix is the default matrix, without 0-RTT under the race detector
-// (see raceDetector).
+// (see lab.RaceDetector).
 func testMatrix(t *testing.T) []Key {
 	keys := DefaultMatrix()
-	if !raceDetector {
+	if !lab.RaceDetector {
 		return keys
 	}
 	t.Log("race detector on: leaving out 0-RTT, which races inside quic-go (issue #4303)")
-	out := keys[:0:0]
-	for _, k := range keys {
-		if k.Handshake != "0rtt" {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(keys, func(k Key) bool { return k.Handshake == "0rtt" })
 }

@@ -3,10 +3,11 @@ package compare
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/httpslab/httpslab/internal/stats"
 )
 
 // WriteText writes the human report: one line per variant, the effects
@@ -79,10 +80,7 @@ func (res *Result) diffCells(d Diff) string {
 	if ms(res.RTT) >= minRTTForRounds {
 		rtt = fmt.Sprintf("%+.2f", d.RTTs)
 	}
-	pv := d.P
-	if res.Holm {
-		pv = d.PHolm
-	}
+	pv := res.p(d)
 	p := fmt.Sprintf("%.3f", pv)
 	if pv < 0.001 {
 		p = "<0.001"
@@ -124,9 +122,9 @@ func (res *Result) writeFooter(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f%s\n",
 		res.Rounds, res.Seed, res.Stop, res.Alpha, holm)
-	if n := res.minN(); n > 0 && minP(n, n) >= res.Alpha {
+	if n := res.minN(); n > 0 && stats.MinP(n, n) >= res.Alpha {
 		fmt.Fprintf(w, "note: with %d runs per variant no difference can be significant at alpha %.2f (the smallest p-value is %.3f); use more runs (-n)\n",
-			n, res.Alpha, minP(n, n))
+			n, res.Alpha, stats.MinP(n, n))
 	}
 	if f := res.Findings(); len(f) > 0 {
 		fmt.Fprintln(w, "\nsummary:")
@@ -149,6 +147,14 @@ func (res *Result) writeFooter(w io.Writer) {
 	}
 }
 
+// p is the p-value significance is judged by: Holm-adjusted with Holm on.
+func (res *Result) p(d Diff) float64 {
+	if res.Holm {
+		return d.PHolm
+	}
+	return d.P
+}
+
 // minN is the smallest number of samples of a measured variant.
 func (res *Result) minN() int {
 	n := 0
@@ -158,14 +164,4 @@ func (res *Result) minN() int {
 		}
 	}
 	return n
-}
-
-// minP is the smallest two-sided p-value the exact Mann-Whitney test can
-// give for samples of sizes m and n: 2 / C(m+n, m).
-func minP(m, n int) float64 {
-	lg := func(x int) float64 {
-		v, _ := math.Lgamma(float64(x) + 1)
-		return v
-	}
-	return math.Min(1, 2*math.Exp(lg(m)+lg(n)-lg(m+n)))
 }
