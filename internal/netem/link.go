@@ -33,8 +33,9 @@ type Link struct {
 	// Namespace is the name of the server side's network namespace, as
 	// ip netns lists it: httpslab-<pid>-<n>.
 	Namespace string
-	// ClientDevice and ServerDevice name the TUN devices on each side.
-	ClientDevice, ServerDevice string
+	// Device names the TUN devices: the two ends have the same name, one
+	// in the host's namespace and one in Namespace.
+	Device string
 	// Config is the link's setting.
 	Config Config
 
@@ -116,15 +117,15 @@ func (l *Link) openDevices() error {
 	}
 	l.client = client
 	l.ClientIP, l.ServerIP = s.clientIP(), s.serverIP()
-	l.ClientDevice, l.ServerDevice = s.device(), s.device()
-	disableIPv6(l.ClientDevice)
+	l.Device = s.device()
+	disableIPv6(l.Device)
 	return inNamespace(l.nsFD, func() error {
-		f, err := openTUN(l.ServerDevice)
+		f, err := openTUN(l.Device)
 		if err != nil {
 			return err
 		}
 		l.server = f
-		disableIPv6(l.ServerDevice)
+		disableIPv6(l.Device)
 		return nil
 	})
 }
@@ -133,12 +134,12 @@ func (l *Link) openDevices() error {
 // and brings them and the namespace's loopback up.
 func (l *Link) configure(ctx context.Context) error {
 	host := fmt.Sprintf("addr add %s peer %s dev %s\nlink set dev %s mtu 1500 up\n",
-		l.ClientIP, l.ServerIP, l.ClientDevice, l.ClientDevice)
+		l.ClientIP, l.ServerIP, l.Device, l.Device)
 	if err := runBatch(ctx, "", host); err != nil {
 		return err
 	}
 	ns := fmt.Sprintf("link set dev lo up\naddr add %s peer %s dev %s\nlink set dev %s mtu 1500 up\n",
-		l.ServerIP, l.ClientIP, l.ServerDevice, l.ServerDevice)
+		l.ServerIP, l.ClientIP, l.Device, l.Device)
 	return runBatch(ctx, l.Namespace, ns)
 }
 

@@ -30,7 +30,7 @@ func startTestLink(t *testing.T, cfg Config) *Link {
 		if err := l.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		assertGone(t, l.Namespace, l.ClientDevice)
+		assertGone(t, l.Namespace, l.Device)
 	})
 	return l
 }
@@ -113,7 +113,7 @@ var physics = []struct {
 
 // checkPhysics times each step against the same server setup behind the
 // link and on loopback. The loopback time (the handshakes' CPU, which is
-// not the link's, and grows tenfold under the race detector) is taken off;
+// not the link's, and is larger under the race detector) is taken off;
 // what remains must be the step's round trips within ±0.15 RTT. A busy
 // machine can blur one round of samples either way, so up to three rounds
 // run and one must be within bounds; a link that is wrong fails them all.

@@ -70,11 +70,10 @@ func (s *shaper) admit(now time.Time, size int) (time.Time, verdict) {
 	}
 	out := depart.Add(s.delay)
 	if s.jitter > 0 {
-		// Uniform in [-jitter/2, +jitter/2].
+		// Uniform in [-jitter/2, +jitter/2]. Config.Validate keeps Jitter
+		// at most the RTT, so the offset never exceeds the one-way delay
+		// of RTT/2 and no packet leaves before it departs.
 		out = out.Add(time.Duration(s.rnd.Int64N(int64(s.jitter)+1)) - s.jitter/2)
-		if out.Before(depart) {
-			out = depart
-		}
 	}
 	if !s.reorder && out.Before(s.lastOut) {
 		out = s.lastOut

@@ -88,7 +88,7 @@ func holdLink() int {
 		fmt.Println("error", err)
 		return 1
 	}
-	fmt.Println(l.Namespace, l.ClientDevice, sleeper.Process.Pid)
+	fmt.Println(l.Namespace, l.Device, sleeper.Process.Pid)
 	time.Sleep(60 * time.Second) // bounded: the test kills it long before
 	return 0
 }
@@ -194,9 +194,9 @@ var benchmarkNet = netip.MustParsePrefix("198.18.0.0/15")
 func TestLinksCoexist(t *testing.T) {
 	a := startTestLink(t, Config{RTT: 2 * time.Millisecond})
 	b := startTestLink(t, Config{RTT: 2 * time.Millisecond})
-	if a.ServerIP.Equal(b.ServerIP) || a.ClientDevice == b.ClientDevice || a.Namespace == b.Namespace {
+	if a.ServerIP.Equal(b.ServerIP) || a.Device == b.Device || a.Namespace == b.Namespace {
 		t.Fatalf("two links share an address, device or namespace: %v/%s/%s and %v/%s/%s",
-			a.ServerIP, a.ClientDevice, a.Namespace, b.ServerIP, b.ClientDevice, b.Namespace)
+			a.ServerIP, a.Device, a.Namespace, b.ServerIP, b.Device, b.Namespace)
 	}
 	for _, l := range []*Link{a, b} {
 		if a, _ := netip.AddrFromSlice(l.ServerIP.To4()); !benchmarkNet.Contains(a) {
