@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // compareFlags are the flags of httpslab compare.
@@ -121,8 +119,10 @@ func (f *compareFlags) compareConfig() (compare.Config, error) {
 	}
 	cfg := compare.Config{Runs: f.runs, Warmup: f.warmup, MaxRuns: f.maxRuns, Alpha: f.alpha, Seed: f.seed, Holm: f.holm}
 	switch {
-	case f.runs < 0 || f.runs > 10000:
-		return cfg, usagef("-n %d: want 1 to 10000", f.runs)
+	// The comparisons hold all n² pairwise differences of two variants
+	// in memory, so -n is bounded like --max-runs.
+	case f.runs < 0 || f.runs > 2000:
+		return cfg, usagef("-n %d: want 1 to 2000", f.runs)
 	case f.maxRuns < 2 || f.maxRuns > 2000:
 		return cfg, usagef("--max-runs %d: want 2 to 2000", f.maxRuns)
 	case f.warmup < 0 || f.warmup > 100:
@@ -135,7 +135,7 @@ func (f *compareFlags) compareConfig() (compare.Config, error) {
 	}
 	if f.precision != "" {
 		p, err := parsePercent(f.precision)
-		if err != nil || p <= 0 || p >= 1 {
+		if err != nil || !(p > 0 && p < 1) { // NaN fails both
 			return cfg, usagef("--precision %q: want a percentage such as 5%%", f.precision)
 		}
 		cfg.Precision = p
@@ -263,11 +263,7 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 
 // progress returns a per-round progress line on a terminal, else nil.
 func (e *env) progress(variants int, cfg compare.Config) func(int) {
-	f, ok := e.stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
+	if f, ok := e.stderr.(*os.File); !ok || !isTerminal(f) {
 		return nil
 	}
 	total := cfg.Runs
@@ -318,17 +314,12 @@ func (e *env) startEmbedded(lf linkFlags, path string) (*embedded, error) {
 		return nil, fmt.Errorf("starting the embedded server: %w", err)
 	}
 	cleanups = append(cleanups, func() { srv.Close() })
-	dir, err := lab.PrivateDir("httpslab-")
+	ca, removeCA, err := writeCA(srv.CA, "")
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
-	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
-	ca := filepath.Join(dir, "ca.pem")
-	if err := srv.CA.WriteFile(ca); err != nil {
-		closeAll()
-		return nil, err
-	}
+	cleanups = append(cleanups, removeCA)
 	t := compare.Target{URL: srv.HTTPSURL + path, HTTPURL: srv.HTTPURL + path}
 	t.Probe.TLS.CAFile = ca
 	return &embedded{target: t, describe: describe + ", " + srv.HTTPSURL + path, close: closeAll}, nil

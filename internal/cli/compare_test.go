@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/compare"
+	"github.com/httpslab/httpslab/internal/lab"
 )
 
 func TestCompareUsageErrors(t *testing.T) {
@@ -19,8 +21,10 @@ func TestCompareUsageErrors(t *testing.T) {
 		{[]string{"compare", "--tls-max", "1.2"}, "--tls-max: compare chooses"},
 		{[]string{"compare", "--vary", "speed"}, `unknown dimension "speed"`},
 		{[]string{"compare", "--precision", "lots"}, `--precision "lots"`},
+		{[]string{"compare", "--precision", "nan"}, `--precision "nan"`},
 		{[]string{"compare", "--alpha", "0.7"}, "--alpha 0.7"},
 		{[]string{"compare", "--max-runs", "1"}, "--max-runs 1"},
+		{[]string{"compare", "-n", "2001"}, "-n 2001: want 1 to 2000"},
 		{[]string{"compare", "--path", "bytes/10"}, `--path "bytes/10"`},
 		{[]string{"compare", "--rtt", "40ms", "https://127.0.0.1:1/"}, "a URL is measured as it is"},
 		{[]string{"compare", "a", "b"}, "accepts at most 1 arg"},
@@ -78,7 +82,7 @@ func TestCompareEmbeddedJSON(t *testing.T) {
 func TestCompareInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	code, stdout, _ := run(t, ctx, "compare", "--vary", "scheme", "-n", "10000", "--path", "/delay/20ms")
+	code, stdout, _ := run(t, ctx, "compare", "--vary", "scheme", "-n", "2000", "--path", "/delay/20ms")
 	if code != ExitInterrupted || !strings.Contains(stdout, "stopped: interrupted") || !strings.Contains(stdout, "http h1") {
 		t.Errorf("interrupted compare = %d, stdout %q; want %d and the partial report", code, stdout, ExitInterrupted)
 	}
@@ -100,10 +104,11 @@ func TestCompareText(t *testing.T) {
 // behind a 40 ms link: HTTPS adds one round trip with TLS 1.3 and two
 // with TLS 1.2 (needs root for the network lab, as CI runs). The same
 // comparison on loopback is taken off first: the handshakes' CPU time is
-// not the link's, and under the race detector it grows tenfold. X25519
-// alone keeps that CPU time small (the post-quantum hybrid costs no round
-// trip). The two runs are minutes apart on a shared machine, so the CPU
-// time taken off is itself noisy: the tolerance is ±0.3 RTT.
+// not the link's, and larger under the race detector. X25519 alone keeps
+// that CPU time small (the post-quantum hybrid costs no round trip). The
+// two runs are separate runs, one after the other, on a machine shared
+// with other work, so the CPU time taken off is itself noisy: the
+// tolerance is ±0.3 RTT.
 func TestCompareRoundTripsBehindLink(t *testing.T) {
 	args := []string{"-n", "10", "--vary", "scheme,tls", "--path", "/bytes/1000", "--curves", "X25519", "--seed", "3"}
 	local := compareJSON(t, args...)
@@ -132,16 +137,10 @@ func TestCompareRoundTripsBehindLink(t *testing.T) {
 // matrix on the embedded server behind the link.
 func TestDemoBehindLink(t *testing.T) {
 	want := []string{"behind an emulated link (rtt 30ms)", "https h3 TLS1.3 0-RTT", "summary:", "HTTPS costs +"}
-	if compareRaceDetector {
+	if lab.RaceDetector {
 		t.Log("race detector on: leaving out 0-RTT, which races inside quic-go (issue #4303)")
 		demoMatrix = func() []compare.Key {
-			var keys []compare.Key
-			for _, k := range compare.DefaultMatrix() {
-				if k.Handshake != "0rtt" {
-					keys = append(keys, k)
-				}
-			}
-			return keys
+			return slices.DeleteFunc(compare.DefaultMatrix(), func(k compare.Key) bool { return k.Handshake == "0rtt" })
 		}
 		defer func() { demoMatrix = compare.DefaultMatrix }()
 		want[1] = "https h3 TLS1.3"

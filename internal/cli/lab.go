@@ -48,7 +48,7 @@ the namespace, ending whatever still runs inside, and exits with its exit code.
 
 func (e *env) runLab(f linkFlags, args []string) error {
 	if !f.set() {
-		return usagef("lab needs a link: give --rtt, --jitter, --loss, --bandwidth or --profile")
+		return usagef("lab needs a link: give %s", linkFlagList())
 	}
 	if _, err := exec.LookPath(args[0]); err != nil {
 		return withHint(fmt.Errorf("finding %s: %w", args[0], err), "give the command's full path, or install it")
@@ -68,7 +68,10 @@ func (e *env) runLab(f linkFlags, args []string) error {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer signal.Stop(sigs)
 	if err := c.Start(); err != nil {
-		return withHint(fmt.Errorf("starting %s: %w", args[0], err), "is the command on PATH?")
+		// The command itself was found above: what failed to start is
+		// "ip netns exec", which enters the namespace.
+		return withHint(fmt.Errorf("starting %s in namespace %s: %w", args[0], link.Namespace, err),
+			"lab runs the command with 'ip netns exec'; install iproute2")
 	}
 	fmt.Fprintf(e.stderr, "httpslab: %s runs at %s behind an emulated link (%s); namespace %s\n",
 		args[0], link.ServerIP, link.Config, link.Namespace)

@@ -115,6 +115,11 @@ func TestLabUsage(t *testing.T) {
 		}
 	}
 	var errb bytes.Buffer
+	Run(context.Background(), []string{"lab", "--", "true"}, io.Discard, &errb)
+	if want := "give --rtt, --jitter, --loss, --bandwidth, --upload-bandwidth or --profile"; !strings.Contains(errb.String(), want) {
+		t.Errorf("lab without a link: stderr %q; want %q", errb.String(), want)
+	}
+	errb.Reset()
 	code := Run(context.Background(), []string{"lab", "--rtt", "1ms", "--", "no-such-command-here"}, io.Discard, &errb)
 	if code != ExitFailure || !strings.Contains(errb.String(), "hint:") {
 		t.Errorf("lab with a missing command: exit %d, stderr %q; want %d with a hint", code, errb.String(), ExitFailure)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,12 +86,21 @@ func (f *linkFlags) config() (netem.Config, error) {
 
 // parseLoss reads a loss rate in percent ("1%", "0.5", "0.5%") as a fraction.
 func parseLoss(s string) (float64, error) {
-	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || v < 0 || v >= 100 {
+	v, err := parsePercent(s)
+	if err != nil || !(v >= 0 && v < 1) { // NaN fails both
 		return 0, usagef("loss %q: want a percentage from 0 to below 100, e.g. 1%% or 0.5", s)
 	}
-	return v / 100, nil
+	return v, nil
+}
+
+// linkFlagList lists the link flags for a message: "--rtt, --jitter, ...
+// or --profile".
+func linkFlagList() string {
+	names := make([]string, len(linkFlagNames))
+	for i, n := range linkFlagNames {
+		names[i] = "--" + n
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // linkHelp explains the link flags and lists the profiles with their

@@ -43,7 +43,7 @@ func TestLinkFlagsConfig(t *testing.T) {
 
 func TestLinkFlagsRefuseBadValues(t *testing.T) {
 	for _, args := range [][]string{
-		{"--profile", "5g"}, {"--loss", "x"}, {"--loss", "100%"}, {"--loss", "-1"},
+		{"--profile", "5g"}, {"--loss", "x"}, {"--loss", "100%"}, {"--loss", "-1"}, {"--loss", "NaN%"},
 		{"--bandwidth", "fast"}, {"--upload-bandwidth", "-1k"}, {"--rtt", "-5ms"},
 		{"--rtt", "10ms", "--jitter", "20ms"}, {"--bandwidth", "100bit"},
 	} {
