@@ -32,31 +32,47 @@ NGINX_PID=$!
 exec 3>"$tmp/stdin"
 for _ in $(seq 100); do
 	[[ $(wc -l <"$tmp/urls") -ge 3 ]] && break
+	if ! kill -0 "$NGINX_PID" 2>/dev/null; then
+		echo "audit-peers: the nginx helper exited before serving (see its error above)" >&2
+		exit 1
+	fi
 	sleep 0.1
 done
+if [[ $(wc -l <"$tmp/urls") -lt 3 ]]; then
+	echo "audit-peers: the nginx helper printed no URLs within 10 s" >&2
+	exit 1
+fi
 { read -r https; read -r plain; read -r ca; } <"$tmp/urls"
 hostport=${https#https://}
 plainport=${plain##*:}
 echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') at $https"
 echo
 
-# elapsed runs a command and prints its wall time in seconds.
+# elapsed runs a command, its standard output to the file $1, and prints
+# its wall time in seconds, or "failed (status N)" when it failed; its
+# standard error goes to $1.err.
 elapsed() {
-	local start end
+	local out=$1 start end rc=0
+	shift
 	start=$(date +%s.%N)
-	"$@" >/dev/null 2>&1 || true
+	"$@" >"$out" 2>"$out.err" || rc=$?
 	end=$(date +%s.%N)
+	if ((rc != 0)); then
+		printf 'failed (status %d)' "$rc"
+		return
+	fi
 	printf '%.3f' "$(echo "$end - $start" | bc)"
 }
 
-t_audit=$(elapsed "$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json)
-"$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json >"$tmp/audit.json" || true
-t_sslscan=$(elapsed sslscan --no-colour --xml="$tmp/sslscan.xml" "$hostport")
+# The timed run is the one whose JSON is compared. Findings make audit exit
+# 0 (no --fail-on), so a non-zero status is a failure.
+t_audit=$(elapsed "$tmp/audit.json" "$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json)
+t_sslscan=$(elapsed "$tmp/sslscan.out" sslscan --no-colour --xml="$tmp/sslscan.xml" "$hostport")
 testssl_file=()
 t_testssl="(skipped)"
 if [[ -z ${NO_TESTSSL:-} ]]; then
 	# shellcheck disable=SC2086
-	t_testssl=$(elapsed testssl --quiet --warnings batch --color 0 ${TESTSSL_ARGS:-} --jsonfile "$tmp/testssl.json" "$hostport")
+	t_testssl=$(elapsed "$tmp/testssl.out" testssl --quiet --warnings batch --color 0 ${TESTSSL_ARGS:-} --jsonfile "$tmp/testssl.json" "$hostport")
 	testssl_file=("$tmp/testssl.json")
 fi
 
@@ -65,4 +81,11 @@ printf '%-28s %10s\n' "httpslab audit (everything)" "$t_audit"
 printf '%-28s %10s\n' "sslscan" "$t_sslscan"
 printf '%-28s %10s\n' "testssl ${TESTSSL_ARGS:-}" "$t_testssl"
 echo
+for t in "$t_audit" "$t_sslscan" "$t_testssl"; do
+	if [[ $t == failed* ]]; then
+		echo "audit-peers: a tool failed; its errors:" >&2
+		cat "$tmp"/*.err >&2 2>/dev/null || true
+		exit 1
+	fi
+done
 "$tmp/auditpeers" compare "$tmp/audit.json" "$tmp/sslscan.xml" "${testssl_file[@]}"
