@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// minRTTForRounds is the measured RTT below which differences are not
-// stated in round trips: on loopback a round trip takes microseconds and
-// the time goes to computation, so "15 RTT" would mislead.
-const minRTTForRounds = 0.5 // ms
+// minRTTForRounds is transport.MinRTTForRounds in milliseconds, the unit
+// of the result's RTT.
+const minRTTForRounds = float64(transport.MinRTTForRounds) / float64(time.Millisecond)
 
 // Findings returns the result as a few sentences a person reads in
 // seconds, each generated from a measured effect: what HTTPS costs over

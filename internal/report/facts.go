@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // writeTLS writes what the handshake negotiated and the certificate
@@ -145,8 +146,8 @@ func writeRTT(ew *errWriter, t *probe.Timeline, p painter) {
 	if r.Connect > 0 {
 		ew.printf("  %-13s %s (one round trip)\n", "TCP connect", ms(r.Connect))
 	}
-	if best := r.Best(); best > 0 && best < MinRTTForRounds {
-		ew.printf("  phases are not shown in round trips below %s: the time is computation, not network\n", ms(MinRTTForRounds))
+	if best := r.Best(); best > 0 && best < transport.MinRTTForRounds {
+		ew.printf("  phases are not shown in round trips below %s: the time is computation, not network\n", ms(transport.MinRTTForRounds))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // ms formats d in milliseconds with microsecond precision: "12.345 ms".
@@ -19,16 +21,11 @@ func msNum(d time.Duration) string {
 // rtts expresses d in round trips of rtt, "1.0 RTT"; empty when the RTT
 // is unknown.
 func rtts(d, rtt time.Duration) string {
-	if rtt < MinRTTForRounds {
+	if rtt < transport.MinRTTForRounds {
 		return ""
 	}
 	return fmt.Sprintf("%.1f RTT", float64(d)/float64(rtt))
 }
-
-// MinRTTForRounds is the RTT below which phases are not stated in round
-// trips: on loopback a round trip takes microseconds and a handshake's
-// time is computation, so "26 RTT" would mislead.
-const MinRTTForRounds = 500 * time.Microsecond
 
 // byteCount formats n bytes with thousands separators: "12,345 B".
 func byteCount(n int64) string {

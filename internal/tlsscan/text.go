@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // WriteText writes the human report of an audit.
@@ -233,14 +233,14 @@ func writeFinding(b *strings.Builder, f Finding, rtt Duration) {
 	field("why", why)
 }
 
-// costText states a cost. Below report.MinRTTForRounds the measured RTT is
+// costText states a cost. Below transport.MinRTTForRounds the measured RTT is
 // loopback computation, not network: round trips are then not stated in
 // text, neither as a count nor as time (the JSON keeps them).
 func costText(c Cost, rtt Duration) string {
 	var parts []string
 	switch {
-	case c.RoundTrips != 0 && rtt < report.MinRTTForRounds:
-		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", ms(rtt), ms(report.MinRTTForRounds)))
+	case c.RoundTrips != 0 && rtt < transport.MinRTTForRounds:
+		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", ms(rtt), ms(transport.MinRTTForRounds)))
 	case c.RoundTrips != 0:
 		parts = append(parts, fmt.Sprintf("+%g RTT (%s at the measured RTT)", c.RoundTrips, ms(c.Time)))
 	case c.Time != 0:
