@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // endpoint is where and how a run connects; it is shared read-only by
@@ -27,7 +29,7 @@ func newEndpoint(cfg Config) (*endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing target URL: %w", err)
 	}
-	ep := &endpoint{addr: hostPort(u)}
+	ep := &endpoint{addr: transport.HostPort(u)}
 	if u.Scheme != "https" {
 		return ep, nil
 	}
@@ -60,16 +62,6 @@ func newEndpoint(cfg Config) (*endpoint, error) {
 	// resumption happens silently.
 	ep.tls = tc
 	return ep, nil
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return net.JoinHostPort(u.Hostname(), "443")
-	}
-	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // dial opens a TCP connection and, for HTTPS, completes the TLS handshake,
