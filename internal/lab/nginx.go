@@ -29,6 +29,9 @@ type NginxConfig struct {
 	SendRoot bool
 	// HTTP2 enables HTTP/2 on the HTTPS listener.
 	HTTP2 bool
+	// PlainHTTP2 makes the plain listener speak HTTP/2 with prior
+	// knowledge (h2c) instead of HTTP/1.1.
+	PlainHTTP2 bool
 	// Host is the address to listen on; empty means 127.0.0.1.
 	Host string
 	// HTTPDirectives go into the http block, TLSDirectives into the HTTPS
@@ -102,7 +105,7 @@ http {
         {{.TLSDirectives}}
     }
     server {
-        listen {{.Host}}:{{.HTTPPort}};
+        listen {{.Host}}:{{.HTTPPort}}{{if .PlainHTTP2}} http2{{end}};
         server_name localhost;
         root {{.Dir}}/www;
         {{.PlainDirectives}}
@@ -203,7 +206,7 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	var conf bytes.Buffer
 	err = nginxConf.Execute(&conf, map[string]any{
 		"Dir": n.Dir, "Root": os.Geteuid() == 0, "Format": AccessFormat, "Host": bracket(host),
-		"HTTPSPort": ports[0], "HTTPPort": ports[1], "HTTP2": cfg.HTTP2, "NoDefaults": cfg.NoDefaults,
+		"HTTPSPort": ports[0], "HTTPPort": ports[1], "HTTP2": cfg.HTTP2, "PlainHTTP2": cfg.PlainHTTP2, "NoDefaults": cfg.NoDefaults,
 		"HTTPDirectives": cfg.HTTPDirectives, "TLSDirectives": cfg.TLSDirectives, "PlainDirectives": cfg.PlainDirectives,
 	})
 	if err != nil {

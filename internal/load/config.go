@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // ConnMode says how requests map to connections.
@@ -58,7 +60,7 @@ type Protocol int
 // Protocols.
 const (
 	HTTP1 Protocol = iota // HTTP/1.1, over TLS or plain TCP
-	HTTP2                 // HTTP/2 over TLS (ALPN h2)
+	HTTP2                 // HTTP/2 over TLS (ALPN h2), or h2c on an http:// URL
 	HTTP3                 // HTTP/3 over QUIC
 )
 
@@ -71,6 +73,22 @@ func (p Protocol) String() string {
 		return "HTTP/3"
 	}
 	return "HTTP/1.1"
+}
+
+// protocolName names the protocol of a run as the report shows it: HTTP/2
+// on an http:// URL is h2c, cleartext with prior knowledge (the client
+// sends the HTTP/2 preface at once, without an Upgrade), as h2load does.
+func (c Config) protocolName() string {
+	if c.Protocol == HTTP2 && c.cleartext() {
+		return "HTTP/2 (h2c: cleartext, prior knowledge)"
+	}
+	return c.Protocol.String()
+}
+
+// cleartext reports whether the run's targets are http:// URLs.
+func (c Config) cleartext() bool {
+	u, err := url.Parse(c.Targets[0].URL)
+	return err == nil && u.Scheme == "http"
 }
 
 // Target is one request that the run sends; a run rotates through its
@@ -116,6 +134,16 @@ type Config struct {
 	// TLS is the client TLS configuration (verification, versions,
 	// suites, groups); nil means the defaults. It is cloned, never changed.
 	TLS *tls.Config
+	// Resolve and ConnectTo route the connections as curl's --resolve and
+	// --connect-to do: a connection for the URL's host and port goes to the
+	// address they give, while the Host header (:authority), SNI and the
+	// certificate check keep the URL's host. The route is worked out once
+	// per run, with at most one DNS lookup; nil means the URL's host.
+	Resolve   []transport.Resolve
+	ConnectTo []transport.ConnectTo
+	// IPVersion restricts the addresses to IPv4 (4) or IPv6 (6); 0 means
+	// either.
+	IPVersion int
 	// ServerPIDs are local server processes whose CPU time is measured.
 	ServerPIDs []int
 	// Progress, when set, is called about once a second from the
@@ -182,11 +210,14 @@ func (c Config) validate() error {
 			return fmt.Errorf("target URLs %q and %q: all targets must share scheme, host and port", first, u)
 		}
 	}
-	if first.Scheme == "http" && c.Protocol != HTTP1 {
+	if first.Scheme == "http" && c.Protocol == HTTP3 {
 		return fmt.Errorf("%s needs an https:// URL", c.Protocol)
 	}
 	if first.Scheme == "http" && c.Mode == Resume {
 		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
+	}
+	if c.IPVersion != 0 && c.IPVersion != 4 && c.IPVersion != 6 {
+		return fmt.Errorf("IP version %d: want 4, 6 or 0 for either", c.IPVersion)
 	}
 	return nil
 }

@@ -13,25 +13,31 @@ import (
 	"github.com/quic-go/quic-go/http3"
 )
 
-// dialH2 opens a TLS connection that negotiated h2 and wraps it in an
-// net/http client connection.
+// dialH2 opens a TLS connection that negotiated h2, or for an http://
+// URL a plain one (h2c with prior knowledge), and wraps it in a net/http
+// client connection.
 func (r *runner) dialH2(deadline time.Time, ev *event) (muxConn, error) {
 	nc, err := r.ep.dial(r.ctx, deadline, r.now, ev)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := requireH2(nc); err != nil {
-		return nil, err
-	}
 	// The Transport hands over the connection dialed and timed above; it
 	// is used for this one connection only.
 	var protos http.Protocols
-	protos.SetHTTP2(true)
-	tr := &http.Transport{
-		Protocols:      &protos,
-		DialTLSContext: func(context.Context, string, string) (net.Conn, error) { return nc, nil },
+	tr := &http.Transport{Protocols: &protos}
+	handOver := func(context.Context, string, string) (net.Conn, error) { return nc, nil }
+	scheme := "https"
+	if r.ep.tls == nil {
+		protos.SetUnencryptedHTTP2(true)
+		tr.DialContext, scheme = handOver, "http"
+	} else {
+		if err := requireH2(nc); err != nil {
+			return nil, err
+		}
+		protos.SetHTTP2(true)
+		tr.DialTLSContext = handOver
 	}
-	cc, err := tr.NewClientConn(r.ctx, "https", r.ep.addr)
+	cc, err := tr.NewClientConn(r.ctx, scheme, r.ep.addr)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("starting HTTP/2: %w", err)
@@ -54,7 +60,9 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	ev.start = r.now()
 	ctx, cancel := context.WithDeadline(r.ctx, deadline)
 	defer cancel()
-	qc, err := quic.DialAddr(ctx, r.ep.addr, r.ep.tls, &quic.Config{})
+	qc, err := connect(ctx, r.ep, func(ctx context.Context, addr string) (*quic.Conn, error) {
+		return quic.DialAddr(ctx, addr, r.ep.tls, &quic.Config{})
+	})
 	ev.end = r.now()
 	ev.tls = ev.end - ev.start
 	if err != nil {
@@ -69,13 +77,12 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
 }
 
-// requireH2 checks that a dialed connection negotiated HTTP/2 by ALPN and
+// requireH2 checks that a TLS connection negotiated HTTP/2 by ALPN and
 // closes it if not.
-func requireH2(nc net.Conn) (*tls.Conn, error) {
-	tc := nc.(*tls.Conn)
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+func requireH2(nc net.Conn) error {
+	if p := nc.(*tls.Conn).ConnectionState().NegotiatedProtocol; p != "h2" {
 		nc.Close()
-		return nil, fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
+		return fmt.Errorf("the server did not negotiate HTTP/2 (ALPN %q)", p)
 	}
-	return tc, nil
+	return nil
 }

@@ -3,9 +3,9 @@ package load
 import (
 	"bufio"
 	"bytes"
-	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +17,7 @@ import (
 // h2Conn is one connection of the fast HTTP/2 client.
 type h2Conn struct {
 	run *runner
-	tc  *tls.Conn
+	nc  net.Conn // TLS, or plain TCP for h2c
 
 	// wmu guards the write side: the buffered writer, the framer's write
 	// methods and the HPACK encoder. The reader takes it for its acks.
@@ -64,15 +64,15 @@ type h2Stream struct {
 	refused  int
 }
 
-// connect dials, checks ALPN, writes the client preface with settings
+// connect dials, checks ALPN (on TLS; an http:// URL speaks h2c with
+// prior knowledge), writes the client preface with settings
 // that open the flow-control windows wide and starts the reader.
 func (w *h2Worker) connect() (*h2Conn, error) {
 	r := w.run
 	var ev event
 	nc, err := r.ep.dial(r.ctx, time.Now().Add(r.cfg.Timeout), r.now, &ev)
-	var tc *tls.Conn
-	if err == nil {
-		tc, err = requireH2(nc) // a connection without h2 is a failed setup
+	if err == nil && r.ep.tls != nil {
+		err = requireH2(nc) // a connection without h2 is a failed setup
 	}
 	ev.err = err
 	w.rec.add(ev)
@@ -82,16 +82,16 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 	if !r.conns.add(nc) {
 		return nil, errors.New("run stopped")
 	}
-	c := &h2Conn{run: r, tc: tc, streams: map[uint32]*h2Stream{}, nextID: 1,
+	c := &h2Conn{run: r, nc: nc, streams: map[uint32]*h2Stream{}, nextID: 1,
 		done: make(chan struct{}, r.cfg.Streams), dead: make(chan struct{}), rec: newRecorder(r.events)}
 	c.limit.Store(int32(r.cfg.Streams))
-	c.bw = bufio.NewWriterSize(tc, 16<<10)
-	c.br = bufio.NewReaderSize(tc, 16<<10)
+	c.bw = bufio.NewWriterSize(nc, 16<<10)
+	c.br = bufio.NewReaderSize(nc, 16<<10)
 	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
 	c.enc = hpack.NewEncoder(&c.encBuf) // a fresh table per connection
 	if err := c.preface(); err != nil {
-		r.conns.remove(tc)
+		r.conns.remove(nc)
 		return nil, fmt.Errorf("starting HTTP/2: %w", err)
 	}
 	go c.readLoop()
@@ -173,7 +173,7 @@ func (c *h2Conn) register(p h2Pending, sent int64) (uint32, bool) {
 // close ends a connection whose streams have all ended.
 func (c *h2Conn) close() {
 	c.closing.Store(true)
-	c.run.conns.remove(c.tc)
+	c.run.conns.remove(c.nc)
 	<-c.dead
 }
 
@@ -183,7 +183,7 @@ func (c *h2Conn) abort(err error) {
 	c.mu.Lock()
 	c.writeErr = err
 	c.mu.Unlock()
-	c.run.conns.remove(c.tc)
+	c.run.conns.remove(c.nc)
 	<-c.dead
 }
 

@@ -32,7 +32,7 @@ func (c *h2Conn) readLoop() {
 // worker aborted, with err unless the worker closed the connection on
 // purpose.
 func (c *h2Conn) stop(err error) {
-	c.run.conns.remove(c.tc)
+	c.run.conns.remove(c.nc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -49,7 +49,7 @@ func (c *h2Conn) stop(err error) {
 func (c *h2Conn) refreshDeadline(now time.Time) {
 	if now.Sub(c.refreshed) >= c.run.cfg.Timeout/100 {
 		c.refreshed = now
-		_ = c.tc.SetReadDeadline(now.Add(c.run.cfg.Timeout))
+		_ = c.nc.SetReadDeadline(now.Add(c.run.cfg.Timeout))
 	}
 }
 

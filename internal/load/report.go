@@ -72,7 +72,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if len(c.Targets) > 1 {
 		fmt.Fprintf(b, " (+%d more, rotated)", len(c.Targets)-1)
 	}
-	fmt.Fprintf(b, "\nLoad:            %s, %d connections", c.Protocol, c.Conns)
+	fmt.Fprintf(b, "\nLoad:            %s, %d connections", c.protocolName(), c.Conns)
 	switch {
 	case c.Streams > 1:
 		fmt.Fprintf(b, " x %d streams", c.Streams)
