@@ -101,21 +101,23 @@ func TestCompareText(t *testing.T) {
 }
 
 // TestCompareRoundTripsBehindLink checks the physics of the cost of the S
-// behind a 40 ms link: HTTPS adds one round trip with TLS 1.3 and two
+// behind an 80 ms link: HTTPS adds one round trip with TLS 1.3 and two
 // with TLS 1.2 (needs root for the network lab, as CI runs). The same
 // comparison on loopback is taken off first: the handshakes' CPU time is
 // not the link's, and larger under the race detector. X25519 alone keeps
 // that CPU time small (the post-quantum hybrid costs no round trip). The
 // two runs are separate runs, one after the other, on a machine shared
 // with other work, so the CPU time taken off is itself noisy: the
-// tolerance is ±0.3 RTT.
+// tolerance is ±0.3 RTT, and the long round trip keeps a few ms of that
+// noise small against it (at 40 ms a loaded machine once read 0.45 RTT
+// high).
 func TestCompareRoundTripsBehindLink(t *testing.T) {
 	args := []string{"-n", "10", "--vary", "scheme,tls", "--path", "/bytes/1000", "--curves", "X25519", "--seed", "3"}
 	local := compareJSON(t, args...)
-	res := compareJSON(t, append(args, "--rtt", "40ms")...)
+	res := compareJSON(t, append(args, "--rtt", "80ms")...)
 	rtt := float64(res.RTT) / 1e6
-	if rtt < 38 || rtt > 50 {
-		t.Errorf("measured RTT %.1f ms; want about 40", rtt)
+	if rtt < 78 || rtt > 90 {
+		t.Errorf("measured RTT %.1f ms; want about 80", rtt)
 	}
 	want := map[string]float64{"https h1 TLS1.3": 1, "https h1 TLS1.2": 2}
 	for i, v := range res.Variants[1:] {
