@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type benchFlags struct {
@@ -29,8 +32,9 @@ type benchFlags struct {
 	failIf                            []string
 	jsonOut                           bool
 	http11                            bool
-	// tlsf holds the TLS flags; bench registers only the TLS part of the
-	// shared request flags, since -d and -m mean duration and streams here.
+	// tlsf holds the TLS and routing flags; bench registers only those of
+	// the shared request flags, since -d and -m mean duration and streams
+	// here.
 	tlsf requestFlags
 }
 
@@ -58,6 +62,16 @@ ends after -n requests or -d duration (default 10s); requests in flight at the
 end complete and count. The first Ctrl-C stops and prints a partial report,
 the second exits.
 
+--resolve HOST:PORT:ADDR and --connect-to HOST1:PORT1:HOST2:PORT2 send the
+connections elsewhere as in curl, while the Host header, SNI and the
+certificate check keep the URL's host; -4 and -6 pick the IP version. The
+route is worked out once, before the run: a host name is looked up once, not
+per connection.
+
+--http2 on an http:// URL speaks HTTP/2 in cleartext with prior knowledge
+(h2c), as h2load does; the report says so. The server must expect it: nginx's
+"listen 8080 http2;" does, the plain port of 'httpslab serve' does not.
+
 -d takes a duration as wrk does (-d 30s); a value starting with @ is a request
 body file as in curl (-d @body.json). --data gives a literal body.
 
@@ -67,6 +81,8 @@ max of the total latency (p99>200ms), errors as a share or a count
 		Example: `  httpslab bench https://127.0.0.1:8443/ --cacert ca.pem -c 50 -d 10s
   httpslab bench https://127.0.0.1:8443/bytes/1024 --cacert ca.pem --conn new -c 20 -n 5000
   httpslab bench https://127.0.0.1:8443/ -k --http2 -c 10 -m 10 -d 5s
+  httpslab bench https://localhost:8443/ --resolve localhost:8443:127.0.0.1 --cacert ca.pem -c 20 -d 5s
+  httpslab bench http://127.0.0.1:8080/ --http2 -c 10 -m 10 -n 100000
   httpslab bench https://127.0.0.1:8443/delay/10ms -k --rate 1000 -d 20s --fail-if 'p99>50ms'
   httpslab bench https://127.0.0.1:8443/ -k --conn resume --server-pid $(pgrep -o nginx) --json`,
 		Args: cobra.MinimumNArgs(1),
@@ -83,7 +99,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
 	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
 	fl.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1 (the default)")
-	fl.BoolVar(&f.http2, "http2", false, "use HTTP/2 (ALPN h2)")
+	fl.BoolVar(&f.http2, "http2", false, "use HTTP/2 (ALPN h2; over http://: h2c with prior knowledge)")
 	fl.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
 	fl.StringVarP(&f.method, "request", "X", "", "request method (default GET, POST with a body)")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
@@ -91,8 +107,20 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v1, histograms HDR-encoded) instead of text")
-	f.tlsf.addTLS(cmd.Flags())
+	f.tlsf.addTLS(fl)
+	f.tlsf.addRoute(fl)
 	return cmd
+}
+
+// addRoute registers --resolve, --connect-to, -4 and -6 as probe has
+// them: the shared request flags are registered on a scratch set and only
+// these four are taken over.
+func (f *requestFlags) addRoute(fs *pflag.FlagSet) {
+	all := pflag.NewFlagSet("request", pflag.ContinueOnError)
+	f.addRequest(all)
+	for _, name := range []string{"resolve", "connect-to", "ipv4", "ipv6"} {
+		fs.AddFlag(all.Lookup(name))
+	}
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {
@@ -110,6 +138,10 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	res, err := load.Run(ctx, cfg)
 	if cfg.Progress != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	var routeErr *load.RouteError
+	if errors.As(err, &routeErr) {
+		return withHint(err, hintFor(err))
 	}
 	if err != nil {
 		return usageError{err}
@@ -158,6 +190,8 @@ func benchHint(res *load.Result) string {
 		switch {
 		case strings.Contains(msg, "certificate"):
 			return "the server certificate did not verify; pass --cacert FILE or -k"
+		case strings.Contains(msg, "looked like an HTTP/1.1 header"):
+			return "the server answered HTTP/1.1 to HTTP/2 without TLS (prior knowledge); use https:// or leave out --http2"
 		case strings.Contains(msg, "refused"):
 			return "nothing listens there; start a target with 'httpslab serve'"
 		}
@@ -198,6 +232,9 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.TLS, err = f.tlsConfig(); err != nil {
 		return cfg, nil, err
 	}
+	if err := f.route(&cfg); err != nil {
+		return cfg, nil, err
+	}
 	cfg.ServerPIDs = f.serverPIDs
 	var ths []load.Threshold
 	for _, s := range f.failIf {
@@ -229,6 +266,34 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 		return nil, nil
 	}
 	return readData(data)
+}
+
+// route reads --resolve, --connect-to, -4 and -6 into cfg, with the
+// messages probe gives.
+func (f benchFlags) route(cfg *load.Config) error {
+	switch {
+	case f.tlsf.ipv4 && f.tlsf.ipv6:
+		return usagef("choose one of -4 and -6")
+	case f.tlsf.ipv4:
+		cfg.IPVersion = 4
+	case f.tlsf.ipv6:
+		cfg.IPVersion = 6
+	}
+	for _, s := range f.tlsf.resolve {
+		r, err := transport.ParseResolve(s)
+		if err != nil {
+			return usageError{err}
+		}
+		cfg.Resolve = append(cfg.Resolve, r)
+	}
+	for _, s := range f.tlsf.connectTo {
+		c, err := transport.ParseConnectTo(s)
+		if err != nil {
+			return usageError{err}
+		}
+		cfg.ConnectTo = append(cfg.ConnectTo, c)
+	}
+	return nil
 }
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {
