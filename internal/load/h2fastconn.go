@@ -64,9 +64,9 @@ type h2Stream struct {
 	refused  int
 }
 
-// connect dials, checks ALPN (on TLS; an http:// URL speaks h2c with
-// prior knowledge), writes the client preface with settings
-// that open the flow-control windows wide and starts the reader.
+// connect dials, checks ALPN (over TLS; on an http:// URL the client
+// speaks h2c with prior knowledge), writes the client preface with
+// settings that open the flow-control windows wide and starts the reader.
 func (w *h2Worker) connect() (*h2Conn, error) {
 	r := w.run
 	var ev event
