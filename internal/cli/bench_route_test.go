@@ -43,7 +43,7 @@ func TestBenchRoute(t *testing.T) {
 		{name: "bad connect-to", args: []string{byName, "--connect-to", "a:1:b"}, code: ExitUsage,
 			stderr: `httpslab: error: parsing --connect-to "a:1:b": want HOST1:PORT1:HOST2:PORT2`},
 		{name: "-4 and -6", args: []string{byName, "-4", "-6"}, code: ExitUsage, stderr: "httpslab: error: choose one of -4 and -6"},
-		{name: "no such host", args: []string{"https://nohost.invalid:" + port + "/", "-n", "1"}, code: ExitFailure,
+		{name: "no such host", args: []string{"https://nohost.invalid:" + port + "/", "-n", "1", "--timeout", "5s"}, code: ExitFailure,
 			stderr: "httpslab: hint: the name does not resolve; --resolve HOST:PORT:ADDR connects without DNS"},
 		{name: "-6 without an IPv6 address", args: []string{byName, "-6", "--resolve", "httpslab.test:" + port + ":127.0.0.1", "-n", "1"},
 			code: ExitFailure, stderr: "httpslab: error: connecting to httpslab.test:" + port + ": no IPv6 address in --resolve"},
