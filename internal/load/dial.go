@@ -1,16 +1,12 @@
 package load
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"net/url"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,13 +31,13 @@ type endpoint struct {
 // a run. In New mode the configuration has no session cache and tickets
 // off, so no handshake can resume; in Resume mode all connections share
 // one cache.
-func newEndpoint(cfg Config) (*endpoint, error) {
+func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	u, err := url.Parse(cfg.Targets[0].URL)
 	if err != nil {
 		return nil, fmt.Errorf("parsing target URL: %w", err)
 	}
 	ep := &endpoint{addr: transport.HostPort(u)}
-	if ep.addrs, err = route(cfg, ep.addr); err != nil {
+	if ep.addrs, err = route(ctx, cfg, ep.addr); err != nil {
 		return nil, &RouteError{Addr: ep.addr, Err: err}
 	}
 	if u.Scheme != "https" {
@@ -150,76 +146,25 @@ func (e *RouteError) Error() string { return fmt.Sprintf("connecting to %s: %v",
 func (e *RouteError) Unwrap() error { return e.Err }
 
 // route returns the addresses that the connections for addr, the URL's
-// host:port, go to: --connect-to applies first, then --resolve, as in
-// curl; a host that is neither in --resolve nor an IP address is looked
-// up once, here, rather than on every connection (as wrk and h2load do).
-func route(cfg Config, addr string) ([]string, error) {
-	host, portStr, err := net.SplitHostPort(addr)
+// host:port, go to, worked out once per run: a host name is looked up
+// here rather than on every connection (as wrk and h2load do), within the
+// request timeout.
+func route(ctx context.Context, cfg Config, addr string) ([]string, error) {
+	d := transport.Dialer{Resolve: cfg.Resolve, ConnectTo: cfg.ConnectTo, IPVersion: cfg.IPVersion}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	aps, err := d.Lookup(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil {
-		return nil, fmt.Errorf("bad port %q", portStr)
-	}
-	host = strings.ToLower(host)
-	for _, c := range cfg.ConnectTo {
-		if (c.FromHost == "" || c.FromHost == host) && (c.FromPort == 0 || c.FromPort == port) {
-			host, port = cmp.Or(strings.ToLower(c.ToHost), host), cmp.Or(c.ToPort, port)
-			break
-		}
-	}
-	ips, err := routeIPs(cfg, host, port)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(ips))
-	for i, ip := range ips {
-		out[i] = netip.AddrPortFrom(ip, uint16(port)).String()
+	out := make([]string, len(aps))
+	for i, ap := range aps {
+		out[i] = ap.String()
 	}
 	return out, nil
-}
-
-// routeIPs returns the addresses of host for the run's IP version: from
-// --resolve, the host itself when it is an address, or DNS.
-func routeIPs(cfg Config, host string, port int) ([]netip.Addr, error) {
-	for _, r := range cfg.Resolve {
-		if (r.Host == "*" || r.Host == host) && r.Port == port {
-			if ips := filterIPs(r.Addrs, cfg.IPVersion); len(ips) > 0 {
-				return ips, nil
-			}
-			return nil, fmt.Errorf("no IPv%d address in --resolve", cfg.IPVersion)
-		}
-	}
-	ips := []netip.Addr{}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		ips = append(ips, ip)
-	} else {
-		// Run has no context to pass on here; the lookup is bounded by
-		// the request timeout.
-		ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
-		defer cancel()
-		network := map[int]string{4: "ip4", 6: "ip6"}[cfg.IPVersion]
-		if ips, err = net.DefaultResolver.LookupNetIP(ctx, cmp.Or(network, "ip"), host); err != nil {
-			return nil, err
-		}
-	}
-	if ips = filterIPs(ips, cfg.IPVersion); len(ips) == 0 {
-		return nil, fmt.Errorf("no IPv%d address for %s", cfg.IPVersion, host)
-	}
-	return ips, nil
-}
-
-// filterIPs keeps the addresses of IP version v (4 or 6; 0 keeps all).
-func filterIPs(ips []netip.Addr, v int) []netip.Addr {
-	var out []netip.Addr
-	for _, ip := range ips {
-		ip = ip.Unmap()
-		if v == 0 || (v == 4) == ip.Is4() {
-			out = append(out, ip)
-		}
-	}
-	return out
 }
 
 func noteTLS(ev *event, cs tls.ConnectionState) {

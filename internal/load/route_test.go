@@ -83,7 +83,7 @@ func TestRoute(t *testing.T) {
 			for _, c := range tt.connectTo {
 				cfg.ConnectTo = append(cfg.ConnectTo, mustConnectTo(t, c))
 			}
-			got, err := route(cfg, tt.addr)
+			got, err := route(context.Background(), cfg, tt.addr)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("route(%q) = %v, %v; want error %q", tt.addr, got, err, tt.wantErr)

@@ -33,7 +33,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	ep, err := newEndpoint(cfg)
+	ep, err := newEndpoint(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -101,9 +101,11 @@ func withServerName(cfg *tls.Config, addr string) *tls.Config {
 	return cfg
 }
 
-// lookup returns the addresses to send UDP to for addr: from --resolve,
-// the literal address, or a DNS lookup (reported to the context's trace).
-func (d *Dialer) lookup(ctx context.Context, addr string) ([]netip.AddrPort, error) {
+// Lookup returns the addresses that the connections for addr, the
+// host:port of a URL, go to: --connect-to applies first, then --resolve,
+// as in curl; a host in neither that is not an address is looked up in
+// DNS (reported to the context's trace), keeping the IP version asked for.
+func (d *Dialer) Lookup(ctx context.Context, addr string) ([]netip.AddrPort, error) {
 	r, err := d.route(addr)
 	if err != nil {
 		return nil, err
@@ -122,7 +124,10 @@ func (d *Dialer) lookup(ctx context.Context, addr string) ([]netip.AddrPort, err
 		}
 	}
 	if len(addrs) == 0 {
-		return nil, fmt.Errorf("dialing %s: no usable address", addr)
+		if d.IPVersion != 0 {
+			return nil, fmt.Errorf("no IPv%d address for %s", d.IPVersion, r.host)
+		}
+		return nil, fmt.Errorf("no usable address for %s", r.host)
 	}
 	out := make([]netip.AddrPort, len(addrs))
 	for i, a := range addrs {

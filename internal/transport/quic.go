@@ -43,7 +43,7 @@ func (d *Dialer) DialQUICEarly(ctx context.Context, addr string, cfg *tls.Config
 }
 
 func (d *Dialer) dialQUIC(ctx context.Context, addr string, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
-	targets, err := d.lookup(ctx, addr)
+	targets, err := d.Lookup(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -138,7 +138,7 @@ func (d *Dialer) route(addr string) (route, error) {
 		if (res.Host == "*" || res.Host == host) && res.Port == port {
 			r.addrs = d.filter(res.Addrs)
 			if len(r.addrs) == 0 {
-				return route{}, fmt.Errorf("dialing %s: no IPv%d address in --resolve", addr, d.IPVersion)
+				return route{}, fmt.Errorf("no IPv%d address in --resolve", d.IPVersion)
 			}
 			break
 		}
