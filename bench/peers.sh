@@ -30,7 +30,8 @@
 # measures nginx and the clients are told apart by their own CPU.
 #
 # Environment: DUR seconds per measurement (default 2), PAIRS rounds of
-# the target pairs (default 8), ROUNDS rounds of the other rows (default
+# the target pairs (default 9, the fewest whose interval is the second
+# lowest to the second highest ratio at 95%), ROUNDS rounds of the other rows (default
 # 2), ONLY a regular expression selecting rows (e.g. ONLY='^h1'),
 # MEMORY=1 to add httpslab's peak RSS over a 10 s and a 60 s run at full
 # speed (keep-alive h1 and HTTP/2; about 2.5 more minutes).
@@ -38,7 +39,7 @@
 set -euo pipefail
 
 DUR=${DUR:-2}
-PAIRS=${PAIRS:-8}
+PAIRS=${PAIRS:-9}
 ROUNDS=${ROUNDS:-2}
 ONLY=${ONLY:-.} # a regular expression: measure only the matching rows
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -298,12 +299,13 @@ target() {
 			n = NR
 			if (n == 0) { printf "  %-44s %s\n", label, "no paired rounds  ?"; exit }
 			m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-			# k: the largest rank with 2 P(X <= k-1) <= 0.05, X ~ Bin(n, 1/2).
+			# k: the largest rank with 2 P(X <= k-1) <= 0.05, X ~ Bin(n, 1/2);
+			# cum is P(X <= i) and c the binomial coefficient C(n, i).
 			k = 1; cum = 0; c = 1; p = 2 ^ -n
 			for (i = 0; i < n; i++) {
 				cum += c * p
 				if (2 * cum > 0.05) break
-				k = i + 2
+				k = i + 1
 				c = c * (n - i) / (i + 1)
 			}
 			if (k > (n + 1) / 2) k = int((n + 1) / 2)
