@@ -27,7 +27,9 @@
 # from /proc (microsecond precision): "server busy" is that time over the
 # run's wall time, "server µs/req" that time per completed request. A
 # client cannot make a busy server faster; near 100% busy, requests/s
-# measures nginx and the clients are told apart by their own CPU.
+# measures nginx and the clients are told apart by their own CPU. "steal"
+# is the time the hypervisor took from the two cores during the run
+# (/proc/stat); a virtual machine on a busy host loses tens of percent.
 #
 # Environment: DUR seconds per measurement (default 2), PAIRS rounds of
 # the target pairs (default 9, the fewest whose interval is the second
@@ -139,16 +141,24 @@ server_us() {
 	echo "$t"
 }
 
+# steal_ticks prints the clock ticks the hypervisor has taken from the
+# two cores so far (the steal column of /proc/stat): time in which neither
+# nginx nor the client ran, though both wanted to.
+CLK_TCK=$(getconf CLK_TCK)
+steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 }' /proc/stat; }
+
 # run CMD...: runs CMD pinned to the client core under /usr/bin/time and
 # prints "requests/s requests cpu_seconds"; it sets WALL to the run's wall
 # time in seconds, SERVER_BUSY to the nginx worker's CPU share during the
-# run in percent and SERVER_US to its CPU time in microseconds.
+# run in percent, SERVER_US to its CPU time in microseconds and STEAL to
+# the share of the two cores' time the hypervisor took, in percent.
 run() {
-	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1
-	s0=$(server_us) t0=$(date +%s.%N)
+	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1 st0 st1
+	st0=$(steal_ticks) s0=$(server_us) t0=$(date +%s.%N)
 	$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
-	s1=$(server_us) t1=$(date +%s.%N)
+	s1=$(server_us) t1=$(date +%s.%N) st1=$(steal_ticks)
 	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+	STEAL=$(awk -v d="$((st1 - st0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { printf "%.0f", d / hz / w / 2 * 100 }')
 	SERVER_US=$((s1 - s0))
 	SERVER_BUSY=$(awk -v d="$SERVER_US" -v w="$WALL" 'BEGIN { printf "%.0f", d / 1e6 / w * 100 }')
 	local cpu
@@ -185,7 +195,7 @@ parse() {
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
 
-SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req
+SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req, steal %
 : >"$SAMPLES"
 MAX_RSS_KB=0
 RSS_KB=0
@@ -201,13 +211,13 @@ measure() {
 	local us srv
 	us=$(awk -v c="$cpu" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
 	srv=$(awk -v t="$SERVER_US" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", t / n; else print "nan" }')
-	echo "  $key: $rate req/s, $count requests, $us µs CPU/request; server ${SERVER_BUSY}% busy, $srv µs/request" >&2
+	echo "  $key: $rate req/s, $count requests, $us µs CPU/request; server ${SERVER_BUSY}% busy, $srv µs/request; steal ${STEAL}%" >&2
 	if [[ $count == 0 ]]; then
 		echo "  $key: no requests completed; its output:" >&2
 		sed 's/^/    /' "$WORK/out" | tail -5 >&2
 		return 0
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" >>"$SAMPLES"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" >>"$SAMPLES"
 }
 
 # h2load runs a count, not a duration, when it is to make a handshake per
@@ -262,7 +272,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 # column KEY FIELD prints the values of one field (3 req/s, 4 client
-# µs/req, 5 server busy, 6 server µs/req) of KEY's samples.
+# µs/req, 5 server busy, 6 server µs/req, 7 steal) of KEY's samples.
 column() { awk -F'\t' -v k="$1" -v f="$2" '$1 == k && $f != "nan" { print $f }' "$SAMPLES"; }
 # median reads numbers, one per line, and prints their median.
 median() {
@@ -274,8 +284,8 @@ row() {
 	n=$(column "$k" 3 | wc -l)
 	((n > 0)) || { printf "%-22s %3s\n" "$k" 0; return; }
 	rates=$(column "$k" 3 | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }')
-	printf "%-22s %3d %10.0f %15s %10.2f %7.0f%% %10.2f\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
-		"$(column "$k" 4 | median)" "$(column "$k" 5 | median)" "$(column "$k" 6 | median)"
+	printf "%-22s %3d %10.0f %15s %10.2f %7.0f%% %10.2f %6.0f%%\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
+		"$(column "$k" 4 | median)" "$(column "$k" 5 | median)" "$(column "$k" 6 | median)" "$(column "$k" 7 | median)"
 }
 
 # ratios FIELD KEY1 KEY2 prints, one per line, KEY1's value over KEY2's
@@ -318,7 +328,7 @@ target() {
 			}
 			ok = (d == "ge") ? m >= g : m <= g
 			clear = (d == "ge") ? (ok ? lo >= g : hi < g) : (ok ? hi <= g : lo > g)
-			verdict = (ok ? "met" : "MISSED") (clear ? ", beyond the noise" : ", within the noise")
+			verdict = (ok ? "met" : "MISSED") (cov < 0.95 ? ", too few rounds to tell from noise" : clear ? ", beyond the noise" : ", within the noise")
 			printf "  %-44s median %.2f  [%.2f, %.2f] %2.0f%%  n=%d  target %s %.1f  %s\n",
 				label, m, lo, hi, cov * 100, n, (d == "ge") ? ">=" : "<=", g, verdict
 		}'
@@ -327,14 +337,21 @@ target() {
 echo
 echo "httpslab bench vs peers: nginx $(nginx -v 2>&1 | sed 's/.*\///'), 1 worker on CPU 0, clients on CPU 1, 1 KiB file, TLS 1.3, ECDSA P-256"
 echo "target rows: $PAIRS rounds, other rows: $ROUNDS rounds, ${DUR}s each; medians over the rounds"
-echo "client CPU = user+system per completed request; server = the nginx worker's CPU time over the wall time and per request"
+echo "client CPU = user+system per completed request; server = the nginx worker's CPU time over the wall time and per request;"
+echo "steal = the share of both cores' time the hypervisor took during the run (high: the machine, not the tools, set the pace)"
 echo
-printf "%-22s %3s %10s %15s %10s %8s %10s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req"
+printf "%-22s %3s %10s %15s %10s %8s %10s %7s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "steal"
 for k in "h1 httpslab" "h1 wrk" "h1 h2load" "h1 ab" "h1 hey" "h2 httpslab" "h2 h2load" \
 	"full httpslab" "full httpslab-verify" "full httpslab-pq" "full hey" "full h2load" "full wrk" "full ab" "full openssl" \
 	"resumed httpslab" "resumed wrk"; do
 	[[ $k =~ $ONLY ]] && row "$k"
 done
+ALL_STEAL=$(cut -f7 "$SAMPLES" | median)
+if awk -v s="${ALL_STEAL:-0}" 'BEGIN { exit !(s >= 5) }'; then
+	echo
+	echo "warning: the hypervisor took a median ${ALL_STEAL}% of the cores' time during these runs; requests/s"
+	echo "then says more about the host than about the tools (run again when the host is quieter)"
+fi
 echo
 echo "httpslab peak RSS over all its runs: $((MAX_RSS_KB / 1024)) MiB"
 echo
