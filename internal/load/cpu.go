@@ -25,6 +25,22 @@ type CPU struct {
 	ServerMeasured           bool
 	ServerError              string
 	Wall                     time.Duration
+	// Steal is the time the hypervisor took from this machine's CPUs
+	// during the run, summed over MachineCPUs (the steal column of
+	// /proc/stat); StealMeasured is false where that cannot be read.
+	Steal         time.Duration
+	MachineCPUs   int
+	StealMeasured bool
+}
+
+// StealShare is the share of the machine's CPU time that the hypervisor
+// took during the run: while it is high, both client and server ran
+// slower than they could, by an amount that varies with the host's load.
+func (c CPU) StealShare() float64 {
+	if !c.StealMeasured || c.Wall <= 0 || c.MachineCPUs == 0 {
+		return 0
+	}
+	return float64(c.Steal) / float64(c.Wall) / float64(c.MachineCPUs)
 }
 
 // ClientSaturated reports whether the client used at least 90% of the
@@ -43,10 +59,14 @@ type cpuSample struct {
 	serverUser, serverSys time.Duration
 	serverErr             error
 	serverPIDs            int
+	steal                 time.Duration
+	cpus                  int
+	stealErr              error
 }
 
 func readCPU(pids []int) cpuSample {
 	s := cpuSample{at: time.Now(), serverPIDs: len(pids)}
+	s.steal, s.cpus, s.stealErr = machineSteal()
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		s.user = time.Duration(ru.Utime.Nano())
@@ -71,6 +91,9 @@ func (s cpuSample) since(later cpuSample) CPU {
 	c := CPU{
 		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
 		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
+	}
+	if s.stealErr == nil && later.stealErr == nil && s.cpus > 0 {
+		c.Steal, c.MachineCPUs, c.StealMeasured = max(later.steal-s.steal, 0), s.cpus, true
 	}
 	if s.serverPIDs > 0 {
 		c.ServerMeasured = s.serverErr == nil && later.serverErr == nil
@@ -114,6 +137,43 @@ func parseProcStat(line string) (user, sys time.Duration, err error) {
 		return 0, 0, fmt.Errorf("parsing /proc stat: bad utime or stime")
 	}
 	return time.Duration(u) * clockTick, time.Duration(s) * clockTick, nil
+}
+
+// machineSteal reads the hypervisor's steal time so far, summed over all
+// CPUs, and the number of CPUs from /proc/stat.
+func machineSteal() (time.Duration, int, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	return parseSteal(string(data))
+}
+
+// parseSteal reads the steal column (the eighth value) of the "cpu" line
+// of /proc/stat and counts the "cpuN" lines.
+func parseSteal(stat string) (time.Duration, int, error) {
+	var steal time.Duration
+	found, cpus := false, 0
+	for line := range strings.Lines(stat) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "cpu":
+			if len(f) < 9 {
+				return 0, 0, fmt.Errorf("parsing /proc/stat: no steal column")
+			}
+			v, err := strconv.ParseInt(f[8], 10, 64)
+			if err != nil || v < 0 {
+				return 0, 0, fmt.Errorf("parsing /proc/stat: bad steal %q", f[8])
+			}
+			steal, found = time.Duration(v)*clockTick, true
+		case len(f) > 0 && strings.HasPrefix(f[0], "cpu"):
+			cpus++
+		}
+	}
+	if !found || cpus == 0 {
+		return 0, 0, fmt.Errorf("parsing /proc/stat: no cpu lines")
+	}
+	return steal, cpus, nil
 }
 
 // childPIDs lists the direct children of pid (from all its threads).

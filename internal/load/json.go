@@ -70,6 +70,9 @@ type JSONCPU struct {
 	ServerUser   float64 `json:"server_user_s,omitempty"`
 	ServerSystem float64 `json:"server_system_s,omitempty"`
 	Server       bool    `json:"server_measured"`
+	// StealShare is the share of the machine's CPU time the hypervisor
+	// took (absent where /proc/stat cannot be read).
+	StealShare *float64 `json:"steal_share,omitempty"`
 }
 
 // JSON returns the JSON form of the result.
@@ -90,6 +93,10 @@ func (r *Result) JSON() JSONResult {
 		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
 			ClientCores: r.CPU.ClientCores, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds()},
+	}
+	if r.CPU.StealMeasured {
+		share := r.CPU.StealShare()
+		j.CPU.StealShare = &share
 	}
 	if c.Rate > 0 {
 		j.Latency["service"] = jsonHist(r.Latency.Service)
