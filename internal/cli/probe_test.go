@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ func probeTarget(t *testing.T, cfg lab.Config) (*lab.Server, string) {
 
 func TestProbeCommand(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{})
+	legacy := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS10})
 	closed := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
 	closedURL := closed.HTTPSURL + "/"
 	closed.Close()
@@ -42,6 +44,9 @@ func TestProbeCommand(t *testing.T) {
 		{"tls-max", []string{u, "--cacert", ca, "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES256-GCM-SHA384"}, ExitOK,
 			[]string{"TLS 1.2", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"}, nil},
 		{"curves", []string{u, "--cacert", ca, "--curves", "P-384"}, ExitOK, []string{"CurveP384"}, nil},
+		{"tls-max 1.1", []string{legacy.HTTPSURL + "/", "-k", "--tls-max", "1.1"}, ExitOK, []string{"→ 200 HTTP/1.1", "TLS 1.1", "ALPN          http/1.1"}, nil},
+		{"tls-max 1.1 http2", []string{legacy.HTTPSURL + "/", "-k", "--tls-max", "1.1", "--http2"}, ExitUsage, nil,
+			[]string{"httpslab: error: ", "HTTP/2 needs TLS 1.2 or later"}},
 		{"self-signed", []string{u}, ExitFailure, []string{"connect", "failed:"},
 			[]string{"httpslab: error: ", "unknown authority", "httpslab: hint: ", "--cacert FILE or -k"}},
 		{"refused", []string{closedURL, "-k"}, ExitFailure, nil, []string{"connection refused", "nothing listens"}},

@@ -48,7 +48,7 @@ func (f *requestFlags) add(fs *pflag.FlagSet) {
 func (f *requestFlags) addTLS(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.tls12, "tlsv1.2", false, "use TLS 1.2 or later")
 	fs.BoolVar(&f.tls13, "tlsv1.3", false, "use TLS 1.3")
-	fs.StringVar(&f.tlsMax, "tls-max", "", "highest TLS `version` to offer: 1.2 or 1.3")
+	fs.StringVar(&f.tlsMax, "tls-max", "", "highest TLS `version` to offer: 1.0, 1.1, 1.2 or 1.3")
 	fs.StringVar(&f.ciphers, "ciphers", "", "TLS 1.2 cipher suite `list`, OpenSSL or IANA names, ':' separated")
 	fs.StringVar(&f.curves, "curves", "", "key exchange group `list` in order, e.g. X25519:P-256 or X25519MLKEM768")
 	fs.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
@@ -86,6 +86,11 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 	}
 	if err := checkVersionRange(t.Min, t.Max); err != nil {
 		return t, err
+	}
+	if t.Min == 0 && t.Max != 0 && t.Max < tls.VersionTLS12 {
+		// crypto/tls offers TLS 1.2 at the least unless told otherwise;
+		// a maximum below that means the legacy versions, as in curl.
+		t.Min = tls.VersionTLS10
 	}
 	if f.ciphers != "" {
 		if t.Ciphers, err = transport.ParseCiphers(f.ciphers); err != nil {

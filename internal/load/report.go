@@ -127,14 +127,18 @@ func (r *Result) writeTLS(b *strings.Builder) {
 	if len(r.TLS) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nTLS handshakes   %-8s %-28s %-16s %9s %9s\n", "version", "cipher", "group", "full", "resumed")
+	width := 28 // the cipher column fits TLS 1.3's names; TLS 1.2's can be longer
+	for _, t := range r.TLS {
+		width = max(width, len(tls.CipherSuiteName(t.Cipher)))
+	}
+	fmt.Fprintf(b, "\nTLS handshakes   %-8s %-*s %-16s %9s %9s\n", "version", width, "cipher", "group", "full", "resumed")
 	for _, t := range r.TLS {
 		curve := "-"
 		if t.Curve != 0 {
 			curve = t.Curve.String()
 		}
-		fmt.Fprintf(b, "                 %-8s %-28s %-16s %9d %9d\n",
-			tls.VersionName(t.Version), tls.CipherSuiteName(t.Cipher), curve, t.Full, t.Resumed)
+		fmt.Fprintf(b, "                 %-8s %-*s %-16s %9d %9d\n",
+			tls.VersionName(t.Version), width, tls.CipherSuiteName(t.Cipher), curve, t.Full, t.Resumed)
 	}
 	if r.Handshakes > 0 {
 		fmt.Fprintf(b, "Resumption rate: %.1f%%\n", 100*float64(r.Resumed)/float64(r.Handshakes))

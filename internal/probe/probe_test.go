@@ -227,6 +227,23 @@ func TestTLSVersionAndGroup(t *testing.T) {
 	}
 }
 
+// TestLegacyTLSVersions probes a server that still accepts TLS 1.0 and
+// 1.1 with a maximum below 1.2: the handshake uses that version and ALPN
+// offers HTTP/1.1 only, since HTTP/2 needs TLS 1.2 or later.
+func TestLegacyTLSVersions(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
+	ca := caFile(t, srv.CA)
+	for _, v := range []uint16{tls.VersionTLS10, tls.VersionTLS11} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			cfg := Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: ca, Min: tls.VersionTLS10, Max: v}}
+			tl := do(t, newClient(t, cfg), Fresh)
+			if tl.TLS.Version != tls.VersionName(v) || tl.TLS.ALPN != "http/1.1" || tl.Status != 200 {
+				t.Errorf("got %s, ALPN %q, status %d; want %s, http/1.1, 200", tl.TLS.Version, tl.TLS.ALPN, tl.Status, tls.VersionName(v))
+			}
+		})
+	}
+}
+
 func TestResume(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -380,6 +397,8 @@ func TestConfigErrors(t *testing.T) {
 		{URL: "https://x/", Resolve: []string{"x:443"}},
 		{URL: "https://x/", ConnectTo: []string{"a:b:c:d"}},
 		{URL: "https://x/", TLS: transport.TLS{CAFile: "/nonexistent/ca.pem"}},
+		{URL: "https://x/", Protocol: ProtoHTTP2, TLS: transport.TLS{Max: tls.VersionTLS11}},
+		{URL: "https://x/", Protocol: ProtoHTTP3, TLS: transport.TLS{Max: tls.VersionTLS10}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)

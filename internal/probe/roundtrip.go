@@ -24,6 +24,10 @@ func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) *tls.Config {
 		cfg.NextProtos = []string{http3.NextProtoH3}
 	default:
 		cfg.NextProtos = []string{"h2", "http/1.1"}
+		if cfg.MaxVersion != 0 && cfg.MaxVersion < tls.VersionTLS12 {
+			// HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2).
+			cfg.NextProtos = []string{"http/1.1"}
+		}
 	}
 	return cfg
 }
