@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -199,12 +200,40 @@ func benchHint(res *load.Result) string {
 	return "see the errors table above"
 }
 
+// checkNumbers refuses counts, rates and times out of range, naming the
+// flag, and server PIDs that name no process.
+func (f benchFlags) checkNumbers() error {
+	for _, c := range []struct {
+		bad        bool
+		flag, want string
+		value      any
+	}{
+		{f.conns < 1, "-c", "at least 1", f.conns},
+		{f.streams < 1, "-m", "at least 1", f.streams},
+		{f.pipeline < 1, "--pipeline", "at least 1", f.pipeline},
+		{f.requests < 0, "-n", "0 (run for -d) or more", f.requests},
+		{f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0), "--rate", "0 (closed model) or a positive rate", f.rate},
+		{f.perConn < 0, "--requests-per-conn", "0 (no limit) or more", f.perConn},
+		{f.timeout <= 0, "--timeout", "a positive duration", f.timeout},
+	} {
+		if c.bad {
+			return usagef("%s %v: want %s", c.flag, c.value, c.want)
+		}
+	}
+	for _, pid := range f.serverPIDs {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); pid <= 0 || err != nil {
+			return withHint(usagef("--server-pid %d: no such process", pid), "give the PID of a server on this machine, e.g. --server-pid $(pgrep -o nginx)")
+		}
+	}
+	return nil
+}
+
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
 	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
 		Rate: f.rate, Timeout: f.timeout, RequestsPerConn: f.perConn}
-	if f.conns < 1 || f.streams < 1 || f.pipeline < 1 || f.requests < 0 || f.rate < 0 || f.perConn < 0 || f.timeout <= 0 {
-		return cfg, nil, usagef("-c, -m and --pipeline must be at least 1; -n, --rate and --requests-per-conn not negative; --timeout positive")
+	if err := f.checkNumbers(); err != nil {
+		return cfg, nil, err
 	}
 	var err error
 	if cfg.Mode, err = load.ParseConnMode(f.conn); err != nil {

@@ -41,6 +41,11 @@ func TestBenchCommand(t *testing.T) {
 		{args: []string{"bench", u, "-d", "soon"}, code: ExitUsage, stderr: "want a duration"},
 		{args: []string{"bench", u, "--pipeline", "2", "--http2"}, code: ExitUsage, stderr: "pipelining"},
 		{args: []string{"bench", u, "--fail-if", "p99"}, code: ExitUsage, stderr: "threshold"},
+		{args: []string{"bench", u, "-c", "0"}, code: ExitUsage, stderr: "httpslab: error: -c 0: want at least 1"},
+		{args: []string{"bench", u, "--rate", "NaN"}, code: ExitUsage, stderr: "--rate NaN: want 0 (closed model) or a positive rate"},
+		{args: []string{"bench", u, "--timeout", "0s"}, code: ExitUsage, stderr: "--timeout 0s: want a positive duration"},
+		{args: []string{"bench", u, "--server-pid", "0"}, code: ExitUsage, stderr: "--server-pid 0: no such process"},
+		{args: []string{"bench", u, "--tls-max", "1.1", "--http2", "-k"}, code: ExitUsage, stderr: "HTTP/2 needs TLS 1.2 or later"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

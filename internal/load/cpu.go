@@ -27,7 +27,8 @@ type CPU struct {
 	Wall                     time.Duration
 	// Steal is the time the hypervisor took from this machine's CPUs
 	// during the run, summed over MachineCPUs (the steal column of
-	// /proc/stat); StealMeasured is false where that cannot be read.
+	// /proc/stat); StealMeasured is false where that cannot be read and
+	// for runs too short for its 10 ms ticks.
 	Steal         time.Duration
 	MachineCPUs   int
 	StealMeasured bool
@@ -92,7 +93,9 @@ func (s cpuSample) since(later cpuSample) CPU {
 		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
 		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
 	}
-	if s.stealErr == nil && later.stealErr == nil && s.cpus > 0 {
+	// /proc/stat counts in 10 ms ticks: over less than a second of CPU
+	// time in all, one tick would be more than 1% and the share a guess.
+	if s.stealErr == nil && later.stealErr == nil && s.cpus > 0 && c.Wall*time.Duration(s.cpus) >= time.Second {
 		c.Steal, c.MachineCPUs, c.StealMeasured = max(later.steal-s.steal, 0), s.cpus, true
 	}
 	if s.serverPIDs > 0 {

@@ -60,26 +60,43 @@ func TestStealShare(t *testing.T) {
 	}
 }
 
+// TestStealSince checks that a run's steal comes from this machine's
+// /proc/stat and counts only when the run is long enough for its ticks.
+func TestStealSince(t *testing.T) {
+	if _, cpus, err := machineSteal(); err != nil || cpus < 1 {
+		t.Fatalf("machineSteal() = %d CPUs, %v; want the CPUs of this Linux machine", cpus, err)
+	}
+	t0 := time.Now()
+	start := cpuSample{at: t0, steal: time.Second, cpus: 2}
+	for _, tt := range []struct {
+		wall     time.Duration
+		measured bool
+	}{{10 * time.Second, true}, {500 * time.Millisecond, true}, {100 * time.Millisecond, false}} {
+		end := cpuSample{at: t0.Add(tt.wall), steal: time.Second + 30*time.Millisecond, cpus: 2}
+		c := start.since(end)
+		if c.StealMeasured != tt.measured || (tt.measured && (c.Steal != 30*time.Millisecond || c.MachineCPUs != 2)) {
+			t.Errorf("over %v: steal %v on %d CPUs, measured %v; want 30ms on 2, measured %v", tt.wall, c.Steal, c.MachineCPUs, c.StealMeasured, tt.measured)
+		}
+	}
+}
+
 // TestReportSteal checks the steal line of a real run's report: it names
 // the machine's CPUs and says when the share is high enough to matter.
 func TestReportSteal(t *testing.T) {
 	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 20})
-	if !res.CPU.StealMeasured || res.CPU.MachineCPUs < 1 {
-		t.Fatalf("steal not measured on Linux: %+v", res.CPU)
-	}
 	for _, tt := range []struct {
 		wall, steal time.Duration
 		want        string
 		warn        bool
 	}{
-		{10 * time.Second, 0, "0.0% of the machine's", false},
-		{10 * time.Second, time.Duration(res.CPU.MachineCPUs) * 2 * time.Second, "20.0% of the machine's", true},
-		// Four 10 ms ticks in a short run: too coarse for a warning.
-		{200 * time.Millisecond / time.Duration(res.CPU.MachineCPUs), 40 * time.Millisecond, "20.0% of the machine's", false},
+		{10 * time.Second, 0, "0.0% of the machine's 2 CPU(s)", false},
+		{10 * time.Second, 4 * time.Second, "20.0% of the machine's 2 CPU(s)", true},
+		// Four 10 ms ticks: too few for a warning.
+		{100 * time.Millisecond, 40 * time.Millisecond, "20.0% of the machine's 2 CPU(s)", false},
 	} {
 		r := *res
-		r.CPU.Wall, r.CPU.Steal = tt.wall, tt.steal
+		r.CPU.Wall, r.CPU.Steal, r.CPU.MachineCPUs, r.CPU.StealMeasured = tt.wall, tt.steal, 2, true
 		var b strings.Builder
 		if err := r.WriteText(&b); err != nil {
 			t.Fatal(err)
@@ -88,5 +105,14 @@ func TestReportSteal(t *testing.T) {
 		if !strings.Contains(out, "Steal:   "+tt.want) || strings.Contains(out, "the host was busy") != tt.warn {
 			t.Errorf("steal %v in %v: report says\n%s\nwant %q, warning %v", tt.steal, tt.wall, out, tt.want, tt.warn)
 		}
+	}
+	r := *res
+	r.CPU.StealMeasured = false
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Steal:") {
+		t.Errorf("report shows steal that was not measured:\n%s", b.String())
 	}
 }
