@@ -71,7 +71,7 @@ per connection.
 
 --http2 on an http:// URL speaks HTTP/2 in cleartext with prior knowledge
 (h2c), as h2load does; the report says so. The server must expect it: nginx's
-"listen 8080 http2;" does, the plain port of 'httpslab serve' does not.
+"listen 8080 http2;" does, and so does the plain port of 'httpslab serve'.
 
 -d takes a duration as wrk does (-d 30s); a value starting with @ is a request
 body file as in curl (-d @body.json). --data gives a literal body.

@@ -22,6 +22,7 @@ func TestBenchRoute(t *testing.T) {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	byName := "https://httpslab.test:" + port + "/bytes/100"
 	n := lab.StartTestNginx(t, lab.NginxConfig{PlainHTTP2: true})
+	h1only := lab.StartTestNginx(t, lab.NginxConfig{})
 	tests := []struct {
 		name     string
 		args     []string
@@ -47,7 +48,9 @@ func TestBenchRoute(t *testing.T) {
 			stderr: "httpslab: hint: the name does not resolve; --resolve HOST:PORT:ADDR connects without DNS"},
 		{name: "-6 without an IPv6 address", args: []string{byName, "-6", "--resolve", "httpslab.test:" + port + ":127.0.0.1", "-n", "1"},
 			code: ExitFailure, stderr: "httpslab: error: connecting to httpslab.test:" + port + ": no IPv6 address in --resolve"},
-		{name: "h2c to HTTP/1.1", args: []string{s.HTTPURL + "/", "--http2", "-n", "2", "-c", "1"}, code: ExitFailure,
+		{name: "h2c embedded", args: []string{s.HTTPURL + "/bytes/10", "--http2", "-n", "20", "-c", "1", "-m", "4"},
+			code: ExitOK, stdout: "20 completed, 0 failed", requests: 20},
+		{name: "h2c to HTTP/1.1", args: []string{h1only.HTTPURL + "/1k.bin", "--http2", "-n", "2", "-c", "1"}, code: ExitFailure,
 			stderr: "httpslab: hint: the server answered HTTP/1.1 to HTTP/2 without TLS"},
 	}
 	for _, tt := range tests {

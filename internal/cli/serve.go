@@ -29,8 +29,9 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the embedded HTTP, HTTPS and HTTP/3 target server",
-		Long: `serve runs the embedded target on loopback: plain HTTP, HTTPS with HTTP/1.1
-and HTTP/2 (chosen by ALPN), and HTTP/3 over UDP on the HTTPS port number,
+		Long: `serve runs the embedded target on loopback: plain HTTP (HTTP/1.1, and HTTP/2
+to clients that start with its preface: h2c), HTTPS with HTTP/1.1 and HTTP/2
+(chosen by ALPN), and HTTP/3 over UDP on the HTTPS port number,
 advertised with Alt-Svc. It generates a private CA and a leaf certificate at
 start and writes the CA to a file, so clients verify for real with --cacert.
 

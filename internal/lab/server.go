@@ -195,7 +195,13 @@ func (s *Server) serve(cfg Config, plainLn, tcp net.Listener, udp net.PacketConn
 	// Scanners and benchmarks abort handshakes on purpose; net/http would
 	// log each one, so the embedded server's error log is discarded.
 	quiet := log.New(io.Discard, "", 0)
-	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	// The plain port speaks HTTP/1.1 and, to a client that starts with the
+	// HTTP/2 preface (prior knowledge, as h2load and bench --http2 do),
+	// HTTP/2 in cleartext.
+	var plainProtos http.Protocols
+	plainProtos.SetHTTP1(true)
+	plainProtos.SetUnencryptedHTTP2(true)
+	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, Protocols: &plainProtos}
 	tlsConf := s.tlsConfig(cfg)
 	secureHandler := count(s.secureHeaders(cfg, cfg.Handler, tcp.Addr().(*net.TCPAddr).Port))
 	s.secure = &http.Server{Handler: secureHandler, TLSConfig: tlsConf, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}

@@ -76,12 +76,13 @@ func TestH2CRoute(t *testing.T) {
 	}
 }
 
-// TestH2CRefused checks that h2c against an HTTP/1.1-only port fails each
-// request with an error rather than hanging.
+// TestH2CRefused checks that h2c against an HTTP/1.1-only port (nginx's
+// plain listener without http2) fails each request with an error rather
+// than hanging.
 func TestH2CRefused(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
 	for _, rate := range []float64{0, 100} {
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Protocol: HTTP2, Conns: 1,
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Protocol: HTTP2, Conns: 1,
 			Requests: 3, Rate: rate, Timeout: 5e9})
 		if err != nil {
 			t.Fatalf("Run: %v", err)
@@ -89,5 +90,18 @@ func TestH2CRefused(t *testing.T) {
 		if res.Requests != 0 || res.Errors != 3 {
 			t.Errorf("rate %g: %d requests, %d errors %v; want 3 errors", rate, res.Requests, res.Errors, res.ErrorCounts)
 		}
+	}
+}
+
+// TestH2CEmbedded runs h2c against the embedded server's plain port,
+// which answers HTTP/2 to a client that starts with its preface: the
+// server counts every request.
+func TestH2CEmbedded(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	before := s.Stats().Requests
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10"}}, Protocol: HTTP2, Conns: 2, Streams: 4, Requests: 200})
+	if got := s.Stats().Requests - before; res.Requests != 200 || got != 200 || res.Connections != 2 || res.Handshakes != 0 {
+		t.Errorf("client %d requests on %d connections (%d TLS handshakes), server counted %d; want 200 on 2, none, 200",
+			res.Requests, res.Connections, res.Handshakes, got)
 	}
 }
