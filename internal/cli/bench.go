@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -32,6 +33,7 @@ type benchFlags struct {
 	serverPIDs                        []int
 	failIf                            []string
 	jsonOut                           bool
+	inputFile                         string
 	http11                            bool
 	// tlsf holds the TLS and routing flags; bench registers only those of
 	// the shared request flags, since -d and -m mean duration and streams
@@ -42,7 +44,7 @@ type benchFlags struct {
 func newBenchCmd(e *env) *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   "bench URL [URL...]",
+		Use:   "bench URL... (or -i FILE)",
 		Short: "Load a server: requests/s, handshakes/s, latency per phase, CPU",
 		Long: `bench loads an HTTP or HTTPS server and reports what it held and what it cost.
 
@@ -58,7 +60,8 @@ connection per request with a full TLS handshake (no session cache, no tickets);
 --conn resume opens a new connection per request and resumes the session. The
 report counts full and resumed handshakes from the handshakes themselves.
 
-Several URLs (same scheme, host and port) are requested in rotation. The run
+Several URLs (same scheme, host and port), given as arguments or one per line
+in a file (-i FILE, as h2load), are requested in rotation. The run
 ends after -n requests or -d duration (default 10s); requests in flight at the
 end complete and count. The first Ctrl-C stops and prints a partial report,
 the second exits.
@@ -84,13 +87,20 @@ max of the total latency (p99>200ms), errors as a share or a count
   httpslab bench https://127.0.0.1:8443/ -k --http2 -c 10 -m 10 -d 5s
   httpslab bench https://localhost:8443/ --resolve localhost:8443:127.0.0.1 --cacert ca.pem -c 20 -d 5s
   httpslab bench http://127.0.0.1:8080/ --http2 -c 10 -m 10 -n 100000
+  httpslab bench -i urls.txt -k --http2 -c 4 -m 25 -d 30s
   httpslab bench https://127.0.0.1:8443/delay/10ms -k --rate 1000 -d 20s --fail-if 'p99>50ms'
   httpslab bench https://127.0.0.1:8443/ -k --conn resume --server-pid $(pgrep -o nginx) --json`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.runBench(f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			urls, err := f.urls(args)
+			if err != nil {
+				return err
+			}
+			return e.runBench(f, urls)
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.conns, "connections", "c", 10, "number of connections (closed model: concurrent requests)")
+	fl.StringVarP(&f.inputFile, "input-file", "i", "", "read URLs from this `file`, one per line (# comments), after those given as arguments; - is standard input")
 	fl.Int64VarP(&f.requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
 	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s (default 10s); @FILE is a request body")
 	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
@@ -198,6 +208,33 @@ func benchHint(res *load.Result) string {
 		}
 	}
 	return "see the errors table above"
+}
+
+// urls returns the target URLs: the arguments, then the lines of
+// --input-file (h2load's -i), blank lines and # comments left out.
+func (f benchFlags) urls(args []string) ([]string, error) {
+	urls := slices.Clone(args)
+	if f.inputFile != "" {
+		var data []byte
+		var err error
+		if f.inputFile == "-" {
+			data, err = io.ReadAll(os.Stdin)
+		} else {
+			data, err = os.ReadFile(f.inputFile)
+		}
+		if err != nil {
+			return nil, usagef("reading --input-file: %v", err)
+		}
+		for line := range strings.Lines(string(data)) {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				urls = append(urls, line)
+			}
+		}
+	}
+	if len(urls) == 0 {
+		return nil, withHint(usagef("no URL to load"), "give one or more URLs, or a file of them with -i FILE")
+	}
+	return urls, nil
 }
 
 // checkNumbers refuses counts, rates and times out of range, naming the

@@ -25,6 +25,15 @@ func TestBenchCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := s.HTTPSURL + "/bytes/100"
+	urls := filepath.Join(t.TempDir(), "urls.txt")
+	list := "# two targets\n" + s.HTTPSURL + "/bytes/10\n\n  " + s.HTTPSURL + "/bytes/20  \n"
+	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args     []string
 		code     int
@@ -42,6 +51,11 @@ func TestBenchCommand(t *testing.T) {
 		{args: []string{"bench", u, "--pipeline", "2", "--http2"}, code: ExitUsage, stderr: "pipelining"},
 		{args: []string{"bench", u, "--fail-if", "p99"}, code: ExitUsage, stderr: "threshold"},
 		{args: []string{"bench", u, "-c", "0"}, code: ExitUsage, stderr: "httpslab: error: -c 0: want at least 1"},
+		// Three targets in rotation, 30 requests: 10 x 100 + 10 x 10 + 10 x 20 = 1300 body bytes.
+		{args: []string{"bench", u, "-i", urls, "--cacert", ca, "-c", "1", "-n", "30"}, code: ExitOK, stdout: "1.27 KiB of response bodies"},
+		{args: []string{"bench", "-i", empty}, code: ExitUsage, stderr: "httpslab: error: no URL to load"},
+		{args: []string{"bench"}, code: ExitUsage, stderr: "httpslab: hint: give one or more URLs, or a file of them with -i FILE"},
+		{args: []string{"bench", "-i", "/nonexistent/urls.txt"}, code: ExitUsage, stderr: "reading --input-file"},
 		{args: []string{"bench", u, "--rate", "NaN"}, code: ExitUsage, stderr: "--rate NaN: want 0 (closed model) or a positive rate"},
 		{args: []string{"bench", u, "--timeout", "0s"}, code: ExitUsage, stderr: "--timeout 0s: want a positive duration"},
 		{args: []string{"bench", u, "--server-pid", "0"}, code: ExitUsage, stderr: "--server-pid 0: no such process"},
