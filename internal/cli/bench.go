@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type benchFlags struct {
 	failIf                            []string
 	jsonOut                           bool
 	inputFile                         string
+	threads                           int
 	http11                            bool
 	// tlsf holds the TLS and routing flags; bench registers only those of
 	// the shared request flags, since -d and -m mean duration and streams
@@ -100,6 +102,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.conns, "connections", "c", 10, "number of connections (closed model: concurrent requests)")
+	fl.IntVarP(&f.threads, "threads", "t", 0, "OS threads that run requests at once (GOMAXPROCS), as wrk's and h2load's -t (0: the cores this process may use)")
 	fl.StringVarP(&f.inputFile, "input-file", "i", "", "read URLs from this `file`, one per line (# comments), after those given as arguments; - is standard input")
 	fl.Int64VarP(&f.requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
 	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s (default 10s); @FILE is a request body")
@@ -138,6 +141,9 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	cfg, thresholds, err := f.config(urls)
 	if err != nil {
 		return err
+	}
+	if f.threads > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.threads))
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
@@ -246,6 +252,7 @@ func (f benchFlags) checkNumbers() error {
 		value      any
 	}{
 		{f.conns < 1, "-c", "at least 1", f.conns},
+		{f.threads < 0, "-t", "0 (the cores this process may use) or more", f.threads},
 		{f.streams < 1, "-m", "at least 1", f.streams},
 		{f.pipeline < 1, "--pipeline", "at least 1", f.pipeline},
 		{f.requests < 0, "-n", "0 (run for -d) or more", f.requests},

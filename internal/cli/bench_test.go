@@ -54,6 +54,8 @@ func TestBenchCommand(t *testing.T) {
 		// Three targets in rotation, 30 requests: 10 x 100 + 10 x 10 + 10 x 20 = 1300 body bytes.
 		{args: []string{"bench", u, "-i", urls, "--cacert", ca, "-c", "1", "-n", "30"}, code: ExitOK, stdout: "1.27 KiB of response bodies"},
 		{args: []string{"bench", "-i", empty}, code: ExitUsage, stderr: "httpslab: error: no URL to load"},
+		{args: []string{"bench", u, "--cacert", ca, "-t", "1", "-n", "20"}, code: ExitOK, stdout: "of 1 core(s)"},
+		{args: []string{"bench", u, "-t", "-2"}, code: ExitUsage, stderr: "-t -2: want 0"},
 		{args: []string{"bench"}, code: ExitUsage, stderr: "httpslab: hint: give one or more URLs, or a file of them with -i FILE"},
 		{args: []string{"bench", "-i", "/nonexistent/urls.txt"}, code: ExitUsage, stderr: "reading --input-file"},
 		{args: []string{"bench", u, "--rate", "NaN"}, code: ExitUsage, stderr: "--rate NaN: want 0 (closed model) or a positive rate"},
