@@ -90,6 +90,7 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 		ev.end = connected
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	nc = withRawIO(nc)
 	if ep.tls == nil {
 		ev.end = connected
 		return nc, nil

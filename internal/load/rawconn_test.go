@@ -1,0 +1,100 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// rawPair returns a raw client connection and the server side of a
+// loopback TCP connection.
+func rawPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-accepted
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	rc := withRawIO(c)
+	if _, ok := rc.(*rawConn); !ok {
+		t.Fatalf("withRawIO(%T) = %T; want *rawConn", c, rc)
+	}
+	t.Cleanup(func() { rc.Close(); s.Close() })
+	return rc, s
+}
+
+// TestRawConn checks the raw connection against a real peer: data both
+// ways (a write larger than the socket buffers, so that it waits in the
+// netpoller), a read that waits for data, the deadline, EOF and a write
+// to a closed peer.
+func TestRawConn(t *testing.T) {
+	c, s := rawPair(t)
+
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(s, int64(len(big))))
+		got <- b
+	}()
+	if n, err := c.Write(big); n != len(big) || err != nil {
+		t.Fatalf("Write(4 MiB) = %d, %v", n, err)
+	}
+	if b := <-got; !bytes.Equal(b, big) {
+		t.Fatalf("peer read %d bytes, not the %d written", len(b), len(big))
+	}
+
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		s.Write([]byte("late reply"))
+	}()
+	buf := make([]byte, 64)
+	if n, err := io.ReadFull(c, buf[:10]); n != 10 || err != nil || string(buf[:10]) != "late reply" {
+		t.Fatalf("ReadFull = %d %q, %v; want the late reply", n, buf[:n], err)
+	}
+
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	_, err := c.Read(buf)
+	var ne net.Error
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("Read past the deadline: %v; want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+
+	if n, err := c.Read(nil); n != 0 || err != nil {
+		t.Errorf("Read(nil) = %d, %v; want 0, nil", n, err)
+	}
+	s.Close()
+	if n, err := c.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("Read after the peer closed = %d, %v; want EOF", n, err)
+	}
+	var werr error
+	for i := 0; i < 100 && werr == nil; i++ { // the first writes may still be accepted
+		_, werr = c.Write([]byte("after close"))
+		time.Sleep(time.Millisecond)
+	}
+	var op *net.OpError
+	if !errors.As(werr, &op) || op.Op != "write" {
+		t.Fatalf("Write to a closed peer: %v; want a write error", werr)
+	}
+	c.Close()
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Read after Close: %v; want net.ErrClosed", err)
+	}
+}
