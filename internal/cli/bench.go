@@ -16,7 +16,6 @@ import (
 
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/report"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -305,7 +304,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.TLS, err = f.tlsConfig(); err != nil {
 		return cfg, nil, err
 	}
-	if err := f.route(&cfg); err != nil {
+	if cfg.IPVersion, cfg.Resolve, cfg.ConnectTo, err = f.tlsf.routes(); err != nil {
 		return cfg, nil, err
 	}
 	cfg.ServerPIDs = f.serverPIDs
@@ -339,34 +338,6 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 		return nil, nil
 	}
 	return readData(data)
-}
-
-// route reads --resolve, --connect-to, -4 and -6 into cfg, with the
-// messages probe gives.
-func (f benchFlags) route(cfg *load.Config) error {
-	switch {
-	case f.tlsf.ipv4 && f.tlsf.ipv6:
-		return usagef("choose one of -4 and -6")
-	case f.tlsf.ipv4:
-		cfg.IPVersion = 4
-	case f.tlsf.ipv6:
-		cfg.IPVersion = 6
-	}
-	for _, s := range f.tlsf.resolve {
-		r, err := transport.ParseResolve(s)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.Resolve = append(cfg.Resolve, r)
-	}
-	for _, s := range f.tlsf.connectTo {
-		c, err := transport.ParseConnectTo(s)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.ConnectTo = append(cfg.ConnectTo, c)
-	}
-	return nil
 }
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {

@@ -240,25 +240,38 @@ func (f *requestFlags) probeConfig(url string) (probe.Config, error) {
 	if cfg.Body, err = f.body(); err != nil {
 		return cfg, err
 	}
-	switch {
-	case f.ipv4 && f.ipv6:
-		return cfg, usagef("choose one of -4 and -6")
-	case f.ipv4:
-		cfg.IPVersion = 4
-	case f.ipv6:
-		cfg.IPVersion = 6
-	}
-	for _, r := range f.resolve {
-		if _, err := transport.ParseResolve(r); err != nil {
-			return cfg, usageError{err}
-		}
-	}
-	for _, c := range f.connectTo {
-		if _, err := transport.ParseConnectTo(c); err != nil {
-			return cfg, usageError{err}
-		}
+	if cfg.IPVersion, _, _, err = f.routes(); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
+}
+
+// routes reads -4/-6 (0 when neither is given), --resolve and
+// --connect-to; bad entries are usage errors.
+func (f *requestFlags) routes() (ipVersion int, resolve []transport.Resolve, connectTo []transport.ConnectTo, err error) {
+	switch {
+	case f.ipv4 && f.ipv6:
+		return 0, nil, nil, usagef("choose one of -4 and -6")
+	case f.ipv4:
+		ipVersion = 4
+	case f.ipv6:
+		ipVersion = 6
+	}
+	for _, s := range f.resolve {
+		r, err := transport.ParseResolve(s)
+		if err != nil {
+			return 0, nil, nil, usageError{err}
+		}
+		resolve = append(resolve, r)
+	}
+	for _, s := range f.connectTo {
+		c, err := transport.ParseConnectTo(s)
+		if err != nil {
+			return 0, nil, nil, usageError{err}
+		}
+		connectTo = append(connectTo, c)
+	}
+	return ipVersion, resolve, connectTo, nil
 }
 
 // hintFor suggests what to do about a failed request; "" when nothing
