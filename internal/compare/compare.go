@@ -13,6 +13,8 @@ import (
 	"math/rand/v2"
 	"syscall"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // Sample is one measured request of one variant.
@@ -135,7 +137,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res:    newResult(cfg),
 		streak: make([]int, len(cfg.Variants)),
 	}
+	before := machine.Read()
 	err := r.loop(ctx)
+	if st, ok := machine.Between(before, machine.Read()); ok {
+		share := st.Share()
+		r.res.Steal, r.res.StealShare = &st, &share
+	}
 	r.res.analyse(cfg)
 	return r.res, err
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/stats"
 )
 
@@ -32,6 +33,13 @@ type Result struct {
 	Alpha  float64       `json:"alpha"`
 	// Holm is true when significance comes from Holm-adjusted p-values.
 	Holm bool `json:"holm"`
+	// Steal is the CPU time the hypervisor took from the machine during
+	// the comparison; nil where it was not measured. The rounds are
+	// interleaved, so steal widens the intervals rather than favouring a
+	// variant.
+	Steal *machine.Steal `json:"-"`
+	// StealShare is Steal as a share of the machine's CPU time.
+	StealShare *float64 `json:"steal_share,omitempty"`
 }
 
 // VariantResult is one variant: its samples and their summary. Times in

@@ -122,6 +122,9 @@ func (res *Result) writeFooter(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f%s\n",
 		res.Rounds, res.Seed, res.Stop, res.Alpha, holm)
+	if res.Steal != nil {
+		fmt.Fprintf(w, "steal: %s\n", res.Steal.Line())
+	}
 	if n := res.minN(); n > 0 && stats.MinP(n, n) >= res.Alpha {
 		fmt.Fprintf(w, "note: with %d runs per variant no difference can be significant at alpha %.2f (the smallest p-value is %.3f); use more runs (-n)\n",
 			n, res.Alpha, stats.MinP(n, n))

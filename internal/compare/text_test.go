@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -57,5 +59,39 @@ func TestWriteTextGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), b.String()); diff != "" {
 		t.Errorf("WriteText mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestStealLine checks that a comparison states the hypervisor's steal
+// when it was measured (and only then), in the text and the JSON.
+func TestStealLine(t *testing.T) {
+	vs := []Variant{
+		{Key: Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, Sampler: func(context.Context) (Sample, error) { return Sample{Total: time.Millisecond}, nil }},
+		{Key: base, Sampler: func(context.Context) (Sample, error) { return Sample{Total: 2 * time.Millisecond}, nil }},
+	}
+	res, err := Run(context.Background(), Config{Variants: vs, Runs: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if res.Steal != nil || strings.Contains(b.String(), "steal:") {
+		t.Errorf("a run of a few ms measured steal %+v:\n%s", res.Steal, b.String())
+	}
+	st := machine.Steal{Stolen: 4 * time.Second, Wall: 10 * time.Second, CPUs: 2}
+	share := st.Share()
+	res.Steal, res.StealShare = &st, &share
+	b.Reset()
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "steal: 20.0% of the machine's 2 CPU(s) taken by the hypervisor: the host was busy"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+	js, err := json.Marshal(res)
+	if err != nil || !strings.Contains(string(js), `"steal_share":0.2`) {
+		t.Errorf("JSON %s, %v; want steal_share 0.2", js, err)
 	}
 }

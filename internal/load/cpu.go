@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // CPU is the processor time spent during a run by this process and by
@@ -26,22 +28,10 @@ type CPU struct {
 	ServerError              string
 	Wall                     time.Duration
 	// Steal is the time the hypervisor took from this machine's CPUs
-	// during the run, summed over MachineCPUs (the steal column of
-	// /proc/stat); StealMeasured is false where that cannot be read and
-	// for runs too short for its 10 ms ticks.
-	Steal         time.Duration
-	MachineCPUs   int
+	// during the run; StealMeasured is false where /proc/stat cannot be
+	// read and for runs too short for its 10 ms ticks.
+	Steal         machine.Steal
 	StealMeasured bool
-}
-
-// StealShare is the share of the machine's CPU time that the hypervisor
-// took during the run: while it is high, both client and server ran
-// slower than they could, by an amount that varies with the host's load.
-func (c CPU) StealShare() float64 {
-	if !c.StealMeasured || c.Wall <= 0 || c.MachineCPUs == 0 {
-		return 0
-	}
-	return float64(c.Steal) / float64(c.Wall) / float64(c.MachineCPUs)
 }
 
 // ClientSaturated reports whether the client used at least 90% of the
@@ -60,14 +50,12 @@ type cpuSample struct {
 	serverUser, serverSys time.Duration
 	serverErr             error
 	serverPIDs            int
-	steal                 time.Duration
-	cpus                  int
-	stealErr              error
+	machine               machine.Sample
 }
 
 func readCPU(pids []int) cpuSample {
 	s := cpuSample{at: time.Now(), serverPIDs: len(pids)}
-	s.steal, s.cpus, s.stealErr = machineSteal()
+	s.machine = machine.Read()
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		s.user = time.Duration(ru.Utime.Nano())
@@ -93,11 +81,7 @@ func (s cpuSample) since(later cpuSample) CPU {
 		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
 		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
 	}
-	// /proc/stat counts in 10 ms ticks: over less than a second of CPU
-	// time in all, one tick would be more than 1% and the share a guess.
-	if s.stealErr == nil && later.stealErr == nil && s.cpus > 0 && c.Wall*time.Duration(s.cpus) >= time.Second {
-		c.Steal, c.MachineCPUs, c.StealMeasured = max(later.steal-s.steal, 0), s.cpus, true
-	}
+	c.Steal, c.StealMeasured = machine.Between(s.machine, later.machine)
 	if s.serverPIDs > 0 {
 		c.ServerMeasured = s.serverErr == nil && later.serverErr == nil
 		c.ServerUser = max(later.serverUser-s.serverUser, 0)
@@ -140,43 +124,6 @@ func parseProcStat(line string) (user, sys time.Duration, err error) {
 		return 0, 0, fmt.Errorf("parsing /proc stat: bad utime or stime")
 	}
 	return time.Duration(u) * clockTick, time.Duration(s) * clockTick, nil
-}
-
-// machineSteal reads the hypervisor's steal time so far, summed over all
-// CPUs, and the number of CPUs from /proc/stat.
-func machineSteal() (time.Duration, int, error) {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0, err
-	}
-	return parseSteal(string(data))
-}
-
-// parseSteal reads the steal column (the eighth value) of the "cpu" line
-// of /proc/stat and counts the "cpuN" lines.
-func parseSteal(stat string) (time.Duration, int, error) {
-	var steal time.Duration
-	found, cpus := false, 0
-	for line := range strings.Lines(stat) {
-		f := strings.Fields(line)
-		switch {
-		case len(f) > 0 && f[0] == "cpu":
-			if len(f) < 9 {
-				return 0, 0, fmt.Errorf("parsing /proc/stat: no steal column")
-			}
-			v, err := strconv.ParseInt(f[8], 10, 64)
-			if err != nil || v < 0 {
-				return 0, 0, fmt.Errorf("parsing /proc/stat: bad steal %q", f[8])
-			}
-			steal, found = time.Duration(v)*clockTick, true
-		case len(f) > 0 && strings.HasPrefix(f[0], "cpu"):
-			cpus++
-		}
-	}
-	if !found || cpus == 0 {
-		return 0, 0, fmt.Errorf("parsing /proc/stat: no cpu lines")
-	}
-	return steal, cpus, nil
 }
 
 // childPIDs lists the direct children of pid (from all its threads).

@@ -95,7 +95,7 @@ func (r *Result) JSON() JSONResult {
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds()},
 	}
 	if r.CPU.StealMeasured {
-		share := r.CPU.StealShare()
+		share := r.CPU.Steal.Share()
 		j.CPU.StealShare = &share
 	}
 	if c.Rate > 0 {

@@ -236,20 +236,9 @@ func (r *Result) writeCPU(b *strings.Builder) {
 		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
 	}
 	if c.StealMeasured {
-		share := c.StealShare()
-		fmt.Fprintf(b, "  Steal:   %.1f%% of the machine's %d CPU(s) taken by the hypervisor", 100*share, c.MachineCPUs)
-		if share >= stealWarn && c.Steal >= 5*clockTick {
-			b.WriteString(": the host was busy, so rates and latencies vary from run to run")
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, "  Steal:   %s\n", c.Steal.Line())
 	}
 }
-
-// stealWarn is the steal share from which the report says that the host,
-// not only client and server, set the pace (given five clock ticks of
-// steal at least: /proc/stat counts in 10 ms ticks, too coarse to judge
-// a run of a fraction of a second).
-const stealWarn = 0.05
 
 func writeCPULine(b *strings.Builder, who string, user, sys time.Duration, r *Result) {
 	total := user + sys
