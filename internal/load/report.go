@@ -232,6 +232,11 @@ func (r *Result) writeCPU(b *strings.Builder) {
 	b.WriteString("\n")
 	if c.ServerMeasured {
 		writeCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
+		if c.Wall > 0 {
+			// A single-threaded server (one nginx worker) near 1.00 is
+			// the limit, whatever the client could do.
+			fmt.Fprintf(b, "  server kept %.2f cores busy on average\n", float64(c.ServerUser+c.ServerSystem)/float64(c.Wall))
+		}
 	} else if c.ServerError != "" {
 		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
 	}

@@ -1,6 +1,10 @@
 package load
 
 import (
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,4 +53,20 @@ func reportText(t *testing.T, r *Result) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestReportServerBusy measures the embedded server in this very process
+// (--server-pid of itself): the report gives the cores it kept busy, a
+// number between 0 and the machine's CPUs.
+func TestReportServerBusy(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 300, ServerPIDs: []int{os.Getpid()}})
+	out := reportText(t, res)
+	m := regexp.MustCompile(`server kept (\d+\.\d\d) cores busy on average`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("report lacks the server's busy cores:\n%s", out)
+	}
+	if busy, _ := strconv.ParseFloat(m[1], 64); busy < 0 || busy > float64(runtime.NumCPU())+0.01 {
+		t.Errorf("server kept %v cores busy; want 0 to %d", busy, runtime.NumCPU())
+	}
 }
