@@ -87,7 +87,7 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 	if err := checkVersionRange(t.Min, t.Max); err != nil {
 		return t, err
 	}
-	if t.Min == 0 && t.Max != 0 && t.Max < tls.VersionTLS12 {
+	if t.Min == 0 && transport.LegacyOnly(t.Max) {
 		// crypto/tls offers TLS 1.2 at the least unless told otherwise;
 		// a maximum below that means the legacy versions, as in curl.
 		t.Min = tls.VersionTLS10

@@ -216,12 +216,9 @@ func (c Config) validate() error {
 	if first.Scheme == "http" && c.Mode == Resume {
 		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
 	}
-	if legacy := c.TLS != nil && c.TLS.MaxVersion != 0 && c.TLS.MaxVersion < tls.VersionTLS12; legacy && first.Scheme == "https" {
-		switch c.Protocol {
-		case HTTP2:
-			return fmt.Errorf("HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not %s", tls.VersionName(c.TLS.MaxVersion))
-		case HTTP3:
-			return fmt.Errorf("HTTP/3 runs on TLS 1.3 only, not %s", tls.VersionName(c.TLS.MaxVersion))
+	if c.TLS != nil && first.Scheme == "https" {
+		if err := transport.CheckProtocolVersion(c.Protocol.String(), c.TLS.MaxVersion); err != nil {
+			return err
 		}
 	}
 	if c.IPVersion != 0 && c.IPVersion != 4 && c.IPVersion != 6 {

@@ -15,7 +15,6 @@ package probe
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -125,19 +124,18 @@ func (cfg Config) validate() (*url.URL, error) {
 	if u.Host == "" {
 		return nil, fmt.Errorf("probe: URL %q has no host", cfg.URL)
 	}
-	legacy := cfg.TLS.Max != 0 && cfg.TLS.Max < tls.VersionTLS12 && u.Scheme == "https"
 	switch cfg.Protocol {
 	case ProtoAuto, ProtoHTTP11:
 	case ProtoHTTP2:
-		if legacy {
-			return nil, fmt.Errorf("probe: HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not %s", tls.VersionName(cfg.TLS.Max))
+		if err := transport.CheckProtocolVersion("HTTP/2", cfg.TLS.Max); err != nil && u.Scheme == "https" {
+			return nil, fmt.Errorf("probe: %w", err)
 		}
 	case ProtoHTTP3:
 		if u.Scheme != "https" {
 			return nil, errors.New("probe: HTTP/3 needs an https:// URL")
 		}
-		if legacy {
-			return nil, fmt.Errorf("probe: HTTP/3 runs on TLS 1.3 only, not %s", tls.VersionName(cfg.TLS.Max))
+		if err := transport.CheckProtocolVersion("HTTP/3", cfg.TLS.Max); err != nil {
+			return nil, fmt.Errorf("probe: %w", err)
 		}
 	default:
 		return nil, fmt.Errorf("probe: unknown protocol %q (want http1.1, http2 or http3)", cfg.Protocol)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 )
@@ -24,7 +25,7 @@ func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) *tls.Config {
 		cfg.NextProtos = []string{http3.NextProtoH3}
 	default:
 		cfg.NextProtos = []string{"h2", "http/1.1"}
-		if cfg.MaxVersion != 0 && cfg.MaxVersion < tls.VersionTLS12 {
+		if transport.LegacyOnly(cfg.MaxVersion) {
 			// HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2).
 			cfg.NextProtos = []string{"http/1.1"}
 		}

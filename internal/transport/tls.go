@@ -52,6 +52,28 @@ func (t TLS) Config() (*tls.Config, error) {
 	return cfg, nil
 }
 
+// LegacyOnly reports whether a highest TLS version (a tls.Config
+// MaxVersion, 0 for the library's default) leaves only TLS 1.0 and 1.1.
+func LegacyOnly(maxVersion uint16) bool {
+	return maxVersion != 0 && maxVersion < tls.VersionTLS12
+}
+
+// CheckProtocolVersion returns an error when maxVersion rules out proto,
+// "HTTP/2" (TLS 1.2 or later, RFC 9113 section 9.2) or "HTTP/3" (TLS 1.3
+// only); nil otherwise.
+func CheckProtocolVersion(proto string, maxVersion uint16) error {
+	if !LegacyOnly(maxVersion) {
+		return nil
+	}
+	switch proto {
+	case "HTTP/2":
+		return fmt.Errorf("HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not %s", tls.VersionName(maxVersion))
+	case "HTTP/3":
+		return fmt.Errorf("HTTP/3 runs on TLS 1.3 only, not %s", tls.VersionName(maxVersion))
+	}
+	return nil
+}
+
 func loadPool(path string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(path)
 	if err != nil {

@@ -104,3 +104,24 @@ func FuzzParseCurves(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckProtocolVersion(t *testing.T) {
+	tests := []struct {
+		proto   string
+		max     uint16
+		wantErr string
+	}{
+		{"HTTP/2", 0, ""},
+		{"HTTP/2", tls.VersionTLS12, ""},
+		{"HTTP/2", tls.VersionTLS11, "HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not TLS 1.1"},
+		{"HTTP/3", tls.VersionTLS13, ""},
+		{"HTTP/3", tls.VersionTLS10, "HTTP/3 runs on TLS 1.3 only, not TLS 1.0"},
+		{"HTTP/1.1", tls.VersionTLS10, ""},
+	}
+	for _, tt := range tests {
+		err := CheckProtocolVersion(tt.proto, tt.max)
+		if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+			t.Errorf("CheckProtocolVersion(%s, %x) = %v; want %q", tt.proto, tt.max, err, tt.wantErr)
+		}
+	}
+}
