@@ -140,8 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	before := machine.Read()
 	err := r.loop(ctx)
 	if st, ok := machine.Between(before, machine.Read()); ok {
-		share := st.Share()
-		r.res.Steal, r.res.StealShare = &st, &share
+		r.res.Steal = &st
 	}
 	r.res.analyse(cfg)
 	return r.res, err

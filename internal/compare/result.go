@@ -37,9 +37,7 @@ type Result struct {
 	// the comparison; nil where it was not measured. The rounds are
 	// interleaved, so steal widens the intervals rather than favouring a
 	// variant.
-	Steal *machine.Steal `json:"-"`
-	// StealShare is Steal as a share of the machine's CPU time.
-	StealShare *float64 `json:"steal_share,omitempty"`
+	Steal *machine.Steal `json:"steal,omitempty"`
 }
 
 // VariantResult is one variant: its samples and their summary. Times in

@@ -81,8 +81,7 @@ func TestStealLine(t *testing.T) {
 		t.Errorf("a run of a few ms measured steal %+v:\n%s", res.Steal, b.String())
 	}
 	st := machine.Steal{Stolen: 4 * time.Second, Wall: 10 * time.Second, CPUs: 2}
-	share := st.Share()
-	res.Steal, res.StealShare = &st, &share
+	res.Steal = &st
 	b.Reset()
 	if err := res.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -91,7 +90,7 @@ func TestStealLine(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 	js, err := json.Marshal(res)
-	if err != nil || !strings.Contains(string(js), `"steal_share":0.2`) {
-		t.Errorf("JSON %s, %v; want steal_share 0.2", js, err)
+	if want := `"steal":{"share":0.2,"stolen_s":4,"wall_s":10,"cpus":2}`; err != nil || !strings.Contains(string(js), want) {
+		t.Errorf("JSON %s, %v; want %s", js, err, want)
 	}
 }

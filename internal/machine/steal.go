@@ -6,6 +6,7 @@
 package machine
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -96,6 +97,17 @@ func (s Steal) Share() float64 {
 // Warn reports whether the share is high enough, over enough ticks
 // (five), for a report to say that the host set the pace.
 func (s Steal) Warn() bool { return s.Share() >= WarnShare && s.Stolen >= 5*Tick }
+
+// MarshalJSON writes the share with the time it was taken from: stolen
+// and wall seconds and the CPUs.
+func (s Steal) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Share  float64 `json:"share"`
+		Stolen float64 `json:"stolen_s"`
+		Wall   float64 `json:"wall_s"`
+		CPUs   int     `json:"cpus"`
+	}{s.Share(), s.Stolen.Seconds(), s.Wall.Seconds(), s.CPUs})
+}
 
 // Line is the sentence reports print: the share, the CPUs, and the
 // warning when there is one.
