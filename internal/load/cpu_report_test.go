@@ -15,12 +15,15 @@ import (
 
 // TestReportSteal checks the steal line of a real run's report: present
 // when measured, with the warning when the host took enough, and absent
-// when not measured (a run too short for /proc/stat's ticks).
+// when not measured (as for a run too short for /proc/stat's ticks).
 func TestReportSteal(t *testing.T) {
 	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 20})
-	if res.CPU.StealMeasured {
-		t.Errorf("steal measured over a run of %v; want it left out below a second of CPU time", res.CPU.Wall)
+	// Whether this short run measured steal depends on the machine's CPU
+	// count (machine.TestBetween covers the threshold); if it did, the
+	// figures are this machine's.
+	if res.CPU.StealMeasured && (res.CPU.Steal.CPUs < 1 || res.CPU.Steal.Wall <= 0) {
+		t.Errorf("steal measured as %+v; want this machine's CPUs and the run's wall time", res.CPU.Steal)
 	}
 	for _, tt := range []struct {
 		steal machine.Steal
@@ -41,7 +44,9 @@ func TestReportSteal(t *testing.T) {
 			t.Errorf("steal %+v: JSON steal_share %v; want %v", tt.steal, j.CPU.StealShare, tt.steal.Share())
 		}
 	}
-	if out := reportText(t, res); strings.Contains(out, "Steal:") {
+	r := *res
+	r.CPU.StealMeasured = false
+	if out := reportText(t, &r); strings.Contains(out, "Steal:") {
 		t.Errorf("report shows steal that was not measured:\n%s", out)
 	}
 }
