@@ -60,16 +60,17 @@ func LegacyOnly(maxVersion uint16) bool {
 
 // CheckProtocolVersion returns an error when maxVersion rules out proto,
 // "HTTP/2" (TLS 1.2 or later, RFC 9113 section 9.2) or "HTTP/3" (TLS 1.3
-// only); nil otherwise.
+// only, RFC 9001 section 4.2); nil otherwise. A maxVersion of 0 is the
+// library's default and rules out nothing.
 func CheckProtocolVersion(proto string, maxVersion uint16) error {
-	if !LegacyOnly(maxVersion) {
+	if maxVersion == 0 {
 		return nil
 	}
-	switch proto {
-	case "HTTP/2":
+	switch {
+	case proto == "HTTP/2" && maxVersion < tls.VersionTLS12:
 		return fmt.Errorf("HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not %s", tls.VersionName(maxVersion))
-	case "HTTP/3":
-		return fmt.Errorf("HTTP/3 runs on TLS 1.3 only, not %s", tls.VersionName(maxVersion))
+	case proto == "HTTP/3" && maxVersion < tls.VersionTLS13:
+		return fmt.Errorf("HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not %s", tls.VersionName(maxVersion))
 	}
 	return nil
 }

@@ -115,7 +115,9 @@ func TestCheckProtocolVersion(t *testing.T) {
 		{"HTTP/2", tls.VersionTLS12, ""},
 		{"HTTP/2", tls.VersionTLS11, "HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not TLS 1.1"},
 		{"HTTP/3", tls.VersionTLS13, ""},
-		{"HTTP/3", tls.VersionTLS10, "HTTP/3 runs on TLS 1.3 only, not TLS 1.0"},
+		{"HTTP/3", tls.VersionTLS10, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.0"},
+		{"HTTP/3", tls.VersionTLS12, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.2"},
+		{"HTTP/3", 0, ""},
 		{"HTTP/1.1", tls.VersionTLS10, ""},
 	}
 	for _, tt := range tests {
