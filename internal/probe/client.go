@@ -191,10 +191,7 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 	}
 	res := &Result{Mode: mode}
 	method, body := c.cfg.method(), c.cfg.Body
-	limit := c.cfg.MaxRedirects
-	if limit <= 0 {
-		limit = DefaultMaxRedirects
-	}
+	limit := c.cfg.redirectLimit()
 	u := c.url
 	for hop := 0; ; hop++ {
 		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
@@ -203,13 +200,27 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 			return res, err
 		}
 		if hop >= limit {
-			return res, fmt.Errorf("probe: more than %d redirects", limit)
+			return res, fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, next.Redacted(), ErrRedirectLimit)
+		}
+		if err := checkURL(next); err != nil {
+			return res, fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err)
 		}
 		u = next
 		if tl.Status == http.StatusSeeOther || (tl.Status <= http.StatusFound && method == http.MethodPost) {
 			method, body = http.MethodGet, nil
 		}
 	}
+}
+
+// redirectLimit is how many redirects Do follows.
+func (cfg Config) redirectLimit() int {
+	switch {
+	case cfg.MaxRedirects == 0:
+		return DefaultMaxRedirects
+	case cfg.MaxRedirects < 0:
+		return 0
+	}
+	return cfg.MaxRedirects
 }
 
 func (cfg Config) method() string {

@@ -19,9 +19,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Protocols accepted in Config.Protocol.
@@ -34,6 +36,15 @@ const (
 
 // DefaultMaxRedirects is the redirect limit when Config.MaxRedirects is 0 (curl's).
 const DefaultMaxRedirects = 50
+
+// NoRedirects as Config.MaxRedirects follows no redirect at all: the
+// first 3xx with a Location ends the probe with ErrRedirectLimit, as
+// curl -L --max-redirs 0 does.
+const NoRedirects = -1
+
+// ErrRedirectLimit is returned, wrapped, when a probe with
+// FollowRedirects reaches its redirect limit.
+var ErrRedirectLimit = errors.New("redirect limit reached")
 
 // Config is what to probe and how. The zero value (with a URL) sends a GET
 // with automatic protocol choice and verifies the server's certificate.
@@ -51,7 +62,7 @@ type Config struct {
 	IPVersion int      // 0, 4 or 6
 
 	FollowRedirects bool // -L: follow 3xx responses, each hop timed on its own
-	MaxRedirects    int  // 0: DefaultMaxRedirects
+	MaxRedirects    int  // 0: DefaultMaxRedirects; NoRedirects (or below): none
 
 	Timeout time.Duration // --max-time: bound on one Do, all hops; 0: none
 }
@@ -118,11 +129,13 @@ func (cfg Config) validate() (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("probe: parsing URL: %w", err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("probe: URL %q: scheme must be http or https", cfg.URL)
+	if err := checkURL(u); err != nil {
+		return nil, fmt.Errorf("probe: URL %q: %w", cfg.URL, err)
 	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("probe: URL %q has no host", cfg.URL)
+	if cfg.Method != "" && !httpguts.ValidHeaderFieldName(cfg.Method) {
+		// A method is an HTTP token (RFC 9110 section 9.1), the same
+		// characters as a header name.
+		return nil, fmt.Errorf("probe: method %q is not an HTTP token", cfg.Method)
 	}
 	switch cfg.Protocol {
 	case ProtoAuto, ProtoHTTP11:
@@ -144,6 +157,24 @@ func (cfg Config) validate() (*url.URL, error) {
 		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", cfg.IPVersion)
 	}
 	return u, nil
+}
+
+// checkURL checks what a request can be sent to: an http or https URL
+// with a host and, if it names a port, one from 1 to 65535. Redirect
+// targets are checked with it too.
+func checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return errors.New("no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("port %s is out of range (1 to 65535)", p)
+		}
+	}
+	return nil
 }
 
 // dialer builds the transport.Dialer of cfg.
