@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"strings"
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
@@ -67,7 +67,7 @@ On failure it prints the phases that completed, the error and a hint.`,
 	fl.BoolVar(&f.zeroRTT, "0rtt", false, "HTTP/3: send further requests as 0-RTT early data (implies --http3)")
 	fl.BoolVar(&f.reuse, "reuse", false, "send a second request on the same connection")
 	fl.BoolVarP(&f.location, "location", "L", false, "follow redirects")
-	fl.IntVar(&f.maxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L")
+	fl.IntVar(&f.maxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L (0: none, -1: up to 1000)")
 	fl.StringVarP(&f.writeOut, "write-out", "w", "", "print curl's write-out `format` (@file reads it from a file, @- from stdin)")
 	fl.StringVar(&f.har, "har", "", "write the requests as HAR 1.2 to `file`")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -112,6 +112,13 @@ func (f *probeFlags) plan() (plan, error) {
 
 // config returns the probe.Config of the flags for url.
 func (f *probeFlags) config(url string) (probe.Config, error) {
+	if url == "" {
+		return probe.Config{}, usagef("probe: the URL is empty")
+	}
+	if !strings.Contains(url, "://") {
+		return probe.Config{}, withHint(usagef("probe %q: want an http:// or https:// URL", url),
+			fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(url, "/")))
+	}
 	if f.zeroRTT {
 		if f.req.http11 || f.req.http2 {
 			return probe.Config{}, usagef("--0rtt needs HTTP/3")
@@ -122,9 +129,22 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.FollowRedirects, cfg.MaxRedirects = f.location, f.maxRedirs
+	cfg.FollowRedirects = f.location
+	switch {
+	case f.maxRedirs == 0:
+		cfg.MaxRedirects = probe.NoRedirects
+	case f.maxRedirs == -1: // curl's "no limit", still bounded here
+		cfg.MaxRedirects = maxRedirsLimit
+	case f.maxRedirs < 0 || f.maxRedirs > maxRedirsLimit:
+		return cfg, usagef("--max-redirs %d: want 0 to %d, or -1 for the most (%d)", f.maxRedirs, maxRedirsLimit, maxRedirsLimit)
+	default:
+		cfg.MaxRedirects = f.maxRedirs
+	}
 	return cfg, nil
 }
+
+// maxRedirsLimit bounds --max-redirs, so that a redirect loop ends.
+const maxRedirsLimit = 1000
 
 func (e *env) runProbe(url string, f probeFlags) error {
 	p, err := f.plan()
@@ -141,6 +161,13 @@ func (e *env) runProbe(url string, f probeFlags) error {
 			return err
 		}
 	}
+	har, err := createHAR(f.har)
+	if err != nil {
+		return err
+	}
+	if har != nil {
+		defer har.Close() // after a failed write; writeProbe closes it otherwise
+	}
 	client, err := probe.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -149,7 +176,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	results, runErr := runPlan(ctx, client, p)
-	if err := e.writeProbe(results, p, f, wo); err != nil {
+	if err := e.writeProbe(results, p, f, wo, har); err != nil {
 		return err
 	}
 	if f.resume && client.Tickets() == 0 && runErr == nil {
@@ -210,15 +237,33 @@ type probeReport struct {
 	Runs []*probe.Result `json:"runs"`
 }
 
-// writeProbe prints the results in the chosen formats.
-func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut) error {
+// createHAR creates the --har file before any request, so that a path
+// that cannot be written is a usage error and not a lost run; nil for "".
+func createHAR(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, withHint(usagef("--har: %v", err), "give a file in a directory that exists and that you can write to")
+	}
+	return fh, nil
+}
+
+// writeProbe prints the results in the chosen formats and writes the
+// HAR file when har is not nil.
+func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, har *os.File) error {
 	var hops []probe.Timeline
 	for _, r := range results {
 		hops = append(hops, r.Hops...)
 	}
-	if f.har != "" {
-		if err := writeFile(f.har, func(w io.Writer) error { return report.WriteHAR(w, hops, versionString()) }); err != nil {
-			return err
+	if har != nil {
+		err := report.WriteHAR(har, hops, versionString())
+		if cerr := har.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", har.Name(), err)
 		}
 	}
 	switch {
@@ -304,26 +349,13 @@ func firstURL(results []*probe.Result) string {
 	return ""
 }
 
-// writeFile creates path and writes it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := write(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := fh.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
 // probeError attaches a hint to a probe failure; nil stays nil.
 func probeError(err error, protocol string) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	if errors.Is(err, probe.ErrRedirectLimit) {
+		return withHint(err, "the server redirects more often than --max-redirs allows (a loop?); raise --max-redirs, or leave out -L to see the first answer")
 	}
 	if protocol == probe.ProtoHTTP3 && errors.Is(err, context.DeadlineExceeded) {
 		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")

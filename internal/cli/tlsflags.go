@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -286,6 +287,7 @@ func hintFor(err error) string {
 		idle      *quic.IdleTimeoutError
 		hsTimeout *quic.HandshakeTimeoutError
 		netErr    net.Error
+		record    tls.RecordHeaderError
 	)
 	switch {
 	case errors.As(err, &unknownCA):
@@ -305,6 +307,12 @@ func hintFor(err error) string {
 		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
 	case errors.As(err, &idle), errors.As(err, &hsTimeout):
 		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
+	case errors.As(err, &record):
+		return "the server did not answer with TLS; is this a plain-HTTP port? Try http:// (or the server's HTTPS port)"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection before the end of the response"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection without an answer; a TLS server does so when it accepts none of the offered versions, suites or names (try --tls-max, --ciphers), or when it does not speak TLS"
 	case strings.Contains(err.Error(), "looked like an HTTP/1.1 header"):
 		return "the server answered HTTP/1.1 to HTTP/2 without TLS (prior knowledge); use https:// or leave out --http2"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestProbeUsageErrors: command lines that are wrong in themselves stop
+// with exit code 2 before any request reaches the server.
+func TestProbeRejectsBeforeRequest(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{})
+	u := srv.HTTPSURL + "/"
+	host := strings.TrimPrefix(srv.HTTPSURL, "https://")
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{"port out of range", []string{"https://127.0.0.1:99999/"}, []string{"port 99999 is out of range"}},
+		{"port 0", []string{"https://127.0.0.1:0/"}, []string{"port 0 is out of range"}},
+		{"no scheme", []string{host}, []string{"want an http:// or https:// URL", "hint: write the scheme, e.g. https://" + host + "/"}},
+		{"empty URL", []string{""}, []string{"the URL is empty"}},
+		{"0rtt tls-max 1.2", []string{u, "--cacert", ca, "--0rtt", "--tls-max", "1.2"}, []string{"HTTP/3 runs on TLS 1.3 only"}},
+		{"http3 tls-max 1.2", []string{u, "--cacert", ca, "--http3", "--tls-max", "1.2"}, []string{"HTTP/3 runs on TLS 1.3 only"}},
+		{"bad method", []string{u, "--cacert", ca, "-X", "GE T"}, []string{`method "GE T" is not an HTTP token`}},
+		{"max-redirs -2", []string{u, "--cacert", ca, "-L", "--max-redirs", "-2"}, []string{"--max-redirs -2: want 0 to 1000, or -1"}},
+		{"max-redirs huge", []string{u, "--cacert", ca, "-L", "--max-redirs", "5000"}, []string{"--max-redirs 5000"}},
+		{"har unwritable", []string{u, "--cacert", ca, "--har", filepath.Join(t.TempDir(), "missing", "run.har")},
+			[]string{"--har: open ", "no such file or directory", "hint: give a file in a directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := srv.Stats().Requests
+			code, _, stderr := run(t, context.Background(), append([]string{"probe"}, tt.args...)...)
+			if code != ExitUsage {
+				t.Fatalf("probe %q = %d; want %d\nstderr:\n%s", tt.args, code, ExitUsage, stderr)
+			}
+			for _, w := range append([]string{"httpslab: error: "}, tt.wantErr...) {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if got := srv.Stats().Requests - before; got != 0 {
+				t.Errorf("the server saw %d requests; want none for a usage error", got)
+			}
+		})
+	}
+}
+
+// TestProbeMisbehavingServers: each broken server gives exit code 1, the
+// error and a hint that says what the server did.
+func TestProbeMisbehavingServers(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
+	cut := listen(t, func(c net.Conn) {
+		c.Read(make([]byte, 4096))
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
+		c.Close()
+	})
+	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{"closes after ClientHello", []string{"https://" + closer + "/", "-k"}, []string{"EOF", "hint: the server closed the connection without an answer"}},
+		{"plain HTTP on https://", []string{plainAsTLS, "-k"}, []string{"does not look like a TLS handshake", "hint: the server did not answer with TLS"}},
+		{"closes mid-body", []string{"http://" + cut + "/"}, []string{"unexpected EOF", "hint: the server closed the connection before the end of the response"}},
+		{"never answers", []string{"http://" + silent + "/", "--max-time", "0.3"}, []string{"deadline exceeded", "hint: the server did not answer in time"}},
+		{"max-redirs 0", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "0"},
+			[]string{"0 redirects followed", "hint: the server redirects more often than --max-redirs allows"}},
+		{"max-redirs 1", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "1"}, []string{"1 redirects followed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := run(t, context.Background(), append([]string{"probe", "-s"}, tt.args...)...)
+			if code != ExitFailure {
+				t.Fatalf("probe %q = %d; want %d\nstderr:\n%s", tt.args, code, ExitFailure, stderr)
+			}
+			for _, w := range append([]string{"httpslab: error: "}, tt.wantErr...) {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("probe took %v; want it bounded by --max-time or the server's close", d)
+			}
+		})
+	}
+	code, _, stderr := run(t, context.Background(), "probe", "-s", srv.HTTPSURL+"/redirect/2", "--cacert", ca, "-L", "--max-redirs", "-1")
+	if code != ExitOK {
+		t.Errorf("--max-redirs -1 (no limit, as curl) = %d; want %d\n%s", code, ExitOK, stderr)
+	}
+}
+
+// listen serves every TCP connection on a loopback port with handle and
+// returns the address.
+func listen(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
+		}
+	}()
+	return ln.Addr().String()
+}
