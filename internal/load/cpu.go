@@ -26,7 +26,15 @@ type CPU struct {
 	ServerUser, ServerSystem time.Duration
 	ServerMeasured           bool
 	ServerError              string
-	Wall                     time.Duration
+	// ServerBusiest is the server process that used the largest share
+	// of the cores it could use.
+	ServerBusiest ProcBusy
+	// Others is the CPU time the machine's other processes used: all of
+	// it (/proc/stat) less the client's and the measured server's.
+	// OthersMeasured is false where Steal cannot be measured either.
+	Others         time.Duration
+	OthersMeasured bool
+	Wall           time.Duration
 	// Steal is the time the hypervisor took from this machine's CPUs
 	// during the run; StealMeasured is false where /proc/stat cannot be
 	// read and for runs too short for its 10 ms ticks.
@@ -37,10 +45,7 @@ type CPU struct {
 // ClientSaturated reports whether the client used at least 90% of the
 // cores it had: then the client, not the server, may be the limit.
 func (c CPU) ClientSaturated() bool {
-	if c.Wall <= 0 || c.ClientCores == 0 {
-		return false
-	}
-	return float64(c.ClientUser+c.ClientSystem) >= 0.9*float64(c.Wall)*float64(c.ClientCores)
+	return c.clientShare() >= saturatedShare
 }
 
 // cpuSample is a reading of the counters at one instant.
@@ -50,11 +55,12 @@ type cpuSample struct {
 	serverUser, serverSys time.Duration
 	serverErr             error
 	serverPIDs            int
+	procs                 map[int]time.Duration // each server process's user+system time
 	machine               machine.Sample
 }
 
 func readCPU(pids []int) cpuSample {
-	s := cpuSample{at: time.Now(), serverPIDs: len(pids)}
+	s := cpuSample{at: time.Now(), serverPIDs: len(pids), procs: map[int]time.Duration{}}
 	s.machine = machine.Read()
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
@@ -70,6 +76,7 @@ func readCPU(pids []int) cpuSample {
 			}
 			s.serverUser += u
 			s.serverSys += sy
+			s.procs[p] = u + sy
 		}
 	}
 	return s
@@ -82,14 +89,17 @@ func (s cpuSample) since(later cpuSample) CPU {
 		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
 	}
 	c.Steal, c.StealMeasured = machine.Between(s.machine, later.machine)
+	busy, ok := machine.BusyBetween(s.machine, later.machine)
 	if s.serverPIDs > 0 {
 		c.ServerMeasured = s.serverErr == nil && later.serverErr == nil
 		c.ServerUser = max(later.serverUser-s.serverUser, 0)
 		c.ServerSystem = max(later.serverSys-s.serverSys, 0)
+		c.ServerBusiest = busiest(s.procs, later.procs, c.Wall)
 		if err := cmp.Or(s.serverErr, later.serverErr); err != nil {
 			c.ServerError = err.Error()
 		}
 	}
+	c.Others, c.OthersMeasured = max(busy-c.ClientUser-c.ClientSystem-c.ServerUser-c.ServerSystem, 0), ok
 	return c
 }
 

@@ -70,9 +70,26 @@ type JSONCPU struct {
 	ServerUser   float64 `json:"server_user_s,omitempty"`
 	ServerSystem float64 `json:"server_system_s,omitempty"`
 	Server       bool    `json:"server_measured"`
+	// ServerBusiest is the server process that used the largest share of
+	// the cores it could use.
+	ServerBusiest *JSONProcBusy `json:"server_busiest,omitempty"`
+	// Others is the CPU time the machine's other processes used (absent
+	// where /proc/stat cannot be read or the run was too short).
+	Others *float64 `json:"others_s,omitempty"`
 	// StealShare is the share of the machine's CPU time the hypervisor
 	// took (absent where /proc/stat cannot be read).
 	StealShare *float64 `json:"steal_share,omitempty"`
+}
+
+// JSONProcBusy is one server process's CPU time and share of its cores;
+// Saturated when the share is 0.9 or more over a run of 1 s or more: then
+// the server was the limit.
+type JSONProcBusy struct {
+	PID       int     `json:"pid"`
+	CPU       float64 `json:"cpu_s"`
+	Cores     int     `json:"cores"`
+	Share     float64 `json:"share"`
+	Saturated bool    `json:"saturated"`
 }
 
 // JSON returns the JSON form of the result.
@@ -93,6 +110,14 @@ func (r *Result) JSON() JSONResult {
 		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
 			ClientCores: r.CPU.ClientCores, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds()},
+	}
+	if b := r.CPU.ServerBusiest; r.CPU.ServerMeasured && b.PID != 0 {
+		j.CPU.ServerBusiest = &JSONProcBusy{PID: b.PID, CPU: b.CPU.Seconds(), Cores: b.Cores,
+			Share: b.Share(r.CPU.Wall), Saturated: r.CPU.ServerSaturated()}
+	}
+	if r.CPU.OthersMeasured {
+		others := r.CPU.Others.Seconds()
+		j.CPU.Others = &others
 	}
 	if r.CPU.StealMeasured {
 		share := r.CPU.Steal.Share()

@@ -221,15 +221,7 @@ func (r *Result) writeCPU(b *strings.Builder) {
 	c := r.CPU
 	b.WriteString("\nCPU\n")
 	writeCPULine(b, "Client:", c.ClientUser, c.ClientSystem, r)
-	busy := 0.0
-	if c.Wall > 0 && c.ClientCores > 0 {
-		busy = 100 * float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / float64(c.ClientCores)
-	}
-	fmt.Fprintf(b, "  client used %.0f%% of %d core(s)", busy, c.ClientCores)
-	if c.ClientSaturated() {
-		b.WriteString(": saturated, the client may be the limit")
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "  client used %.0f%% of %d core(s)\n", 100*c.clientShare(), c.ClientCores)
 	if c.ServerMeasured {
 		writeCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
 		if c.Wall > 0 {
@@ -239,6 +231,16 @@ func (r *Result) writeCPU(b *strings.Builder) {
 		}
 	} else if c.ServerError != "" {
 		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
+	}
+	if c.OthersMeasured && c.Wall > 0 {
+		fmt.Fprintf(b, "  Others:  other processes kept %.2f cores busy on average", c.othersCores())
+		if !c.ServerMeasured {
+			b.WriteString(" (the server among them, if it runs here)")
+		}
+		b.WriteString("\n")
+	}
+	if l := r.limitLine(); l != "" {
+		fmt.Fprintf(b, "  Limit:   %s\n", l)
 	}
 	if c.StealMeasured {
 		fmt.Fprintf(b, "  Steal:   %s\n", c.Steal.Line())

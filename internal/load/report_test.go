@@ -30,7 +30,8 @@ func sampleResult() *Result {
 	r := a.r
 	r.Elapsed = time.Duration(a.last)
 	r.CPU = CPU{ClientUser: 30 * time.Millisecond, ClientSystem: 20 * time.Millisecond, ClientCores: 1,
-		Wall: time.Second, ServerMeasured: true, ServerUser: 40 * time.Millisecond, ServerSystem: 10 * time.Millisecond}
+		Wall: time.Second, ServerMeasured: true, ServerUser: 40 * time.Millisecond, ServerSystem: 10 * time.Millisecond,
+		ServerBusiest: ProcBusy{PID: 4321, CPU: 50 * time.Millisecond, Cores: 1}}
 	return r
 }
 

@@ -1,8 +1,10 @@
 // Package machine reads what the machine itself did while httpslab
-// measured: the CPU time a hypervisor took from it (steal time). On a
-// virtual machine whose host is busy, steal slows client and server alike
-// by an amount that changes from second to second, and the reports say so
-// rather than present such a run as the tools' doing.
+// measured: the CPU time a hypervisor took from it (steal time) and the
+// CPU time all its processes used. On a virtual machine whose host is
+// busy, steal slows client and server alike by an amount that changes
+// from second to second; on a shared machine, other processes do the
+// same. The reports say so rather than present such a run as the tools'
+// doing.
 package machine
 
 import (
@@ -21,12 +23,15 @@ const Tick = 10 * time.Millisecond
 // not only client and server, set the pace.
 const WarnShare = 0.05
 
-// Sample is a reading of the machine's steal counter.
+// Sample is a reading of the machine's CPU counters.
 type Sample struct {
 	At    time.Time
 	Steal time.Duration // summed over all CPUs since boot
-	CPUs  int
-	Err   error
+	// Busy is the time the CPUs ran anything (user, nice, system, irq and
+	// softirq; guest time is within user), summed over all CPUs since boot.
+	Busy time.Duration
+	CPUs int
+	Err  error
 }
 
 // Read samples /proc/stat now.
@@ -37,35 +42,60 @@ func Read() Sample {
 		s.Err = err
 		return s
 	}
-	s.Steal, s.CPUs, s.Err = ParseStat(string(data))
+	at := s.At
+	s, err = ParseStat(string(data))
+	s.At, s.Err = at, err
 	return s
 }
 
-// ParseStat reads the steal column (the eighth value) of the "cpu" line
-// of /proc/stat and counts the "cpuN" lines.
-func ParseStat(stat string) (time.Duration, int, error) {
-	var steal time.Duration
-	found, cpus := false, 0
+// busyColumns and stealColumn are the columns of the "cpu" line of
+// /proc/stat that ParseStat reads, counted from the line's name: user 1,
+// nice 2, system 3, idle 4, iowait 5, irq 6, softirq 7, steal 8.
+var busyColumns = []int{1, 2, 3, 6, 7}
+
+const stealColumn = 8
+
+// ParseStat reads the "cpu" line of /proc/stat (the sums over all CPUs)
+// for the busy and steal times and counts the "cpuN" lines. The returned
+// sample has no time.
+func ParseStat(stat string) (Sample, error) {
+	var s Sample
+	found := false
 	for line := range strings.Lines(stat) {
 		f := strings.Fields(line)
 		switch {
 		case len(f) > 0 && f[0] == "cpu":
-			if len(f) < 9 {
-				return 0, 0, fmt.Errorf("parsing /proc/stat: no steal column")
+			if len(f) <= stealColumn {
+				return Sample{}, fmt.Errorf("parsing /proc/stat: no steal column")
 			}
-			v, err := strconv.ParseInt(f[8], 10, 64)
-			if err != nil || v < 0 {
-				return 0, 0, fmt.Errorf("parsing /proc/stat: bad steal %q", f[8])
+			for _, i := range busyColumns {
+				v, err := statTicks(f, i)
+				if err != nil {
+					return Sample{}, err
+				}
+				s.Busy += v
 			}
-			steal, found = time.Duration(v)*Tick, true
+			v, err := statTicks(f, stealColumn)
+			if err != nil {
+				return Sample{}, err
+			}
+			s.Steal, found = v, true
 		case len(f) > 0 && strings.HasPrefix(f[0], "cpu"):
-			cpus++
+			s.CPUs++
 		}
 	}
-	if !found || cpus == 0 {
-		return 0, 0, fmt.Errorf("parsing /proc/stat: no cpu lines")
+	if !found || s.CPUs == 0 {
+		return Sample{}, fmt.Errorf("parsing /proc/stat: no cpu lines")
 	}
-	return steal, cpus, nil
+	return s, nil
+}
+
+func statTicks(f []string, i int) (time.Duration, error) {
+	v, err := strconv.ParseInt(f[i], 10, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("parsing /proc/stat: bad value %q in column %d", f[i], i)
+	}
+	return time.Duration(v) * Tick, nil
 }
 
 // Steal is the steal time between two samples.
@@ -79,11 +109,26 @@ type Steal struct {
 // sample failed, or when the span holds less than a second of CPU time
 // in all: one 10 ms tick would then be more than 1%, and the share a guess.
 func Between(a, b Sample) (Steal, bool) {
-	wall := b.At.Sub(a.At)
-	if a.Err != nil || b.Err != nil || a.CPUs == 0 || wall*time.Duration(a.CPUs) < time.Second {
+	if !measurable(a, b) {
 		return Steal{}, false
 	}
-	return Steal{Stolen: max(b.Steal-a.Steal, 0), Wall: wall, CPUs: a.CPUs}, true
+	return Steal{Stolen: max(b.Steal-a.Steal, 0), Wall: b.At.Sub(a.At), CPUs: a.CPUs}, true
+}
+
+// BusyBetween returns the CPU time all of the machine's processes used
+// between two samples, summed over its CPUs; false where Between is.
+func BusyBetween(a, b Sample) (time.Duration, bool) {
+	if !measurable(a, b) {
+		return 0, false
+	}
+	return max(b.Busy-a.Busy, 0), true
+}
+
+// measurable reports whether two samples span at least a second of CPU
+// time in all, enough for /proc/stat's 10 ms ticks.
+func measurable(a, b Sample) bool {
+	wall := b.At.Sub(a.At)
+	return a.Err == nil && b.Err == nil && a.CPUs > 0 && wall*time.Duration(a.CPUs) >= time.Second
 }
 
 // Share is the share of the machine's CPU time that was stolen, 0 to 1.

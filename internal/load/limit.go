@@ -1,0 +1,173 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ProcBusy is how busy one server process kept the cores it could use.
+// A single-threaded process (an nginx worker) that used 95% of one core
+// is the limit, even on a machine whose other cores were idle, so a
+// server's saturation is judged per process, not over the machine.
+type ProcBusy struct {
+	PID   int
+	CPU   time.Duration // user and system time during the run
+	Cores int           // min(its threads, the CPUs its affinity mask allows)
+}
+
+// Share is the part of its cores the process used over wall, from 0 to 1
+// (more only by /proc's 10 ms ticks).
+func (p ProcBusy) Share(wall time.Duration) float64 {
+	if wall <= 0 || p.Cores <= 0 {
+		return 0
+	}
+	return float64(p.CPU) / float64(wall) / float64(p.Cores)
+}
+
+// saturatedShare is the share of its cores from which a side counts as
+// saturated: the limit of the run.
+const saturatedShare = 0.9
+
+// minLimitWall is the shortest run for which the report names the
+// limit: /proc counts a server's CPU time in 10 ms ticks, and shorter runs
+// are mostly start-up.
+const minLimitWall = time.Second
+
+// ServerSaturated reports whether a server process used at least 90% of
+// the cores it could use; false when the server was not measured or the
+// run was too short to tell.
+func (c CPU) ServerSaturated() bool {
+	return c.ServerMeasured && c.Wall >= minLimitWall && c.ServerBusiest.Share(c.Wall) >= saturatedShare
+}
+
+// limitLine says what set the pace of a closed-model run, from how busy
+// the client and the server were: "" for the open model, where the
+// schedule sets it, and for runs too short to tell.
+func (r *Result) limitLine() string {
+	c := r.CPU
+	if r.Config.Rate > 0 || c.Wall < minLimitWall {
+		return ""
+	}
+	client := fmt.Sprintf("%.0f%% of %d core(s)", 100*c.clientShare(), c.ClientCores)
+	server := ""
+	if c.ServerMeasured {
+		b := c.ServerBusiest
+		server = fmt.Sprintf("process %d at %.0f%% of %d core(s)", b.PID, 100*b.Share(c.Wall), b.Cores)
+	}
+	switch cs, ss := c.ClientSaturated(), c.ServerSaturated(); {
+	case !c.ServerMeasured && cs:
+		return "the client (" + client + "), perhaps: the server may hold more than this run shows; --server-pid tells"
+	case !c.ServerMeasured:
+		return "not the client (" + client + "); --server-pid PID tells whether the server was"
+	case cs && ss:
+		return "both the client (" + client + ") and the server (" + server + ")"
+	case cs:
+		return "the client (" + client + "): the server may hold more; give the client more cores (-t) or another machine"
+	case ss:
+		return "the server (" + server + "): requests/s is what it holds in this setup"
+	default:
+		neither := "neither the client (" + client + ") nor the server (" + server + ")"
+		if busy := c.busyMachine(); busy != "" {
+			return neither + ": the machine was busy (" + busy + "), so it set the pace; measure on a quieter one"
+		}
+		return neither + ": requests waited between them (round trips, wake-ups, the server's disk or " +
+			"backends); more connections (-c) may raise requests/s"
+	}
+}
+
+// busyOthersCores is the average number of cores other processes must
+// keep busy for the report to blame the machine rather than the path
+// between client and server.
+const busyOthersCores = 0.25
+
+// busyMachine says what else took the machine's CPUs during the run:
+// other processes, the hypervisor, or both; "" when neither took enough
+// to matter.
+func (c CPU) busyMachine() string {
+	var parts []string
+	if c.OthersMeasured && c.othersCores() >= busyOthersCores {
+		parts = append(parts, fmt.Sprintf("other processes kept %.2f cores busy", c.othersCores()))
+	}
+	if c.StealMeasured && c.Steal.Warn() {
+		parts = append(parts, fmt.Sprintf("the hypervisor took %.0f%% of its CPUs", 100*c.Steal.Share()))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// othersCores is the average number of cores the machine's other
+// processes kept busy.
+func (c CPU) othersCores() float64 {
+	if c.Wall <= 0 {
+		return 0
+	}
+	return float64(c.Others) / float64(c.Wall)
+}
+
+// clientShare is the part of its cores the client used, from 0 to 1.
+func (c CPU) clientShare() float64 {
+	if c.Wall <= 0 || c.ClientCores <= 0 {
+		return 0
+	}
+	return float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / float64(c.ClientCores)
+}
+
+// busiest returns the process of later that used the largest share of
+// its cores since s. A process that is new in later (a worker started
+// during the run) counts with all its time.
+func busiest(s, later map[int]time.Duration, wall time.Duration) ProcBusy {
+	var best ProcBusy
+	for pid, t := range later {
+		p := ProcBusy{PID: pid, CPU: max(t-s[pid], 0), Cores: procCores(pid)}
+		if best.PID == 0 || p.Share(wall) > best.Share(wall) || (p.Share(wall) == best.Share(wall) && pid < best.PID) {
+			best = p
+		}
+	}
+	return best
+}
+
+// procCores reads how many cores a process can keep busy: its threads,
+// at most the CPUs its affinity mask allows (from /proc/PID/status); 1
+// when that cannot be read.
+func procCores(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 1
+	}
+	threads, cpus := 0, 0
+	for line := range strings.Lines(string(data)) {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Threads":
+			threads, _ = strconv.Atoi(v)
+		case "Cpus_allowed_list":
+			cpus = countCPUList(v)
+		}
+	}
+	if threads <= 0 || cpus <= 0 {
+		return max(threads, cpus, 1)
+	}
+	return min(threads, cpus)
+}
+
+// countCPUList counts the CPUs of a list such as "0-3,8,10-11"; 0 when the
+// list is malformed.
+func countCPUList(s string) int {
+	n := 0
+	for part := range strings.SplitSeq(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return 0
+		}
+		n += b - a + 1
+	}
+	return n
+}
