@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -56,8 +57,9 @@ type VariantResult struct {
 	// Phases summarises each phase that happened, in ms.
 	Phases map[string]Summary `json:"phases_ms,omitempty"`
 	// WireBytes and CPU are the medians per request.
-	WireBytes float64       `json:"wire_bytes"`
-	CPU       time.Duration `json:"cpu_ns"`
+	// Both are left out of JSON for a variant with no sample.
+	WireBytes float64       `json:"wire_bytes,omitempty"`
+	CPU       time.Duration `json:"cpu_ns,omitempty"`
 	// VsBaseline compares the total time against the first variant; nil
 	// for the baseline itself and when a side has no sample.
 	VsBaseline *Diff `json:"vs_baseline,omitempty"`
@@ -74,6 +76,16 @@ type Summary struct {
 	P90      float64        `json:"p90"`
 	Max      float64        `json:"max"`
 	MedianCI stats.Interval `json:"-"`
+}
+
+// MarshalJSON writes a summary of no sample as {"n":0} alone, so that a
+// variant that was not measured shows no median or interval of zero.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	if s.N == 0 {
+		return []byte(`{"n":0}`), nil
+	}
+	type plain Summary // without this method
+	return json.Marshal(plain(s))
 }
 
 func summarize(xs []float64, level float64) Summary {
