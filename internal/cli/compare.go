@@ -121,13 +121,13 @@ func (f *compareFlags) compareConfig() (compare.Config, error) {
 	switch {
 	// The comparisons hold all n² pairwise differences of two variants
 	// in memory, so -n is bounded like --max-runs.
-	case f.runs < 0 || f.runs > 2000:
+	case f.runs < 0 || f.runs > 2000 || (f.runs == 0 && f.link.fs.Changed("runs")):
 		return cfg, usagef("-n %d: want 1 to 2000", f.runs)
 	case f.maxRuns < 2 || f.maxRuns > 2000:
 		return cfg, usagef("--max-runs %d: want 2 to 2000", f.maxRuns)
 	case f.warmup < 0 || f.warmup > 100:
 		return cfg, usagef("--warmup %d: want 0 to 100", f.warmup)
-	case f.alpha <= 0 || f.alpha >= 0.5:
+	case !(f.alpha > 0 && f.alpha < 0.5): // NaN fails both
 		return cfg, usagef("--alpha %v: want a level between 0 and 0.5, e.g. 0.05", f.alpha)
 	}
 	if f.warmup == 0 {
@@ -210,6 +210,14 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 			return withHint(usagef("compare %s: want an https:// URL", args[0]),
 				"the plain-HTTP variants use --http-url, or the https URL's host on port 80")
 		}
+		if f.link.fs.Changed("path") {
+			return withHint(usagef("--path %s: the path is that of the URL when one is given", f.path),
+				"put the path in the URL (and in --http-url); --path is for the embedded server")
+		}
+		if f.httpURL != "" && !strings.HasPrefix(strings.ToLower(f.httpURL), "http://") {
+			return withHint(usagef("--http-url %s: want an http:// URL", f.httpURL),
+				"--http-url is the plain-HTTP URL of the same resource, e.g. http://HOST:8080/")
+		}
 		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
 	}
 	return e.compareAndReport(target, where, keys, cfg, f.json)
@@ -249,13 +257,17 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 // writeCompare prints the text report or the JSON document.
 func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
 	if asJSON {
+		findings := res.Findings()
+		if findings == nil {
+			findings = []string{} // nothing measured: an empty list, not null
+		}
 		return report.WriteJSON(e.stdout, "compare", struct {
 			Target   string          `json:"target"`
 			URL      string          `json:"url"`
 			HTTPURL  string          `json:"http_url,omitempty"`
 			Findings []string        `json:"findings"`
 			Result   *compare.Result `json:"comparison"`
-		}{where, target.URL, target.HTTPURL, res.Findings(), res})
+		}{where, target.URL, target.HTTPURL, findings, res})
 	}
 	fmt.Fprintf(e.stdout, "compare %s\n\n", where)
 	return res.WriteText(e.stdout)
