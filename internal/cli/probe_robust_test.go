@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,7 @@ func TestProbeMisbehavingServers(t *testing.T) {
 	})
 	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
 	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
+	tls12 := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MaxVersion: tls.VersionTLS12})
 	tests := []struct {
 		name    string
 		args    []string
@@ -74,6 +76,10 @@ func TestProbeMisbehavingServers(t *testing.T) {
 		{"plain HTTP on https://", []string{plainAsTLS, "-k"}, []string{"does not look like a TLS handshake", "hint: the server did not answer with TLS"}},
 		{"closes mid-body", []string{"http://" + cut + "/"}, []string{"unexpected EOF", "hint: the server closed the connection before the end of the response"}},
 		{"never answers", []string{"http://" + silent + "/", "--max-time", "0.3"}, []string{"deadline exceeded", "hint: the server did not answer in time"}},
+		{"TLS 1.3 to a TLS 1.2 server", []string{tls12.HTTPSURL + "/", "-k", "--tlsv1.3"},
+			[]string{"remote error: tls: protocol version not supported", "hint: the server and the client share no TLS version"}},
+		{"no shared suite", []string{tls12.HTTPSURL + "/", "-k", "--ciphers", "ECDHE-RSA-AES128-GCM-SHA256"},
+			[]string{"remote error: tls: handshake failure", "hint: the server and the client share no TLS version"}},
 		{"max-redirs 0", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "0"},
 			[]string{"0 redirects followed", "hint: the server redirects more often than --max-redirs allows"}},
 		{"max-redirs 1", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "1"}, []string{"1 redirects followed"}},

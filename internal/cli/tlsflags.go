@@ -303,7 +303,7 @@ func hintFor(err error) string {
 		return "nothing listens on that address and port; is the server running? ('httpslab serve' starts one)"
 	case errors.As(err, &dnsErr):
 		return "the name does not resolve; --resolve HOST:PORT:ADDR connects without DNS"
-	case errors.As(err, &alert) && (alert == 70 || alert == 40):
+	case errors.As(err, &alert) && (alert == 70 || alert == 40), remoteAlert(err, "protocol version not supported", "handshake failure"):
 		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
 	case errors.As(err, &idle), errors.As(err, &hsTimeout):
 		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
@@ -319,4 +319,20 @@ func hintFor(err error) string {
 		return "the server did not answer in time; raise --max-time"
 	}
 	return ""
+}
+
+// remoteAlert reports whether the server refused the handshake with one of
+// the alerts named (crypto/tls keeps its alert type private over TCP: it
+// comes as a "remote error" whose text is the alert's description).
+func remoteAlert(err error, names ...string) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
+		return false
+	}
+	for _, n := range names {
+		if strings.HasSuffix(op.Err.Error(), n) {
+			return true
+		}
+	}
+	return false
 }
