@@ -14,7 +14,9 @@ import (
 // interval, bytes or CPU of zero in JSON, only n 0 and why.
 func TestUnmeasuredVariantJSON(t *testing.T) {
 	a, b := twoKeys()
-	noH3 := func(context.Context) (Sample, error) { return Sample{}, errors.New("timeout: no recent network activity") }
+	noH3 := func(context.Context) (Sample, error) {
+		return Sample{}, errors.New("timeout: no recent network activity")
+	}
 	res, err := Run(context.Background(), Config{
 		Variants: []Variant{{Key: a, Sampler: fixed(1, time.Millisecond, 0)}, {Key: b, Sampler: noH3}},
 		Runs:     4, Seed: 1,
