@@ -41,8 +41,15 @@ func (p ConstantPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 }
 
 // due is the intended start of request i since the beginning of the run.
+// A time past what a Duration holds (a rate of one request in centuries)
+// saturates rather than wrapping round to a negative time that would be
+// due at once.
 func (p ConstantPacer) due(i uint64) time.Duration {
-	return time.Duration(math.Round(float64(i) / p.Rate * float64(time.Second)))
+	ns := math.Round(float64(i) / p.Rate * float64(time.Second))
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // ticket is one scheduled request: its intended start in nanoseconds

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -26,6 +27,10 @@ func TestConstantPacerPace(t *testing.T) {
 		{0, 100, 0, true, ConstantPacer{Rate: 100, Duration: time.Second}}, // due at 1s: past Duration
 		{0, 99, 990 * time.Millisecond, false, ConstantPacer{Rate: 100, Duration: time.Second}},
 		{0, 0, 0, true, ConstantPacer{}},
+		// One request in 300 years: the second is due past what a
+		// Duration holds, so it waits as long as one can, not 0.
+		{0, 1, math.MaxInt64, false, ConstantPacer{Rate: 1e-10}},
+		{time.Hour, 2, math.MaxInt64 - time.Hour, false, ConstantPacer{Rate: 1e-10}},
 	}
 	for _, tt := range tests {
 		wait, stop := tt.pacerArg.Pace(tt.elapsed, tt.hits)

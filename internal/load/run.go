@@ -86,7 +86,15 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 	}
 	// Queue up to a second of requests (at least one per stream) behind
 	// busy workers; beyond that, sends are dropped and counted.
-	size := min(max(int(cfg.Rate), cfg.Conns*cfg.Streams*cfg.Pipeline), 1<<16)
+	// The rate is compared as a float: converting a huge one to int is
+	// undefined.
+	const maxQueue = 1 << 16
+	size := min(cfg.Conns*cfg.Streams*cfg.Pipeline, maxQueue)
+	if cfg.Rate >= maxQueue {
+		size = maxQueue
+	} else {
+		size = max(size, int(cfg.Rate))
+	}
 	ch := make(chan ticket, size)
 	r.src.open = ch
 	p := ConstantPacer{Rate: cfg.Rate, Max: uint64(cfg.Requests)}
