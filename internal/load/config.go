@@ -167,6 +167,12 @@ const (
 
 func (c Config) withDefaults() Config {
 	c.Conns = max(c.Conns, 1)
+	if c.Requests > 0 && int64(c.Conns) > c.Requests {
+		// A connection without a request of its own would only be
+		// opened and closed: -n 3 -c 100 runs on 3 connections, and the
+		// report says so (h2load and ab refuse it instead).
+		c.Conns = int(c.Requests)
+	}
 	c.Streams = max(c.Streams, 1)
 	c.Pipeline = max(c.Pipeline, 1)
 	if c.Requests == 0 && c.Duration == 0 {
@@ -200,6 +206,9 @@ func (c Config) validate() error {
 		u, err := url.Parse(t.URL)
 		if err != nil {
 			return fmt.Errorf("parsing target URL: %w", err)
+		}
+		if err := checkRequest(t); err != nil {
+			return err
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			return fmt.Errorf("target URL %q: want http:// or https:// and a host", t.URL)

@@ -1,0 +1,70 @@
+package load
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestRunRefusesInjection checks that a method or header that would
+// split into extra fields on the wire is refused before any connection,
+// on every protocol.
+func TestRunRefusesInjection(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	tests := []struct {
+		name   string
+		target Target
+		want   string
+	}{
+		{"method with CRLF", Target{Method: "GET / HTTP/1.1\r\nX-Evil: 1\r\n\r\nGET", URL: srv.HTTPURL + "/"}, "request method"},
+		{"method with space", Target{Method: "GE T", URL: srv.HTTPURL + "/"}, "request method"},
+		{"value with CRLF", Target{URL: srv.HTTPURL + "/", Header: http.Header{"X-A": {"a\r\nX-B: b"}}}, "control characters"},
+		{"value with LF", Target{URL: srv.HTTPURL + "/", Header: http.Header{"X-A": {"a\nb"}}}, "control characters"},
+		{"name with space", Target{URL: srv.HTTPURL + "/", Header: http.Header{"X A": {"a"}}}, "header name"},
+	}
+	for _, tt := range tests {
+		for _, p := range []Protocol{HTTP1, HTTP2} {
+			_, err := Run(context.Background(), Config{Targets: []Target{tt.target}, Requests: 1, Protocol: p})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s over %v: Run error = %v; want one about %q", tt.name, p, err, tt.want)
+			}
+		}
+	}
+	if got := srv.Stats().Requests; got != 0 {
+		t.Errorf("server saw %d requests; want 0", got)
+	}
+}
+
+// TestFewRequestsManyConns checks that -n below -c runs on -n
+// connections and sends exactly -n requests, as the server counts them.
+func TestFewRequestsManyConns(t *testing.T) {
+	tests := []struct {
+		n            int64
+		conns, wantC int
+		mode         ConnMode
+	}{
+		{n: 1, conns: 100, wantC: 1},
+		{n: 3, conns: 100, wantC: 3},
+		{n: 7, conns: 50, wantC: 7, mode: New},
+		{n: 5, conns: 5, wantC: 5},
+		{n: 20, conns: 4, wantC: 4},
+	}
+	for _, tt := range tests {
+		srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Requests: tt.n, Conns: tt.conns,
+			Mode: tt.mode, TLS: clientTLS(t, srv.CA.CertPEM)})
+		if res.Config.Conns != tt.wantC || res.Requests != tt.n {
+			t.Errorf("-n %d -c %d: ran %d requests on %d connections; want %d on %d",
+				tt.n, tt.conns, res.Requests, res.Config.Conns, tt.n, tt.wantC)
+		}
+		if got := srv.Stats().Requests; got != tt.n {
+			t.Errorf("-n %d -c %d: server counted %d requests; want %d", tt.n, tt.conns, got, tt.n)
+		}
+		if res.Connections > int64(tt.wantC) && tt.mode == Keepalive {
+			t.Errorf("-n %d -c %d: opened %d connections; want at most %d", tt.n, tt.conns, res.Connections, tt.wantC)
+		}
+	}
+}
