@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,11 @@ func ParseThreshold(s string) (Threshold, error) {
 	}
 	if err != nil || rest == "" {
 		return t, fmt.Errorf("threshold %q: bad value %q", s, rest)
+	}
+	// A NaN never compares true, and no measured value is negative or
+	// above 100% of the requests: such a threshold could never trip.
+	if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) || t.Value < 0 || t.Pct && t.Value > 1 {
+		return t, fmt.Errorf("threshold %q: value %q is out of range (want a finite value from 0, a share up to 100%%)", s, rest)
 	}
 	return t, nil
 }

@@ -25,6 +25,13 @@ func TestParseThreshold(t *testing.T) {
 		{in: "latency>1ms", bad: true},
 		{in: "p99>fast", bad: true},
 		{in: "errors>", bad: true},
+		// Values no measurement can cross: the run would never fail.
+		{in: "errors>NaN%", bad: true},
+		{in: "errors>nan", bad: true},
+		{in: "rps<Inf", bad: true},
+		{in: "rps<-1", bad: true},
+		{in: "p99>-5ms", bad: true},
+		{in: "errors>150%", bad: true},
 	}
 	for _, tt := range tests {
 		got, err := ParseThreshold(tt.in)
