@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +125,12 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 	if f.attempts < 1 || f.attempts > 1000 || f.concurrency < 1 || f.concurrency > 64 {
 		return cfg, 0, false, usagef("--attempts must be 1 to 1000 and --concurrency 1 to 64")
 	}
+	if f.maxTime < 0 || f.maxTime > 10*time.Minute {
+		return cfg, 0, false, usagef("--connect-timeout %v: want 0 (the default, 5s) to 10m", f.maxTime)
+	}
+	if f.largePath != "" && !strings.HasPrefix(f.largePath, "/") {
+		return cfg, 0, false, usagef("--large-path %q: want a path starting with /", f.largePath)
+	}
 	if f.httpPort < 0 || f.httpPort > 65535 {
 		return cfg, 0, false, usagef("--http-port %d: want 0 to 65535", f.httpPort)
 	}
@@ -136,7 +143,7 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 	if f.cacert != "" {
 		tc, err := transport.TLS{CAFile: f.cacert}.Config()
 		if err != nil {
-			return cfg, 0, false, fmt.Errorf("--cacert: %w", err)
+			return cfg, 0, false, usagef("--cacert: %w", err)
 		}
 		cfg.RootCAs = tc.RootCAs
 	}
@@ -187,8 +194,10 @@ func auditError(err error, cfg tlsscan.Config) error {
 	switch {
 	case errors.Is(err, tlsscan.ErrUntrusted):
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
-	case errors.As(err, &op):
+	case errors.As(err, &op) && op.Op == "dial":
 		return withHint(err, fmt.Sprintf("is a TLS server listening on %s port %d?", cfg.Host, cfg.Port))
+	case errors.Is(err, context.DeadlineExceeded):
+		return withHint(err, fmt.Sprintf("%s port %d accepted the connection but did not complete a TLS handshake in time; is it a TLS port? (--connect-timeout waits longer)", cfg.Host, cfg.Port))
 	}
-	return err
+	return withHint(err, hintFor(err))
 }

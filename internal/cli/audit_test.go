@@ -70,7 +70,7 @@ func TestAuditCommand(t *testing.T) {
 			ExitOK, "SPEED (", ""},
 		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "hint: pass --cacert"},
 		{"insecure", []string{"audit", n.HTTPSURL, "-k", "--fail-on", "high"}, ExitThreshold, "cert-untrusted", ""},
-		{"cacert without PEM", []string{"audit", n.HTTPSURL, "--cacert", notPEM}, ExitFailure, "", "no PEM certificate"},
+		{"cacert without PEM", []string{"audit", n.HTTPSURL, "--cacert", notPEM}, ExitUsage, "", "no PEM certificate"},
 		{"bad fail-on", []string{"audit", n.HTTPSURL, "--fail-on", "severe"}, ExitUsage, "", "unknown severity"},
 	}
 	for _, tt := range tests {

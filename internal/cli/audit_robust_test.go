@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestAuditUsageAndBrokenServers: bad flags are usage errors; a port that
+// is closed, never answers, closes after the ClientHello or speaks plain
+// HTTP each give an error with a hint that says so, quickly.
+func TestAuditUsageAndBrokenServers(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	closed := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	closedURL := closed.HTTPSURL + "/"
+	closed.Close()
+	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
+	u := srv.HTTPSURL + "/"
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  []string
+	}{
+		{"cacert missing", []string{u, "--cacert", filepath.Join(t.TempDir(), "none.pem")}, ExitUsage, []string{"--cacert: reading CA bundle"}},
+		{"connect-timeout negative", []string{u, "-k", "--connect-timeout", "-1s"}, ExitUsage, []string{"--connect-timeout -1s: want 0"}},
+		{"large-path relative", []string{u, "-k", "--large-path", "bytes/100000"}, ExitUsage, []string{`--large-path "bytes/100000": want a path starting with /`}},
+		{"closed port", []string{closedURL, "-k"}, ExitFailure, []string{"connection refused", "hint: is a TLS server listening"}},
+		{"never answers", []string{"https://" + silent + "/", "-k", "--connect-timeout", "300ms"}, ExitFailure,
+			[]string{"deadline exceeded", "did not complete a TLS handshake in time"}},
+		{"closes after ClientHello", []string{"https://" + closer + "/", "-k"}, ExitFailure, []string{"EOF", "hint: the server closed the connection"}},
+		{"plain HTTP port", []string{"https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/", "-k"}, ExitFailure,
+			[]string{"does not look like a TLS handshake", "hint: the server did not answer with TLS"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := run(t, context.Background(), append([]string{"audit"}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Fatalf("audit %q = %d; want %d\nstderr:\n%s", tt.args, code, tt.wantCode, stderr)
+			}
+			for _, w := range append([]string{"httpslab: error: "}, tt.wantErr...) {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("audit took %v; want a quick failure", d)
+			}
+		})
+	}
+}
+
+// TestAuditTLS12OnlyRSA audits an nginx with TLS 1.2 only, an RSA key and
+// no OCSP: the findings say so and every number in the JSON is finite and
+// not negative.
+func TestAuditTLS12OnlyRSA(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2; ssl_session_cache shared:SSL:1m;"})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, n.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), []string{"audit", n.HTTPSURL + "/", "--cacert", ca, "--attempts", "3", "--json"}, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("audit = %d; want %d\n%s", code, ExitOK, stderr.String())
+	}
+	for _, id := range []string{`"tls13-missing"`, `"ocsp-no-responder"`, `"no-forward-secrecy"`} {
+		if !strings.Contains(stdout.String(), id) {
+			t.Errorf("audit JSON lacks finding %s", id)
+		}
+	}
+	if strings.Contains(stdout.String(), `"tls12-missing"`) {
+		t.Errorf("audit JSON has tls12-missing for a TLS 1.2 server")
+	}
+	var doc any
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("audit JSON: %v", err)
+	}
+	walkNumbers(t, "", doc)
+}
+
+// walkNumbers fails on a negative or non-finite number anywhere in v.
+func walkNumbers(t *testing.T, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			walkNumbers(t, path+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			walkNumbers(t, path+"[]", e)
+		}
+	case float64:
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			t.Errorf("%s = %v; want a measured, non-negative number", path, x)
+		}
+	}
+}
