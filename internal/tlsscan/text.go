@@ -153,10 +153,24 @@ func tri(b *bool) string {
 	return yesNo(*b)
 }
 
+// ticketSeconds is " (what N s)" for a ticket the server issued; nothing
+// when it issued none or was not asked, and "none" for a zero hint (RFC
+// 5077 section 3.3: unspecified), so that no lifetime of 0 s is shown.
+func ticketSeconds(issued *bool, seconds uint32, what string) string {
+	switch {
+	case issued == nil || !*issued:
+		return ""
+	case seconds == 0:
+		return " (no " + what + ")"
+	}
+	return fmt.Sprintf(" (%s %d s)", what, seconds)
+}
+
 func writeResumption(b *strings.Builder, r *Report) {
 	res := r.Resumption
-	line(b, "Resumption", "TLS 1.2 session ID %s, ticket %s (hint %d s); TLS 1.3 PSK %s (lifetime %d s)",
-		tri(res.TLS12SessionID), tri(res.TLS12Ticket), res.TLS12TicketHint, tri(res.TLS13PSK), res.TLS13TicketLifetime)
+	line(b, "Resumption", "TLS 1.2 session ID %s, ticket %s%s; TLS 1.3 PSK %s%s",
+		tri(res.TLS12SessionID), tri(res.TLS12Ticket), ticketSeconds(res.TLS12Ticket, res.TLS12TicketHint, "lifetime hint"),
+		tri(res.TLS13PSK), ticketSeconds(res.TLS13PSK, res.TLS13TicketLifetime, "lifetime"))
 	if res.Attempts > 0 {
 		line(b, "", "%s: resumed %d of %d; handshake full %s, resumed %s", res.Version, res.Resumed, res.Attempts,
 			ms(res.FullHandshake), ms(res.ResumedHandshake))

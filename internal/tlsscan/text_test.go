@@ -26,3 +26,27 @@ func TestCostText(t *testing.T) {
 		}
 	}
 }
+
+// TestResumptionLineShowsNoZeroLifetime: a lifetime is shown only for a
+// ticket the server issued; a server without tickets, or one not asked,
+// shows no "0 s".
+func TestResumptionLineShowsNoZeroLifetime(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		res  Resumption
+		want string
+	}{
+		{Resumption{TLS12SessionID: &no, TLS12Ticket: &no}, "TLS 1.2 session ID no, ticket no; TLS 1.3 PSK not checked"},
+		{Resumption{TLS12SessionID: &no, TLS12Ticket: &yes, TLS13PSK: &yes, TLS13TicketLifetime: 300},
+			"TLS 1.2 session ID no, ticket yes (no lifetime hint); TLS 1.3 PSK yes (lifetime 300 s)"},
+		{Resumption{TLS12SessionID: &yes, TLS12Ticket: &yes, TLS12TicketHint: 7200, TLS13PSK: &no},
+			"TLS 1.2 session ID yes, ticket yes (lifetime hint 7200 s); TLS 1.3 PSK no"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		writeResumption(&b, &Report{Resumption: tt.res})
+		if got := b.String(); !strings.Contains(got, tt.want) || strings.Contains(got, " 0 s") {
+			t.Errorf("writeResumption(%+v) = %q; want %q and no 0 s", tt.res, got, tt.want)
+		}
+	}
+}
