@@ -204,6 +204,7 @@ func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *t
 	if err != nil {
 		return nil, fmt.Errorf("opening a UDP socket: %w", err)
 	}
+	reportICMPErrors(udp)
 	pc := NewPacketConn(udp)
 	tr := &quic.Transport{Conn: pc}
 	dial := tr.Dial
