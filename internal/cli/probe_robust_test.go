@@ -80,6 +80,8 @@ func TestProbeMisbehavingServers(t *testing.T) {
 			[]string{"remote error: tls: protocol version not supported", "hint: the server and the client share no TLS version"}},
 		{"no shared suite", []string{tls12.HTTPSURL + "/", "-k", "--ciphers", "ECDHE-RSA-AES128-GCM-SHA256"},
 			[]string{"remote error: tls: handshake failure", "hint: the server and the client share no TLS version"}},
+		{"HTTP/3 to a server without it", []string{srv.HTTPSURL + "/", "--cacert", ca, "--http3"},
+			[]string{"connection refused", "hint: nothing listens on this UDP port: the server does not serve HTTP/3 here"}},
 		{"max-redirs 0", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "0"},
 			[]string{"0 redirects followed", "hint: the server redirects more often than --max-redirs allows"}},
 		{"max-redirs 1", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "1"}, []string{"1 redirects followed"}},
