@@ -17,9 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -160,8 +162,9 @@ func (cfg Config) validate() (*url.URL, error) {
 }
 
 // checkURL checks what a request can be sent to: an http or https URL
-// with a host and, if it names a port, one from 1 to 65535. Redirect
-// targets are checked with it too.
+// with a host and, if it names a port, one from 1 to 65535. It puts an
+// internationalized host name in its ASCII form, which DNS, SNI and the
+// certificate check need. Redirect targets go through it too.
 func checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
@@ -169,9 +172,20 @@ func checkURL(u *url.URL) error {
 	if u.Hostname() == "" {
 		return errors.New("no host")
 	}
-	if p := u.Port(); p != "" {
+	p := u.Port()
+	if p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("port %s is out of range (1 to 65535)", p)
+		}
+	}
+	host, err := transport.ASCIIHost(u.Hostname())
+	if err != nil {
+		return err
+	}
+	if host != strings.ToLower(u.Hostname()) { // only a changed name: case and IP literals stay as given
+		u.Host = host
+		if p != "" {
+			u.Host = net.JoinHostPort(host, p)
 		}
 	}
 	return nil

@@ -101,3 +101,25 @@ func TestRedirectToOtherScheme(t *testing.T) {
 		t.Errorf("%d hops, first status %d, %d requests; want the one 302", len(res.Hops), res.Hops[0].Status, hits.Load())
 	}
 }
+
+// TestInternationalizedHost: a Unicode host name is sent in its ASCII
+// form, so SNI and the certificate check match a certificate for the
+// A-label, over every protocol, with --resolve given either way.
+func TestInternationalizedHost(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{Hosts: []string{"xn--bcher-kva.test"}})
+	ca := caFile(t, srv.CA)
+	p := port(t, srv.HTTPSURL)
+	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
+		for _, resolve := range []string{"bücher.test", "xn--bcher-kva.test", "BÜCHER.test"} {
+			c := newClient(t, Config{URL: "https://bücher.test:" + p + "/", Protocol: proto,
+				Resolve: []string{resolve + ":" + p + ":127.0.0.1"}, TLS: transport.TLS{CAFile: ca}})
+			tl := do(t, c, Fresh)
+			if tl.Status != 200 || tl.URL != "https://xn--bcher-kva.test:"+p+"/" {
+				t.Errorf("%s, --resolve %s: status %d, URL %s; want 200 from the A-label URL", proto, resolve, tl.Status, tl.URL)
+			}
+		}
+	}
+	if _, err := New(Config{URL: "https://bad\u00adname\u200d.test/"}); err == nil {
+		t.Errorf("New with an invalid internationalized name: no error")
+	}
+}

@@ -27,7 +27,11 @@ func ParseResolve(s string) (Resolve, error) {
 	if err != nil || port == 0 {
 		return Resolve{}, fmt.Errorf("parsing --resolve %q: bad port %q", s, parts[1])
 	}
-	r := Resolve{Host: strings.ToLower(parts[0]), Port: port}
+	host, err := ASCIIHost(parts[0])
+	if err != nil {
+		return Resolve{}, fmt.Errorf("parsing --resolve %q: %w", s, err)
+	}
+	r := Resolve{Host: host, Port: port}
 	for _, a := range strings.Split(parts[2], ",") {
 		ip, err := netip.ParseAddr(strings.Trim(a, "[]"))
 		if err != nil {
@@ -56,7 +60,15 @@ func ParseConnectTo(s string) (ConnectTo, error) {
 	if err != nil || len(parts) != 4 {
 		return ConnectTo{}, fmt.Errorf("parsing --connect-to %q: want HOST1:PORT1:HOST2:PORT2", s)
 	}
-	c := ConnectTo{FromHost: strings.ToLower(strings.Trim(parts[0], "[]")), ToHost: strings.Trim(parts[2], "[]")}
+	from, err := ASCIIHost(strings.Trim(parts[0], "[]"))
+	if err != nil {
+		return ConnectTo{}, fmt.Errorf("parsing --connect-to %q: %w", s, err)
+	}
+	to, err := ASCIIHost(strings.Trim(parts[2], "[]"))
+	if err != nil {
+		return ConnectTo{}, fmt.Errorf("parsing --connect-to %q: %w", s, err)
+	}
+	c := ConnectTo{FromHost: from, ToHost: to}
 	if c.FromPort, err = parsePort(parts[1]); err != nil {
 		return ConnectTo{}, fmt.Errorf("parsing --connect-to %q: %w", s, err)
 	}
