@@ -278,6 +278,9 @@ func (w *h1Worker) connect(deadline time.Time) error {
 	r := w.run
 	var ev event
 	nc, err := r.ep.dial(r.ctx, deadline, r.now, &ev)
+	if err != nil && r.src.halted() {
+		return err // cut short by the interrupt, not failed
+	}
 	ev.err = err
 	w.rec.add(ev)
 	if err != nil {
@@ -325,7 +328,7 @@ func (w *h1Worker) write() error {
 // failFrom records slots i and later as failed with err and drops the
 // connection, whose state is unknown after an error.
 func (w *h1Worker) failFrom(i int, err error) {
-	if w.run.src.stopped.Load() {
+	if w.run.src.halted() {
 		w.closeConn()
 		return // interrupted, not failed
 	}

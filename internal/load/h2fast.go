@@ -127,7 +127,7 @@ func (w *h2Worker) loop() {
 }
 
 func (w *h2Worker) failPending(err error) {
-	if !w.run.src.stopped.Load() {
+	if !w.run.src.halted() {
 		for _, p := range w.pending {
 			w.rec.add(event{intended: p.t, start: p.start, end: w.run.now(), err: err})
 		}

@@ -74,6 +74,9 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 	if err == nil && r.ep.tls != nil {
 		err = requireH2(nc) // a connection without h2 is a failed setup
 	}
+	if err != nil && r.src.halted() {
+		return nil, err // cut short by the interrupt, not failed
+	}
 	ev.err = err
 	w.rec.add(ev)
 	if err != nil {
@@ -190,7 +193,7 @@ func (c *h2Conn) abort(err error) {
 // failStreamsLocked records the streams in flight as failed, unless the
 // run was interrupted.
 func (c *h2Conn) failStreamsLocked(err error) {
-	stopped := c.run.src.stopped.Load()
+	stopped := c.run.src.halted()
 	end := c.run.now()
 	for id, s := range c.streams {
 		delete(c.streams, id)

@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -100,6 +99,9 @@ func (w *muxWorker) loop() {
 		}
 		var ev event
 		c, err := w.dial(time.Now().Add(w.run.cfg.Timeout), &ev)
+		if err != nil && w.run.src.halted() {
+			return // cut short by the interrupt, not failed
+		}
 		ev.err = err
 		rec.add(ev)
 		if err != nil {
@@ -115,7 +117,7 @@ func (w *muxWorker) loop() {
 }
 
 func (w *muxWorker) fail(rec *recorder, p muxPending, err error) {
-	if w.run.src.stopped.Load() {
+	if w.run.src.halted() {
 		return
 	}
 	rec.add(event{intended: p.t, start: p.start, end: w.run.now(), err: err})
@@ -193,7 +195,7 @@ func (s *stream) do(p muxPending) {
 	ev.end = r.now()
 	if err != nil {
 		s.broken.Store(true)
-		if r.src.stopped.Load() || errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
+		if r.src.halted() {
 			return
 		}
 		if resp == nil && unprocessed(err) && p.refused < maxRefused {

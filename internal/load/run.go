@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	cpu0 := readCPU(cfg.ServerPIDs)
 	r := &runner{ctx: ctx, cfg: cfg, ep: ep, events: make(chan *batch, 4*cfg.Conns), start: time.Now()}
-	r.src = &source{now: r.now}
+	r.src = &source{now: r.now, ctx: ctx}
 	agg := newAggregator(cfg, r.start)
 	aggDone := make(chan struct{})
 	go func() { agg.run(r.events, cfg.Progress); close(aggDone) }()

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"sync/atomic"
 )
 
@@ -14,25 +15,35 @@ type source struct {
 	deadline  int64 // closed model: no tickets after this time (0: none)
 	now       func() int64
 	stopped   atomic.Bool  // set when the run is interrupted
+	ctx       context.Context
 	dropped   atomic.Int64 // open model: tickets dropped, all workers busy
+}
+
+// halted reports whether the run was interrupted. It reads the run's
+// context as well as the flag: the flag is set by a function that runs
+// after the cancellation in a goroutine of its own, and in between, on
+// busy cores, a worker could otherwise fail hundreds of dials with
+// "operation was canceled" and count them as errors of the server.
+func (s *source) halted() bool {
+	return s.stopped.Load() || s.ctx != nil && s.ctx.Err() != nil
 }
 
 // next blocks until a request is due and returns its ticket, or false
 // when the run has no more requests.
 func (s *source) next() (ticket, bool) {
-	if s.stopped.Load() {
+	if s.halted() {
 		return 0, false
 	}
 	if s.open != nil {
 		t, ok := <-s.open
-		return t, ok && !s.stopped.Load()
+		return t, ok && !s.halted()
 	}
 	return s.closed()
 }
 
 // tryNext is next without blocking, for filling an HTTP/1.1 pipeline.
 func (s *source) tryNext() (ticket, bool) {
-	if s.stopped.Load() {
+	if s.halted() {
 		return 0, false
 	}
 	if s.open != nil {
