@@ -14,7 +14,7 @@ type source struct {
 	remaining atomic.Int64
 	deadline  int64 // closed model: no tickets after this time (0: none)
 	now       func() int64
-	stopped   atomic.Bool  // set when the run is interrupted
+	stopped   atomic.Bool // set when the run is interrupted
 	ctx       context.Context
 	dropped   atomic.Int64 // open model: tickets dropped, all workers busy
 }
