@@ -2,6 +2,10 @@ package load
 
 import (
 	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,6 +58,73 @@ func TestInterruptCountsNoErrors(t *testing.T) {
 				t.Errorf("%v: interrupted %v with %d errors, %d failed dials %v; want interrupted with none",
 					p, res.Interrupted, res.Errors, res.DialErrors, res.ErrorCounts)
 			}
+		}
+	}
+}
+
+// silentListener accepts connections and never answers on them, as a
+// stalled server does; it closes them when the test ends.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestInterruptStalled interrupts a run against a server that never
+// answers: the partial result lasts until the interrupt (not 0 s), has
+// no errors, and its report and JSON carry no NaN or Inf.
+func TestInterruptStalled(t *testing.T) {
+	u := silentListener(t)
+	for _, p := range []Protocol{HTTP1, HTTP2} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		res, err := Run(ctx, Config{Targets: []Target{{URL: u}}, Conns: 4, Protocol: p, Duration: 10 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if !res.Interrupted || res.Elapsed < 250*time.Millisecond || res.Elapsed > 5*time.Second || res.Errors != 0 {
+			t.Errorf("%v: interrupted %v after %v with %d errors; want interrupted after 250ms..5s (the run starts after the timer) with none",
+				p, res.Interrupted, res.Elapsed, res.Errors)
+		}
+		var text strings.Builder
+		if err := res.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(res.JSON())
+		if err != nil {
+			t.Fatalf("%v: JSON: %v", p, err)
+		}
+		for _, out := range []string{text.String(), string(js)} {
+			if strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+				t.Errorf("%v: output has NaN or Inf:\n%s", p, out)
+			}
+		}
+		if !strings.Contains(text.String(), "Status codes:    none (no response)") {
+			t.Errorf("%v: report without the empty status line:\n%s", p, text.String())
 		}
 	}
 }

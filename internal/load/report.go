@@ -105,6 +105,9 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	for _, code := range codes {
 		fmt.Fprintf(b, " %d: %d", code, r.Status[code])
 	}
+	if len(codes) == 0 {
+		b.WriteString(" none (no response)")
+	}
 	b.WriteString("\n")
 	if c.Rate > 0 {
 		fmt.Fprintf(b, "Send rate:       %.1f/s achieved of %.6g/s\n", r.SendRate(), c.Rate)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,7 +49,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	aggDone := make(chan struct{})
 	go func() { agg.run(r.events, cfg.Progress); close(aggDone) }()
 	schedDone := r.startSource(ctx)
+	var stoppedAt atomic.Int64
 	stop := context.AfterFunc(ctx, func() {
+		stoppedAt.Store(r.now())
 		r.src.stopped.Store(true)
 		r.conns.closeAll()
 	})
@@ -63,6 +66,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	<-aggDone
 	res := agg.r
 	res.Elapsed = time.Duration(agg.last)
+	if stopped {
+		// The run lasted until the interrupt, even when nothing ended
+		// before it (a server that never answers): not 0 s.
+		res.Elapsed = max(res.Elapsed, time.Duration(stoppedAt.Load()))
+	}
 	res.Interrupted = stopped
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.Dropped = r.src.dropped.Load()
