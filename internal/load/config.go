@@ -210,6 +210,9 @@ func (c Config) validate() error {
 		if err := checkRequest(t); err != nil {
 			return err
 		}
+		if err := checkURL(t.URL, u); err != nil {
+			return err
+		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			return fmt.Errorf("target URL %q: want http:// or https:// and a host", t.URL)
 		}

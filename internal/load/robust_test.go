@@ -68,3 +68,23 @@ func TestFewRequestsManyConns(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRefusesURL checks the target URLs a run cannot honour: they are
+// refused before any connection, naming the problem.
+func TestRunRefusesURL(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://127.0.0.1:99999/", "port \"99999\": want 1 to 65535"},
+		{"http://127.0.0.1:0/", "port \"0\""},
+		{"https://[::1]:65536/", "port \"65536\""},
+		{"http://user:secret@127.0.0.1:8080/", "credentials"},
+		{"http://user@127.0.0.1:8080/", "credentials"},
+		{"ftp://127.0.0.1/", "want http:// or https://"},
+		{"https:///path", "and a host"},
+	}
+	for _, tt := range tests {
+		_, err := Run(context.Background(), Config{Targets: []Target{{URL: tt.url}}, Requests: 1})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Run(%q) error = %v; want one with %q", tt.url, err, tt.want)
+		}
+	}
+}
