@@ -168,6 +168,9 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 			return werr
 		}
 	}
+	if err != nil && ctx.Err() != nil {
+		return e.interrupted()
+	}
 	if err != nil {
 		return auditError(err, cfg)
 	}

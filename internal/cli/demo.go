@@ -142,10 +142,10 @@ func (e *env) runDemo(f demoFlags) error {
 		if err := report.WriteJSON(e.stdout, "demo", res); err != nil {
 			return err
 		}
-		return demoErr(ctx, res)
+		return e.demoErr(ctx, res)
 	}
 	e.writeDemo(srv, f, res, auditErr)
-	return demoErr(ctx, res)
+	return e.demoErr(ctx, res)
 }
 
 // demoResult is what demo measured; it is also the --json result.
@@ -170,9 +170,9 @@ func (e *env) writeDemo(srv *lab.Server, f demoFlags, res demoResult, auditErr e
 }
 
 // demoErr is the demo's outcome: interrupted, a failed part, or nil.
-func demoErr(ctx context.Context, res demoResult) error {
+func (e *env) demoErr(ctx context.Context, res demoResult) error {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return e.interrupted()
 	}
 	for _, r := range res.Probes {
 		if r.Err != "" {

@@ -180,10 +180,23 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	if err := e.writeProbe(results, p, f, wo, har); err != nil {
 		return err
 	}
+	if runErr != nil && ctx.Err() != nil {
+		return e.interrupted()
+	}
 	if f.resume && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
 	return probeError(runErr, cfg.Protocol)
+}
+
+// interrupted ends a run that the first Ctrl-C stopped, after its partial
+// report, with exit code 130. It does not wait for the process-wide
+// signal context to see the signal too: both are told at once, in no
+// fixed order, and a run that ended first used to exit with 1 and
+// "context canceled". probe, audit and demo use it.
+func (e *env) interrupted() error {
+	fmt.Fprintln(e.stderr, "httpslab: interrupted")
+	return exitError{code: ExitInterrupted}
 }
 
 // runPlan does the runs of p. A failure on the first run stops (the next
