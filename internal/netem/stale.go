@@ -100,10 +100,23 @@ func ownerPID(name string) (int, bool) {
 	return pid, true
 }
 
-// alive reports whether a process with this id exists.
+// alive reports whether a process with this id exists and is not a
+// zombie: a killed httpslab whose parent has not reaped it yet (in a
+// container whose init reaps late, for minutes) would otherwise keep its
+// namespace, and the server still running inside, from being cleaned.
 func alive(pid int) bool {
 	err := unix.Kill(pid, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
+	if err != nil && !errors.Is(err, unix.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true // cannot tell: keep the namespace
+	}
+	// The state follows the command name in parentheses, which may
+	// itself hold spaces and parentheses: "pid (comm) S ...".
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // removeNamespace kills the processes inside the namespace, unmounts it
