@@ -193,6 +193,10 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 	if res.Requests == 0 && res.Errors > 0 {
 		return withHint(fmt.Errorf("every request failed"), benchHint(res))
 	}
+	if res.Requests == 0 {
+		return withHint(fmt.Errorf("no request completed in the %s run", res.Config.Duration),
+			"the run ended before the first response; give a longer -d or an exact count with -n")
+	}
 	return nil
 }
 
@@ -208,6 +212,8 @@ func benchHint(res *load.Result) string {
 			return "the server certificate did not verify; pass --cacert FILE or -k"
 		case strings.Contains(msg, "looked like an HTTP/1.1 header"):
 			return "the server answered HTTP/1.1 to HTTP/2 without TLS (prior knowledge); use https:// or leave out --http2"
+		case strings.Contains(msg, "does not look like a TLS handshake"):
+			return "the server answered without TLS; use http:// for this port"
 		case strings.Contains(msg, "refused"):
 			return "nothing listens there; start a target with 'httpslab serve'"
 		}
@@ -262,6 +268,9 @@ func (f benchFlags) checkNumbers() error {
 		if c.bad {
 			return usagef("%s %v: want %s", c.flag, c.value, c.want)
 		}
+	}
+	if err := f.checkLimits(); err != nil {
+		return err
 	}
 	for _, pid := range f.serverPIDs {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); pid <= 0 || err != nil {
@@ -347,7 +356,8 @@ func (f benchFlags) tlsConfig() (*tls.Config, error) {
 	}
 	c, err := t.Config()
 	if err != nil {
-		return nil, withHint(err, "check the --cacert file")
+		// The file is part of the command line, as a missing one is.
+		return nil, withHint(usageError{err}, "check the --cacert file: it must hold PEM certificates")
 	}
 	return c, nil
 }
