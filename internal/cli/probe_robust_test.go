@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -128,4 +129,30 @@ func listen(t *testing.T, handle func(net.Conn)) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// TestProbeDataFromStdin: -d @- and --data-binary @- read standard input
+// as curl does (they looked for a file named "-"); a directory is a usage
+// error.
+func TestProbeDataFromStdin(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	defer func(r io.Reader) { stdin = r }(stdin)
+	tests := []struct {
+		flag, in, want string
+	}{
+		{"-d", "a=1\nb=2\n", "POST 6\n"}, // -d drops the newlines
+		{"--data-binary", "a=1\nb=2\n", "POST 8\n"},
+	}
+	for _, tt := range tests {
+		stdin = strings.NewReader(tt.in)
+		code, stdout, stderr := run(t, context.Background(), "probe", "-s", srv.HTTPSURL+"/headers", "--cacert", ca,
+			tt.flag, "@-", "-w", "%{method} %{size_upload}\n")
+		if code != ExitOK || stdout != tt.want {
+			t.Errorf("probe %s @- = %d, %q; want %d, %q\n%s", tt.flag, code, stdout, ExitOK, tt.want, stderr)
+		}
+	}
+	code, _, stderr := run(t, context.Background(), "probe", "-s", srv.HTTPSURL+"/", "--cacert", ca, "-d", "@"+t.TempDir())
+	if code != ExitUsage || !strings.Contains(stderr, "is a directory") {
+		t.Errorf("probe -d @DIR = %d, %q; want %d and 'is a directory'", code, stderr, ExitUsage)
+	}
 }

@@ -64,8 +64,8 @@ func (f *requestFlags) addRequest(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.ipv6, "ipv6", "6", false, "use IPv6 addresses only")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request `header` 'Name: value' (repeatable; 'Name:' removes a default)")
 	fs.StringVarP(&f.method, "request", "X", "", "request `method`")
-	fs.StringArrayVarP(&f.data, "data", "d", nil, "request body `data`, sent as a form; @file reads a file without its newlines (repeatable, joined with &)")
-	fs.StringArrayVar(&f.dataBinary, "data-binary", nil, "request body `data` as is; @file reads a file unchanged")
+	fs.StringArrayVarP(&f.data, "data", "d", nil, "request body `data`, sent as a form; @file reads a file, @- standard input, without newlines (repeatable, joined with &)")
+	fs.StringArrayVar(&f.dataBinary, "data-binary", nil, "request body `data` as is; @file reads a file, @- standard input, unchanged")
 	fs.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1")
 	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (over http://: with prior knowledge)")
 	fs.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
@@ -200,24 +200,35 @@ func (f *requestFlags) body() ([]byte, error) {
 	return bytes.Join(parts, []byte("&")), nil
 }
 
-// maxBody bounds a request body read from a file.
+// maxBody bounds a request body read from a file or standard input.
 const maxBody = 64 << 20
 
+// stdin is where @- reads from; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// readData reads a -d or --data-binary argument: the text itself, or
+// with @ the contents of a file, @- standard input, as curl does. A pipe
+// or device is read up to maxBody, not by its reported size.
 func readData(arg string) ([]byte, error) {
 	name, ok := strings.CutPrefix(arg, "@")
 	if !ok {
 		return []byte(arg), nil
 	}
-	fi, err := os.Stat(name)
+	r := stdin
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, usagef("-d %s: %v", arg, err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxBody+1))
 	if err != nil {
 		return nil, usagef("-d %s: %v", arg, err)
 	}
-	if fi.Size() > maxBody {
-		return nil, usagef("-d %s: %d bytes, more than the limit of %d", arg, fi.Size(), maxBody)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, usagef("-d %s: %v", arg, err)
+	if len(b) > maxBody {
+		return nil, usagef("-d %s: more than the limit of %d bytes", arg, maxBody)
 	}
 	return b, nil
 }
