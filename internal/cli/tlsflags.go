@@ -221,6 +221,9 @@ func readData(arg string) ([]byte, error) {
 			return nil, usagef("-d %s: %v", arg, err)
 		}
 		defer fh.Close()
+		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxBody {
+			return nil, usagef("-d %s: %d bytes, more than the limit of %d", arg, fi.Size(), maxBody)
+		}
 		r = fh
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxBody+1))
