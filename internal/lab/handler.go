@@ -83,6 +83,12 @@ func serveBytes(w http.ResponseWriter, r *http.Request) {
 // bare number of seconds, as httpbin takes it.
 func ParseDelay(s string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		// Compared as seconds before the conversion: NaN, Inf and huge
+		// numbers have no Duration, and converting them gave a reason
+		// quoting -2562047h47m16s.
+		if !(f >= 0 && f <= MaxDelay.Seconds()) {
+			return 0, fmt.Errorf("delay %q: want 0 to %v", s, MaxDelay)
+		}
 		d := time.Duration(f * float64(time.Second))
 		return d, checkDelay(d)
 	}
