@@ -183,7 +183,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	if runErr != nil && ctx.Err() != nil {
 		return e.interrupted()
 	}
-	if f.resume && client.Tickets() == 0 && runErr == nil {
+	if (f.resume || f.zeroRTT) && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
 	return probeError(runErr, cfg.Protocol)
@@ -347,6 +347,8 @@ func runLabel(i int, r *probe.Result) string {
 		return "new connection, full handshake (primes the session cache)"
 	case fin != nil && fin.TLS != nil && fin.TLS.EarlyData:
 		return "new connection, resumed, request sent as 0-RTT early data"
+	case r.Mode == probe.ZeroRTT && fin != nil && fin.TLS != nil && fin.TLS.Resumed:
+		return "new connection, resumed, but the server REFUSED 0-RTT: the request went after the handshake"
 	case fin != nil && fin.TLS != nil && fin.TLS.Resumed:
 		return "new connection, resumed session"
 	case r.Mode != probe.Fresh:

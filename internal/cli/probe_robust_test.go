@@ -156,3 +156,19 @@ func TestProbeDataFromStdin(t *testing.T) {
 		t.Errorf("probe -d @DIR = %d, %q; want %d and 'is a directory'", code, stderr, ExitUsage)
 	}
 }
+
+// TestProbeZeroRTTRefused: --0rtt against a server that refuses early
+// data says so on the resumed connection (it read as a plain resumption),
+// and against one without tickets the note says why nothing resumed.
+func TestProbeZeroRTTRefused(t *testing.T) {
+	refusing, ca := probeTarget(t, lab.Config{No0RTT: true})
+	code, stdout, stderr := run(t, context.Background(), "probe", refusing.HTTPSURL+"/", "--cacert", ca, "--0rtt")
+	if want := "resumed, but the server REFUSED 0-RTT"; code != ExitOK || !strings.Contains(stdout, want) {
+		t.Errorf("probe --0rtt against a server refusing 0-RTT = %d; want %d and %q\n%s%s", code, ExitOK, want, stdout, stderr)
+	}
+	noTickets, ca2 := probeTarget(t, lab.Config{NoTickets: true})
+	code, _, stderr = run(t, context.Background(), "probe", noTickets.HTTPSURL+"/", "--cacert", ca2, "--0rtt", "-s")
+	if want := "note: the server sent no session ticket"; code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("probe --0rtt against a server without tickets = %d, stderr %q; want %d and %q", code, stderr, ExitOK, want)
+	}
+}
