@@ -76,6 +76,9 @@ and its URLs carry its address there (198.18.x.y).
 
 // labConfig turns the serve flags into a lab.Config.
 func (f serveFlags) labConfig() (lab.Config, error) {
+	if err := f.checkListen(); err != nil {
+		return lab.Config{}, err
+	}
 	kind, err := lab.ParseKeyKind(f.cert)
 	if err != nil {
 		return lab.Config{}, usageError{err}
@@ -124,7 +127,7 @@ func (e *env) runServe(f serveFlags) error {
 	defer srv.Close()
 	caPath, removeCA, err := writeCA(srv.CA, f.caOut)
 	if err != nil {
-		return err
+		return withHint(err, "give --ca-out a file in a directory you can write to, or leave it out for a private temporary file")
 	}
 	defer removeCA()
 	fmt.Fprintln(e.stdout, srv.HTTPURL)
