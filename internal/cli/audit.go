@@ -106,7 +106,12 @@ func parseAuditTarget(arg string) (host string, port int, path string, err error
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	return u.Hostname(), port, path, nil
+	// An internationalized name goes to DNS, SNI and the certificate
+	// check in its ASCII form, as with probe.
+	if host, err = transport.ASCIIHost(u.Hostname()); err != nil {
+		return "", 0, "", usagef("audit target %q: %w", arg, err)
+	}
+	return host, port, path, nil
 }
 
 func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlsscan.Severity, bool, error) {
