@@ -55,7 +55,7 @@ type TLSCount struct {
 type Result struct {
 	Config   Config
 	Start    time.Time
-	Elapsed  time.Duration // first request start to last response
+	Elapsed  time.Duration // run start to last response; in the open model with a duration, at least that duration; interrupted, at least until the interrupt
 	Requests int64         // completed requests, any status
 	Errors   int64         // requests that failed without a response
 	Status   map[int]int64

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -86,5 +87,19 @@ func TestRunRefusesURL(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Run(%q) error = %v; want one with %q", tt.url, err, tt.want)
 		}
+	}
+}
+
+// TestOpenModelSpansDuration checks that an open-model run whose last
+// send is answered before -d ends still lasts -d, so that its rates are
+// the schedule's: 4 sends at 4/s in 1 s is 4/s, not 4 over 0.75 s.
+func TestOpenModelSpansDuration(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	start := time.Now()
+	res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPURL + "/"}}, Conns: 2, Rate: 4, Duration: time.Second})
+	wall := time.Since(start)
+	if res.Requests != 4 || res.Elapsed < time.Second || wall < time.Second || res.RequestRate() > 4 {
+		t.Errorf("--rate 4 -d 1s: %d requests, elapsed %v (wall %v), %.2f/s; want 4 requests over at least 1s, at most 4/s",
+			res.Requests, res.Elapsed, wall, res.RequestRate())
 	}
 }

@@ -60,8 +60,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Go(func() { workers(r, i) })
 	}
 	wg.Wait()
-	stopped := !stop()
 	<-schedDone
+	stopped := !stop()
 	close(r.events)
 	<-aggDone
 	res := agg.r
@@ -70,6 +70,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// The run lasted until the interrupt, even when nothing ended
 		// before it (a server that never answers): not 0 s.
 		res.Elapsed = max(res.Elapsed, time.Duration(stoppedAt.Load()))
+	}
+	if cfg.Rate > 0 && cfg.Requests == 0 && !stopped {
+		// The schedule spans -d even when its last send was answered
+		// early (one send at --rate 0.5 -d 3s): the rates count over
+		// the whole of it, or 2 requests in 3 s showed as 1.0/s.
+		res.Elapsed = max(res.Elapsed, cfg.Duration)
 	}
 	res.Interrupted = stopped
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
@@ -111,6 +117,15 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 	}
 	go func() {
 		schedule(ctx, p, r.start, ch, &r.src.dropped)
+		if p.Duration > 0 {
+			// The run lasts its -d, as the report says it does.
+			t := time.NewTimer(time.Until(r.start.Add(p.Duration)))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 		close(done)
 	}()
 	return done
