@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,45 @@ func TestUnmeasuredVariantJSON(t *testing.T) {
 	var back Result
 	if err := json.Unmarshal(raw, &back); err != nil || back.Variants[0].Total.N != 4 || back.Variants[1].Total.N != 0 {
 		t.Errorf("decoding the JSON back: %v, n %d and %d; want 4 and 0", err, back.Variants[0].Total.N, back.Variants[1].Total.N)
+	}
+}
+
+// TestDiffRTTsOnlyWhenCountable: a difference is given in round trips
+// only when the RTT is long enough for round trips to show; on loopback
+// JSON carried -149 "RTTs" for a 3.5 ms difference in computation.
+func TestDiffRTTsOnlyWhenCountable(t *testing.T) {
+	withRTT := func(s Sampler, rtt time.Duration) Sampler {
+		return func(ctx context.Context) (Sample, error) {
+			x, err := s(ctx)
+			x.RTT = rtt
+			return x, err
+		}
+	}
+	for _, tt := range []struct {
+		rtt      time.Duration
+		wantRTTs float64
+	}{
+		{20 * time.Microsecond, 0},
+		{40 * time.Millisecond, 0.25}, // 10 ms more, a quarter of the RTT
+	} {
+		a, b := twoKeys()
+		res, err := Run(context.Background(), Config{Variants: []Variant{
+			{Key: a, Sampler: withRTT(fixed(1, 10*time.Millisecond, 0), tt.rtt)},
+			{Key: b, Sampler: withRTT(fixed(2, 20*time.Millisecond, 0), tt.rtt)},
+		}, Runs: 5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Variants[1].VsBaseline
+		if d == nil || math.Abs(d.RTTs-tt.wantRTTs) > 1e-9 {
+			t.Fatalf("RTT %v: diff %+v; want RTTs %v", tt.rtt, d, tt.wantRTTs)
+		}
+		raw, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(raw), `"rtts"`); got != (tt.wantRTTs != 0) {
+			t.Errorf("RTT %v: JSON %s; want rtts present %v", tt.rtt, raw, tt.wantRTTs != 0)
+		}
 	}
 }

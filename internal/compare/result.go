@@ -105,9 +105,9 @@ type Diff struct {
 	MS      float64 `json:"ms"` // Hodges-Lehmann shift
 	Lo      float64 `json:"ci_lo_ms"`
 	Hi      float64 `json:"ci_hi_ms"`
-	CILevel float64 `json:"ci_level"` // 0 when too few samples for an interval
-	RTTs    float64 `json:"rtts"`     // MS over the RTT; 0 when the RTT is unknown
-	P       float64 `json:"p"`        // Mann-Whitney two-sided p-value
+	CILevel float64 `json:"ci_level"`       // 0 when too few samples for an interval
+	RTTs    float64 `json:"rtts,omitempty"` // MS over the RTT; 0 (left out) when the RTT is unknown or too short to count round trips
+	P       float64 `json:"p"`              // Mann-Whitney two-sided p-value
 	Exact   bool    `json:"p_exact"`
 	// PHolm is P adjusted with Holm's method over its family: all the
 	// differences from the baseline, or all the effects.
@@ -207,7 +207,9 @@ func (res *Result) diff(i, j int) *Diff {
 		Significant: c.Significant(res.Alpha),
 		Bytes:       b.WireBytes - a.WireBytes,
 	}
-	if res.RTT > 0 {
+	// On loopback the RTT is tens of microseconds: a difference in
+	// computation divided by it is no count of round trips.
+	if ms(res.RTT) >= minRTTForRounds {
 		d.RTTs = c.Shift / ms(res.RTT)
 	}
 	return d
