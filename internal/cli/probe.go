@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
@@ -26,7 +27,14 @@ type probeFlags struct {
 	json      bool
 	silent    bool
 	output    string
+
+	maxTimeSet bool // --max-time was given; else defaultProbeTimeout applies
 }
+
+// defaultProbeTimeout bounds a probe, all hops, when --max-time is not
+// given, so that a server that accepts and never answers cannot hold it
+// forever (curl waits without end); --max-time 0 waits without end too.
+const defaultProbeTimeout = 2 * time.Minute
 
 func newProbeCmd(e *env) *cobra.Command {
 	var f probeFlags
@@ -51,7 +59,8 @@ bytes as well as in time.
 
 Output is a waterfall, or curl's -w/--write-out format (curl's variables,
 @file, %{json}), or --json, and --har FILE writes HAR 1.2 for browser tools.
-On failure it prints the phases that completed, the error and a hint.`,
+On failure it prints the phases that completed, the error and a hint.
+A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 		Example: `  httpslab probe https://example.test/ --cacert ca.pem
   httpslab probe -n 20 --http2 https://127.0.0.1:8443/
   httpslab probe --resume --tls-max 1.2 https://127.0.0.1:8443/ -k
@@ -59,7 +68,10 @@ On failure it prints the phases that completed, the error and a hint.`,
   httpslab probe -w @curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
   httpslab probe --resolve example.test:443:127.0.0.1 https://example.test/ --har run.har`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.maxTimeSet = cmd.Flags().Changed("max-time")
+			return e.runProbe(args[0], f)
+		},
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
@@ -129,6 +141,9 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	cfg, err := f.req.probeConfig(url)
 	if err != nil {
 		return cfg, err
+	}
+	if !f.maxTimeSet {
+		cfg.Timeout = defaultProbeTimeout
 	}
 	cfg.FollowRedirects = f.location
 	switch {

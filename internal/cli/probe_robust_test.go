@@ -172,3 +172,26 @@ func TestProbeZeroRTTRefused(t *testing.T) {
 		t.Errorf("probe --0rtt against a server without tickets = %d, stderr %q; want %d and %q", code, stderr, ExitOK, want)
 	}
 }
+
+// TestProbeDefaultTimeout: without --max-time a probe is bounded (a
+// server that accepts and never answers held it forever); --max-time 0
+// is the explicit way to wait without end.
+func TestProbeDefaultTimeout(t *testing.T) {
+	tests := []struct {
+		maxTime string
+		set     bool
+		want    time.Duration
+	}{
+		{"", false, defaultProbeTimeout},
+		{"0", true, 0},
+		{"2.5", true, 2500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		f := probeFlags{n: 1, maxTimeSet: tt.set}
+		f.req.maxTime = tt.maxTime
+		cfg, err := f.config("https://127.0.0.1:8443/")
+		if err != nil || cfg.Timeout != tt.want {
+			t.Errorf("config with --max-time %q (given %v) = timeout %v, %v; want %v", tt.maxTime, tt.set, cfg.Timeout, err, tt.want)
+		}
+	}
+}
