@@ -42,6 +42,9 @@ func readResponse(br *bufio.Reader, head bool) (response, error) {
 			return r, err
 		}
 		if r.status >= 200 || r.status == 101 {
+			// After 101 the connection speaks another protocol: no
+			// further HTTP/1.1 response will come on it.
+			r.close = r.close || r.status == 101
 			return r, readBody(br, &r, hdr, head)
 		}
 	}
@@ -49,8 +52,9 @@ func readResponse(br *bufio.Reader, head bool) (response, error) {
 
 // header holds the framing fields of one response header.
 type header struct {
-	length  int64 // -1 when absent
-	chunked bool
+	length    int64 // -1 when absent
+	chunked   bool
+	keepAlive bool // Connection: keep-alive
 }
 
 func readHeader(br *bufio.Reader, r *response) (header, error) {
@@ -64,6 +68,10 @@ func readHeader(br *bufio.Reader, r *response) (header, error) {
 	if r.status, err = parseStatusLine(line); err != nil {
 		return h, err
 	}
+	// An HTTP/1.0 server closes the connection after the response
+	// unless it says keep-alive (RFC 9112, section 9.3): a pipelined
+	// request behind it must be sent again, not read as failed.
+	http10 := line[7] == '0'
 	for {
 		line, err = br.ReadSlice('\n')
 		if err != nil {
@@ -76,6 +84,7 @@ func readHeader(br *bufio.Reader, r *response) (header, error) {
 		}
 		line = trimEOL(line)
 		if len(line) == 0 {
+			r.close = r.close || http10 && !h.keepAlive
 			return h, nil
 		}
 		if err := parseField(line, &h, r); err != nil {
@@ -146,6 +155,7 @@ func parseField(line []byte, h *header, r *response) error {
 		if hasToken(value, "close") {
 			r.close = true
 		}
+		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
 	}
 	return nil
 }

@@ -1,9 +1,13 @@
 package load
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,5 +105,57 @@ func TestOpenModelSpansDuration(t *testing.T) {
 	if res.Requests != 4 || res.Elapsed < time.Second || wall < time.Second || res.RequestRate() > 4 {
 		t.Errorf("--rate 4 -d 1s: %d requests, elapsed %v (wall %v), %.2f/s; want 4 requests over at least 1s, at most 4/s",
 			res.Requests, res.Elapsed, wall, res.RequestRate())
+	}
+}
+
+// oneShotServer answers each connection's first request with resp and
+// closes it, as an HTTP/1.0 server without keep-alive does; it counts
+// the requests it answered.
+func oneShotServer(t *testing.T, resp string) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var served atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				if _, err := io.WriteString(c, resp); err == nil {
+					served.Add(1)
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/", &served
+}
+
+// TestPipelineBehindClose checks that pipelined requests behind a
+// response after which the server closes (HTTP/1.0 without keep-alive,
+// 101) are sent again on a new connection, not counted as failed.
+func TestPipelineBehindClose(t *testing.T) {
+	for _, resp := range []string{
+		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n",
+	} {
+		u, served := oneShotServer(t, resp)
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: u}}, Requests: 12, Conns: 2, Pipeline: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Requests != 12 || res.Errors != 0 || served.Load() != 12 {
+			t.Errorf("%q: %d completed, %d failed %v, server answered %d; want 12, 0, 12",
+				resp, res.Requests, res.Errors, res.ErrorCounts, served.Load())
+		}
 	}
 }
