@@ -208,6 +208,10 @@ func benchHint(res *load.Result) string {
 	})
 	for _, msg := range msgs {
 		switch {
+		case strings.Contains(msg, "certificate has expired or is not yet valid"):
+			return "the server certificate has expired or is not valid yet (check it, and this machine's clock); -k measures anyway"
+		case strings.Contains(msg, "certificate is valid for"):
+			return "the certificate does not name the URL's host; use a name it has (with --resolve NAME:PORT:ADDR to reach this address) or -k"
 		case strings.Contains(msg, "certificate"):
 			return "the server certificate did not verify; pass --cacert FILE or -k"
 		case strings.Contains(msg, "looked like an HTTP/1.1 header"):
@@ -216,6 +220,8 @@ func benchHint(res *load.Result) string {
 			return "the server answered without TLS; use http:// for this port"
 		case strings.Contains(msg, "refused"):
 			return "nothing listens there; start a target with 'httpslab serve'"
+		case msg == "timeout":
+			return "the server did not answer within --timeout; check that it is not stalled, or raise --timeout"
 		}
 	}
 	return "see the errors table above"

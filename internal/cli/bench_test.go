@@ -162,7 +162,8 @@ func TestBenchHint(t *testing.T) {
 		{map[string]int64{"connect: connection refused": 5, "TLS handshake: tls: failed to verify certificate": 1}, "nothing listens"},
 		{map[string]int64{"connect: connection refused": 1, "TLS handshake: tls: failed to verify certificate": 5}, "--cacert"},
 		{map[string]int64{"connect: connection refused": 3, "TLS handshake: tls: failed to verify certificate": 3}, "--cacert"}, // tie: by name
-		{map[string]int64{"timeout": 3}, "errors table"},
+		{map[string]int64{"timeout": 3}, "raise --timeout"},
+		{map[string]int64{"read: EOF": 3}, "errors table"},
 	}
 	for _, tt := range tests {
 		for range 20 { // map order differs between runs

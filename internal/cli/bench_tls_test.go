@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// tlsServer starts an HTTPS server whose certificate, issued by ca, is
+// valid from notBefore to notAfter for the names given.
+func tlsServer(t *testing.T, ca *lab.CA, notBefore, notAfter time.Time, names ...string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: names[0]},
+		NotBefore: notBefore, NotAfter: notAfter, DNSNames: names,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().(*net.TCPAddr).String()
+}
+
+// TestBenchTLSErrors checks that certificates that do not verify fail
+// every request with verification on by default, and that the hint
+// names the actual problem: an unknown CA, an expired certificate, a
+// name the certificate does not hold.
+func TestBenchTLSErrors(t *testing.T) {
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, ca.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	valid := tlsServer(t, ca, now.Add(-time.Hour), now.Add(time.Hour), "good.test")
+	expired := tlsServer(t, ca, now.Add(-48*time.Hour), now.Add(-24*time.Hour), "old.test")
+	_, vp, _ := net.SplitHostPort(valid)
+	_, ep, _ := net.SplitHostPort(expired)
+	tests := []struct {
+		args        []string
+		error, hint string
+		code        int
+	}{
+		{[]string{"https://good.test:" + vp + "/", "--resolve", "good.test:" + vp + ":127.0.0.1"},
+			"x509: certificate signed by unknown authority", "pass --cacert FILE or -k", ExitFailure},
+		{[]string{"https://old.test:" + ep + "/", "--resolve", "old.test:" + ep + ":127.0.0.1", "--cacert", caFile},
+			"certificate has expired", "has expired or is not valid yet", ExitFailure},
+		{[]string{"https://" + valid + "/", "--cacert", caFile},
+			"doesn't contain any IP SANs", "pass --cacert FILE or -k", ExitFailure},
+		{[]string{"https://bad.test:" + vp + "/", "--resolve", "bad.test:" + vp + ":127.0.0.1", "--cacert", caFile},
+			"certificate is valid for good.test, not bad.test", "does not name the URL's host", ExitFailure},
+		{[]string{"https://good.test:" + vp + "/", "--resolve", "good.test:" + vp + ":127.0.0.1", "--cacert", caFile},
+			"", "", ExitOK},
+	}
+	for _, tt := range tests {
+		args := append([]string{"bench", "-n", "3", "-c", "1"}, tt.args...)
+		var stdout, stderr bytes.Buffer
+		code := Run(context.Background(), args, &stdout, &stderr)
+		want := "3 completed, 0 failed"
+		if tt.code != ExitOK {
+			want = "0 completed, 3 failed"
+		}
+		if code != tt.code || !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), tt.error) ||
+			!strings.Contains(stderr.String(), tt.hint) {
+			t.Errorf("httpslab %q = %d\nstdout:\n%s\nstderr:\n%s\nwant %d, %q and %q, hint %q",
+				args, code, stdout.String(), stderr.String(), tt.code, want, tt.error, tt.hint)
+		}
+	}
+}
