@@ -83,6 +83,8 @@ func TestProbeMisbehavingServers(t *testing.T) {
 			[]string{"remote error: tls: handshake failure", "hint: the server and the client share no TLS version"}},
 		{"HTTP/3 to a server without it", []string{srv.HTTPSURL + "/", "--cacert", ca, "--http3"},
 			[]string{"connection refused", "hint: nothing listens on this UDP port: the server does not serve HTTP/3 here"}},
+		{"-6 with an IPv4 literal", []string{srv.HTTPSURL + "/", "--cacert", ca, "-6"},
+			[]string{"no suitable address found", "hint: -4 or -6 leaves no address of this host"}},
 		{"max-redirs 0", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "0"},
 			[]string{"0 redirects followed", "hint: the server redirects more often than --max-redirs allows"}},
 		{"max-redirs 1", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L", "--max-redirs", "1"}, []string{"1 redirects followed"}},
