@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -159,5 +160,16 @@ func TestDemoBehindLink(t *testing.T) {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("demo --rtt output lacks %q:\n%s", w, stdout)
 		}
+	}
+}
+
+// TestCompareHTTPBaselineFails: when the plain-HTTP baseline cannot be
+// reached, the error says how to compare without it.
+func TestCompareHTTPBaselineFails(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	closed := listen(t, func(c net.Conn) { c.Close() })
+	code, _, stderr := run(t, context.Background(), "compare", srv.HTTPSURL+"/", "--cacert", ca, "--http-url", "http://"+closed+"/", "-n", "2")
+	if want := "hint: the plain-HTTP baseline cannot be measured"; code != ExitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("compare with an unreachable --http-url = %d, stderr %q; want %d and %q", code, stderr, ExitFailure, want)
 	}
 }
