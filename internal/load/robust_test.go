@@ -159,3 +159,33 @@ func TestPipelineBehindClose(t *testing.T) {
 		}
 	}
 }
+
+// TestExactCount checks -n against the server's own request counter
+// across protocols, streams, pipelining, per-connection limits and the
+// open model.
+func TestExactCount(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"h1 pipeline", Config{Requests: 101, Conns: 3, Pipeline: 4}},
+		{"h1 one per conn", Config{Requests: 37, Conns: 5, RequestsPerConn: 1}},
+		{"h1 resume", Config{Requests: 23, Conns: 4, Mode: Resume}},
+		{"h2 streams", Config{Requests: 203, Conns: 3, Streams: 7, Protocol: HTTP2}},
+		{"h2 per conn", Config{Requests: 50, Conns: 2, Streams: 4, RequestsPerConn: 3, Protocol: HTTP2}},
+		{"h2 open", Config{Requests: 40, Conns: 2, Streams: 2, Protocol: HTTP2, Rate: 2000}},
+		{"h3 streams", Config{Requests: 61, Conns: 2, Streams: 5, Protocol: HTTP3}},
+		{"h1 open", Config{Requests: 40, Conns: 2, Rate: 2000}},
+	}
+	for _, tt := range tests {
+		before := srv.Stats().Requests
+		cfg := tt.cfg
+		cfg.Targets = []Target{{URL: srv.HTTPSURL + "/"}}
+		cfg.TLS = clientTLS(t, srv.CA.CertPEM)
+		res := mustRun(t, cfg)
+		if got := srv.Stats().Requests - before; res.Requests != cfg.Requests || got != cfg.Requests {
+			t.Errorf("%s: -n %d completed %d, server counted %d; want %d both", tt.name, cfg.Requests, res.Requests, got, cfg.Requests)
+		}
+	}
+}
