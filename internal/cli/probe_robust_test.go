@@ -197,3 +197,17 @@ func TestProbeDefaultTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeHTTP2NotOffered: --http2 against a server whose ALPN has no h2
+// (nginx without http2) fails with a hint that names the cause.
+func TestProbeHTTP2NotOffered(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := n.CA.WriteFile(ca); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, context.Background(), "probe", "-s", n.HTTPSURL+"/", "--cacert", ca, "--http2")
+	if want := "hint: the server offers none of the protocols asked for in ALPN"; code != ExitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("probe --http2 against HTTP/1.1-only nginx = %d, stderr %q; want %d and %q", code, stderr, ExitFailure, want)
+	}
+}

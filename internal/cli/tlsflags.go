@@ -322,6 +322,8 @@ func hintFor(err error) string {
 		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
 	case errors.As(err, &idle), errors.As(err, &hsTimeout):
 		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
+	case remoteAlert(err, "no application protocol"):
+		return "the server offers none of the protocols asked for in ALPN (HTTP/2 with --http2?); leave out --http2 to let it choose"
 	case errors.As(err, &addrErr) && addrErr.Err == "no suitable address found":
 		return "-4 or -6 leaves no address of this host (an IP literal of the other family, or a name with addresses of one family only)"
 	case errors.As(err, &record):
