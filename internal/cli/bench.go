@@ -232,15 +232,9 @@ func benchHint(res *load.Result) string {
 func (f benchFlags) urls(args []string) ([]string, error) {
 	urls := slices.Clone(args)
 	if f.inputFile != "" {
-		var data []byte
-		var err error
-		if f.inputFile == "-" {
-			data, err = io.ReadAll(os.Stdin)
-		} else {
-			data, err = os.ReadFile(f.inputFile)
-		}
+		data, err := readURLFile(f.inputFile)
 		if err != nil {
-			return nil, usagef("reading --input-file: %v", err)
+			return nil, err
 		}
 		for line := range strings.Lines(string(data)) {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
@@ -252,6 +246,32 @@ func (f benchFlags) urls(args []string) ([]string, error) {
 		return nil, withHint(usagef("no URL to load"), "give one or more URLs, or a file of them with -i FILE")
 	}
 	return urls, nil
+}
+
+// maxURLFile bounds what -i reads: a list of URLs is small, while
+// -i /dev/zero would otherwise grow memory until the process is killed.
+const maxURLFile = 16 << 20
+
+// readURLFile reads the -i file, or standard input for "-", up to
+// maxURLFile bytes.
+func readURLFile(name string) ([]byte, error) {
+	r := io.Reader(os.Stdin)
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, usagef("reading --input-file: %v", err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxURLFile+1))
+	if err != nil {
+		return nil, usagef("reading --input-file: %v", err)
+	}
+	if len(data) > maxURLFile {
+		return nil, usagef("reading --input-file %s: more than %d MiB; want a list of URLs, one per line", name, maxURLFile>>20)
+	}
+	return data, nil
 }
 
 // checkNumbers refuses counts, rates and times out of range, naming the

@@ -34,6 +34,7 @@ func TestBenchSweep(t *testing.T) {
 	}{
 		// Before the limit, -c 100000000 took 20 GB and was killed.
 		{args: []string{u, "-c", "100000000"}, code: ExitUsage, stderr: "-c 100000000: want at most"},
+		{args: []string{"-i", "/dev/zero"}, code: ExitUsage, stderr: "reading --input-file /dev/zero: more than 16 MiB"},
 		{args: []string{u, "-t", "100000"}, code: ExitUsage, stderr: "-t 100000: want at most 1024"},
 		{args: []string{u, "--cacert", ca, "-d", "1ns"}, code: ExitFailure, stderr: "httpslab: error: no request completed in the 1ns run"},
 		{args: []string{u, "--cacert", notPEM, "-n", "1"}, code: ExitUsage, stderr: "hint: check the --cacert file"},
