@@ -177,18 +177,18 @@ func (e *env) runProbe(url string, f probeFlags) error {
 			return err
 		}
 	}
-	har, err := createHAR(f.har)
+	client, err := probe.New(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	defer client.Close()
+	har, err := createHAR(f.har) // after every usage check: no empty file for a bad command line
 	if err != nil {
 		return err
 	}
 	if har != nil {
 		defer har.Close() // after a failed write; writeProbe closes it otherwise
 	}
-	client, err := probe.New(cfg)
-	if err != nil {
-		return usageError{err}
-	}
-	defer client.Close()
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	results, runErr := runPlan(ctx, client, p)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,6 +106,13 @@ func TestProbeMisbehavingServers(t *testing.T) {
 				t.Errorf("probe took %v; want it bounded by --max-time or the server's close", d)
 			}
 		})
+	}
+	har := filepath.Join(t.TempDir(), "run.har")
+	if code, _, _ := run(t, context.Background(), "probe", "https://127.0.0.1:99999/", "--har", har); code != ExitUsage {
+		t.Errorf("probe with a bad port and --har = %d; want %d", code, ExitUsage)
+	}
+	if _, err := os.Stat(har); !os.IsNotExist(err) {
+		t.Errorf("a usage error left the --har file behind (stat: %v)", err)
 	}
 	code, _, stderr := run(t, context.Background(), "probe", "-s", srv.HTTPSURL+"/redirect/2", "--cacert", ca, "-L", "--max-redirs", "-1")
 	if code != ExitOK {
