@@ -35,6 +35,10 @@ func TestBenchSweep(t *testing.T) {
 		// Before the limit, -c 100000000 took 20 GB and was killed.
 		{args: []string{u, "-c", "100000000"}, code: ExitUsage, stderr: "-c 100000000: want at most"},
 		{args: []string{"-i", "/dev/zero"}, code: ExitUsage, stderr: "reading --input-file /dev/zero: more than 16 MiB"},
+		// Huge -m and --pipeline ran until killed (a goroutine or slot each).
+		{args: []string{u, "--http2", "-c", "2", "-m", "9223372036854775807", "--rate", "10", "-n", "5"}, code: ExitUsage, stderr: "-m 9223372036854775807: want at most 100000"},
+		{args: []string{u, "--pipeline", "100000000"}, code: ExitUsage, stderr: "--pipeline 100000000: want at most 100000"},
+		{args: []string{u, "--http3", "-c", "1000", "-m", "101"}, code: ExitUsage, stderr: "101000 requests at once, want at most 100000"},
 		{args: []string{u, "-t", "100000"}, code: ExitUsage, stderr: "-t 100000: want at most 1024"},
 		{args: []string{u, "--cacert", ca, "-d", "1ns"}, code: ExitFailure, stderr: "httpslab: error: no request completed in the 1ns run"},
 		{args: []string{u, "--cacert", notPEM, "-n", "1"}, code: ExitUsage, stderr: "hint: check the --cacert file"},

@@ -13,6 +13,12 @@ import (
 // count far past the cores only costs memory (-t 100000 took 2 GiB).
 const maxThreads = 1024
 
+// maxInFlight bounds the requests in flight at once, -c x -m x
+// --pipeline: each holds a goroutine or a slot, and HTTP/2 and HTTP/3
+// servers allow a few hundred streams per connection (nginx 128, Go 250),
+// so -m 100000000 only grew memory until the process was killed.
+const maxInFlight = 100000
+
 // fdReserve is the descriptors kept back from -c for the process itself:
 // standard streams, the poller, files and the server's /proc entries.
 const fdReserve = 64
@@ -59,9 +65,23 @@ func (f benchFlags) checkLimits() error {
 	if f.threads > maxThreads {
 		return usagef("-t %d: want at most %d (threads past the cores add no parallelism)", f.threads, maxThreads)
 	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"-m", f.streams}, {"--pipeline", f.pipeline}} {
+		if c.n > maxInFlight {
+			return usagef("%s %d: want at most %d", c.flag, c.n, maxInFlight)
+		}
+	}
 	if n, why := maxConns(); f.conns > n {
 		return withHint(usagef("-c %d: want at most %d: %s", f.conns, n, why),
 			"use fewer connections, or more streams per connection (-m) with --http2")
+	}
+	// -c is at most 1<<20 and the others maxInFlight here: the product
+	// fits an int64.
+	if n := int64(f.conns) * int64(f.streams) * int64(f.pipeline); n > maxInFlight {
+		return withHint(usagef("-c %d with %d in flight per connection: %d requests at once, want at most %d", f.conns, f.streams*f.pipeline, n, maxInFlight),
+			"fewer connections or fewer streams per connection")
 	}
 	return nil
 }
