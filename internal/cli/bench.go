@@ -329,6 +329,11 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if err != nil {
 		return cfg, nil, err
 	}
+	if cfg.Requests > 0 && cfg.Duration > 0 {
+		// -n won and -d was left out without a word.
+		return cfg, nil, withHint(usagef("-n %d and -d %s: give a count or a duration, not both", cfg.Requests, cfg.Duration),
+			"-n runs exactly that many requests; -d runs for that long")
+	}
 	header, err := parseHeaders(f.headers)
 	if err != nil {
 		return cfg, nil, err

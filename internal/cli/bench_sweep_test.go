@@ -39,6 +39,7 @@ func TestBenchSweep(t *testing.T) {
 		{args: []string{u, "--http2", "-c", "2", "-m", "9223372036854775807", "--rate", "10", "-n", "5"}, code: ExitUsage, stderr: "-m 9223372036854775807: want at most 100000"},
 		{args: []string{u, "--pipeline", "100000000"}, code: ExitUsage, stderr: "--pipeline 100000000: want at most 100000"},
 		{args: []string{u, "--http3", "-c", "1000", "-m", "101"}, code: ExitUsage, stderr: "101000 requests at once, want at most 100000"},
+		{args: []string{u, "-n", "5", "-d", "10s"}, code: ExitUsage, stderr: "-n 5 and -d 10s: give a count or a duration, not both"},
 		{args: []string{u, "-t", "100000"}, code: ExitUsage, stderr: "-t 100000: want at most 1024"},
 		{args: []string{u, "--cacert", ca, "-d", "1ns"}, code: ExitFailure, stderr: "httpslab: error: no request completed in the 1ns run"},
 		{args: []string{u, "--cacert", notPEM, "-n", "1"}, code: ExitUsage, stderr: "hint: check the --cacert file"},
