@@ -92,6 +92,12 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 	c.br = bufio.NewReaderSize(nc, 16<<10)
 	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
+	// The client leaves SETTINGS_MAX_FRAME_SIZE at its initial 16384, so
+	// a longer frame is a protocol error (RFC 9113, section 4.2). Said
+	// here, an HTTP/1.1 answer to the preface ("HTTP/1.1 400", read as a
+	// 4.7 MB frame) fails at once with x/net's note instead of waiting
+	// out the timeout for a payload that never comes.
+	c.fr.SetMaxReadFrameSize(16384)
 	c.enc = hpack.NewEncoder(&c.encBuf) // a fresh table per connection
 	if err := c.preface(); err != nil {
 		r.conns.remove(nc)

@@ -189,3 +189,42 @@ func TestExactCount(t *testing.T) {
 		}
 	}
 }
+
+// TestH2CAgainstHTTP1KeepOpen sends h2c to a server that answers the
+// preface in HTTP/1.1 and keeps the connection open: the requests fail at
+// once, saying what the server spoke, not after the timeout.
+func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go func() {
+				buf := make([]byte, 64)
+				if _, err := c.Read(buf); err == nil {
+					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+				}
+			}()
+		}
+	}()
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "http://" + ln.Addr().String() + "/"}},
+		Requests: 2, Protocol: HTTP2, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noted bool
+	for msg := range res.ErrorCounts {
+		noted = noted || strings.Contains(msg, "looked like an HTTP/1.1 header")
+	}
+	if res.Errors != 2 || !noted || res.Elapsed > 5*time.Second {
+		t.Errorf("h2c to HTTP/1.1: %d errors %v after %v; want 2 noting HTTP/1.1, well before the 10s timeout",
+			res.Errors, res.ErrorCounts, res.Elapsed)
+	}
+}
