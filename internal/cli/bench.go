@@ -165,6 +165,10 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err := e.writeBench(res, f.jsonOut); err != nil {
 		return err
 	}
+	if res.Interrupted {
+		// As probe, audit and demo say it; the report itself is on stdout.
+		fmt.Fprintln(e.stderr, "httpslab: interrupted")
+	}
 	return benchVerdict(res, thresholds)
 }
 

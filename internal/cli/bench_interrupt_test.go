@@ -72,8 +72,8 @@ func TestBenchInterruptBySignal(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatalf("%s did not stop within 10s of SIGINT", tt.name)
 			}
-			if code != ExitInterrupted || time.Since(start) > 8*time.Second {
-				t.Errorf("%s after SIGINT = %d after %v; want %d at once\nstderr: %s", tt.name, code, time.Since(start), ExitInterrupted, stderr.String())
+			if code != ExitInterrupted || time.Since(start) > 8*time.Second || !strings.Contains(stderr.String(), "httpslab: interrupted") {
+				t.Errorf("%s after SIGINT = %d after %v; want %d at once and 'interrupted'\nstderr: %s", tt.name, code, time.Since(start), ExitInterrupted, stderr.String())
 			}
 			checkPartial(t, tt.name, stdout.Bytes(), tt.json)
 		})
