@@ -166,8 +166,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 		return err
 	}
 	if res.Interrupted {
-		// As probe, audit and demo say it; the report itself is on stdout.
-		fmt.Fprintln(e.stderr, "httpslab: interrupted")
+		return e.interrupted() // the report itself is on stdout
 	}
 	return benchVerdict(res, thresholds)
 }
@@ -179,12 +178,9 @@ func (e *env) writeBench(res *load.Result, asJSON bool) error {
 	return res.WriteText(e.stdout)
 }
 
-// benchVerdict maps an interrupted run, a tripped threshold and a run
-// where nothing succeeded to exit codes.
+// benchVerdict maps a tripped threshold and a run where nothing
+// succeeded to exit codes; an interrupted run ends before it.
 func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
-	if res.Interrupted {
-		return exitError{code: ExitInterrupted}
-	}
 	var tripped []string
 	for _, t := range thresholds {
 		if hit, v := t.Tripped(res); hit {

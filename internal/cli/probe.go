@@ -204,16 +204,6 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	return probeError(runErr, cfg.Protocol)
 }
 
-// interrupted ends a run that the first Ctrl-C stopped, after its partial
-// report, with exit code 130. It does not wait for the process-wide
-// signal context to see the signal too: both are told at once, in no
-// fixed order, and a run that ended first used to exit with 1 and
-// "context canceled". probe, audit and demo use it.
-func (e *env) interrupted() error {
-	fmt.Fprintln(e.stderr, "httpslab: interrupted")
-	return exitError{code: ExitInterrupted}
-}
-
 // runPlan does the runs of p. A failure on the first run stops (the next
 // would fail the same way); later failures are data and the runs go on.
 // It returns the first error.

@@ -197,6 +197,16 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// interrupted ends a run that the first Ctrl-C stopped, after its partial
+// report, with exit code 130. It does not wait for the process-wide
+// signal context to see the signal too: both are told at once, in no
+// fixed order, and a run that ended first used to exit with 1 and
+// "context canceled". probe, audit and demo use it.
+func (e *env) interrupted() error {
+	fmt.Fprintln(e.stderr, "httpslab: interrupted")
+	return exitError{code: ExitInterrupted}
+}
+
 // interruptible returns a context that is cancelled on the first Ctrl-C, so
 // that a run stops and prints its partial report, while a second Ctrl-C
 // exits the process at once. The returned stop function must be called

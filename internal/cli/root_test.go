@@ -27,7 +27,7 @@ func TestRootUsageErrors(t *testing.T) {
 		{[]string{"serve", "--cert", "dsa-1024"}, ExitUsage, `unknown certificate kind "dsa-1024"`},
 		{[]string{"serve", "--tls-max", "1.4"}, ExitUsage, `unknown TLS version "1.4"`},
 		{[]string{"serve", "--tls-min", "1.3", "--tls-max", "1.2"}, ExitUsage, "TLS minimum TLS 1.3 is above the maximum TLS 1.2"},
-		{[]string{"serve", "--https-port", "-5"}, ExitFailure, "listening for HTTPS"},
+		{[]string{"serve", "--https-port", "-5"}, ExitUsage, "--https-port -5: want a port from 1 to 65535"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, context.Background(), tt.args...)
