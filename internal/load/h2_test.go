@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -64,6 +65,36 @@ func TestHTTP2Refused(t *testing.T) {
 		}
 		if j := res.JSON(); j.DialErrors != 10 {
 			t.Errorf("rate %v: JSON dial_errors = %d; want 10", rate, j.DialErrors)
+		}
+	}
+}
+
+// TestHTTP3Refused runs HTTP/3 against a UDP port where nothing listens:
+// the kernel's ICMP port unreachable fails each dial at once, so the run
+// ends in well under one QUIC handshake timeout, every request counted
+// as a failed connection.
+func TestHTTP3Refused(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close()
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "https://" + addr + "/"}}, Protocol: HTTP3,
+		Conns: 1, Requests: 3, TLS: &tls.Config{ServerName: "localhost", NextProtos: []string{"h3"}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Errors != 3 || res.DialErrors != 3 {
+		t.Errorf("%d errors, %d failed connections %v; want 3 and 3", res.Errors, res.DialErrors, res.ErrorCounts)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("3 refused HTTP/3 dials took %v; want well under a QUIC handshake timeout each", d)
+	}
+	for msg := range res.ErrorCounts {
+		if !strings.Contains(msg, "connection refused") {
+			t.Errorf("error %q; want the refusal", msg)
 		}
 	}
 }

@@ -1,10 +1,23 @@
 package transport
 
 import (
+	"fmt"
 	"net"
 
 	"golang.org/x/sys/unix"
 )
+
+// ListenUDP opens an unconnected UDP socket for a QUIC dial, with ICMP
+// errors reported (below). network is "udp", "udp4" or "udp6". The caller
+// closes it: a quic.Transport given a socket leaves it open.
+func ListenUDP(network string) (*net.UDPConn, error) {
+	udp, err := net.ListenUDP(network, nil)
+	if err != nil {
+		return nil, fmt.Errorf("opening a UDP socket: %w", err)
+	}
+	reportICMPErrors(udp)
+	return udp, nil
+}
 
 // reportICMPErrors asks the kernel to report ICMP errors, above all "port
 // unreachable", on an unconnected UDP socket (IP_RECVERR and

@@ -193,18 +193,17 @@ func closeLosers(results <-chan quicResult, n int) {
 	for range n {
 		if r := <-results; r.qc != nil {
 			r.qc.CloseWithError(0, "")
-			r.qc.tr.Close()
+			r.qc.closeSocket()
 		}
 	}
 }
 
 // dialQUICAddr opens a counted UDP socket and dials target from it.
 func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
-	udp, err := net.ListenUDP(d.network("udp"), nil)
+	udp, err := ListenUDP(d.network("udp"))
 	if err != nil {
-		return nil, fmt.Errorf("opening a UDP socket: %w", err)
+		return nil, err
 	}
-	reportICMPErrors(udp)
 	pc := NewPacketConn(udp)
 	tr := &quic.Transport{Conn: pc}
 	dial := tr.Dial
@@ -214,6 +213,7 @@ func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *t
 	conn, err := dial(ctx, net.UDPAddrFromAddrPort(target), cfg, qcfg)
 	if err != nil {
 		tr.Close()
+		udp.Close()
 		return nil, err
 	}
 	return &QUICConn{Conn: conn, Packets: pc, tr: tr, settled: make(chan struct{})}, nil
@@ -224,7 +224,14 @@ func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *t
 func (c *QUICConn) watch(trace *httptrace.ClientTrace) {
 	c.settle(trace)
 	<-c.Context().Done()
+	c.closeSocket()
+}
+
+// closeSocket stops the QUIC transport and closes its UDP socket, which
+// the transport leaves open.
+func (c *QUICConn) closeSocket() {
 	c.tr.Close()
+	c.Packets.Close()
 }
 
 // settle waits for the end of the handshake, marks the byte counts and
