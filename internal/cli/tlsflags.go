@@ -214,6 +214,9 @@ func readData(arg string) ([]byte, error) {
 	if !ok {
 		return []byte(arg), nil
 	}
+	if name == "" {
+		return nil, usagef("-d @: a file name must follow @ (@- reads standard input)")
+	}
 	r := stdin
 	if name != "-" {
 		fh, err := os.Open(name)

@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -75,10 +76,23 @@ func CheckProtocolVersion(proto string, maxVersion uint16) error {
 	return nil
 }
 
+// maxCABundle bounds a CA bundle file: Debian's whole system bundle is
+// about 220 KiB, so 16 MiB is no real bundle, and a device such as
+// /dev/zero would otherwise be read until memory runs out.
+const maxCABundle = 16 << 20
+
 func loadPool(path string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading CA bundle: %w", err)
+	}
+	defer f.Close()
+	pem, err := io.ReadAll(io.LimitReader(f, maxCABundle+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading CA bundle: %w", err)
+	}
+	if len(pem) > maxCABundle {
+		return nil, fmt.Errorf("reading CA bundle %q: more than %d MiB, no CA bundle is that large", path, maxCABundle>>20)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {

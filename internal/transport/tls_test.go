@@ -2,7 +2,10 @@ package transport
 
 import (
 	"crypto/tls"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +128,21 @@ func TestCheckProtocolVersion(t *testing.T) {
 		if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
 			t.Errorf("CheckProtocolVersion(%s, %x) = %v; want %q", tt.proto, tt.max, err, tt.wantErr)
 		}
+	}
+}
+
+// TestLoadPoolBounded: a CA bundle larger than any real one is refused
+// after 16 MiB, so a device that never ends (/dev/zero) cannot exhaust
+// memory.
+func TestLoadPoolBounded(t *testing.T) {
+	if _, err := loadPool("/dev/zero"); err == nil || !strings.Contains(err.Error(), "more than 16 MiB") {
+		t.Errorf("loadPool(/dev/zero) = %v; want the size refused", err)
+	}
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadPool(notPEM); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Errorf("loadPool(%s) = %v; want no PEM certificate", notPEM, err)
 	}
 }
