@@ -65,7 +65,8 @@ func (r *Result) limitLine() string {
 	case cs && ss:
 		return "both the client (" + client + ") and the server (" + server + ")"
 	case cs:
-		return "the client (" + client + "): the server may hold more; give the client more cores (-t) or another machine"
+		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " +
+			"give the client more cores (-t) or another machine"
 	case ss:
 		return "the server (" + server + "): requests/s is what it holds in this setup"
 	default:

@@ -52,7 +52,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var stoppedAt atomic.Int64
 	stop := context.AfterFunc(ctx, func() {
 		stoppedAt.Store(r.now())
-		r.src.stopped.Store(true)
 		r.conns.closeAll()
 	})
 	var wg sync.WaitGroup

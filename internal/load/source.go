@@ -14,18 +14,17 @@ type source struct {
 	remaining atomic.Int64
 	deadline  int64 // closed model: no tickets after this time (0: none)
 	now       func() int64
-	stopped   atomic.Bool // set when the run is interrupted
-	ctx       context.Context
-	dropped   atomic.Int64 // open model: tickets dropped, all workers busy
+	ctx       context.Context // the run's: cancelled by an interrupt
+	dropped   atomic.Int64    // open model: tickets dropped, all workers busy
 }
 
 // halted reports whether the run was interrupted. It reads the run's
-// context as well as the flag: the flag is set by a function that runs
-// after the cancellation in a goroutine of its own, and in between, on
-// busy cores, a worker could otherwise fail hundreds of dials with
-// "operation was canceled" and count them as errors of the server.
+// context itself, not a flag set after the cancellation by a function of
+// its own: in between, on busy cores, a worker could fail hundreds of
+// dials with "operation was canceled" and count them as errors of the
+// server.
 func (s *source) halted() bool {
-	return s.stopped.Load() || s.ctx != nil && s.ctx.Err() != nil
+	return s.ctx.Err() != nil
 }
 
 // next blocks until a request is due and returns its ticket, or false

@@ -27,8 +27,13 @@ const WarnShare = 0.05
 type Sample struct {
 	At    time.Time
 	Steal time.Duration // summed over all CPUs since boot
-	// Busy is the time the CPUs ran anything (user, nice, system, irq and
-	// softirq; guest time is within user), summed over all CPUs since boot.
+	// Busy is the time the CPUs ran processes (user, nice and system;
+	// guest time is within user), summed over all CPUs since boot.
+	// Interrupt time is left out: where the kernel accounts it apart
+	// (IRQ_TIME_ACCOUNTING) no process is charged for it, so it would
+	// read as other processes' work; where it does not, the processes it
+	// interrupted are charged, and leaving it out errs towards blaming
+	// the machine less.
 	Busy time.Duration
 	CPUs int
 	Err  error
@@ -51,7 +56,7 @@ func Read() Sample {
 // busyColumns and stealColumn are the columns of the "cpu" line of
 // /proc/stat that ParseStat reads, counted from the line's name: user 1,
 // nice 2, system 3, idle 4, iowait 5, irq 6, softirq 7, steal 8.
-var busyColumns = []int{1, 2, 3, 6, 7}
+var busyColumns = []int{1, 2, 3}
 
 const stealColumn = 8
 
