@@ -89,8 +89,7 @@ func ParseDelay(s string) (time.Duration, error) {
 		if !(f >= 0 && f <= MaxDelay.Seconds()) {
 			return 0, fmt.Errorf("delay %q: want 0 to %v", s, MaxDelay)
 		}
-		d := time.Duration(f * float64(time.Second))
-		return d, checkDelay(d)
+		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {

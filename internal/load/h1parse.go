@@ -152,10 +152,14 @@ func parseField(line []byte, h *header, r *response) error {
 	case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 		h.chunked = hasToken(value, "chunked")
 	case bytes.EqualFold(name, []byte("Connection")):
-		if hasToken(value, "close") {
-			r.close = true
+		for tok := range bytes.SplitSeq(value, []byte(",")) {
+			switch tok = bytes.TrimSpace(tok); {
+			case bytes.EqualFold(tok, []byte("close")):
+				r.close = true
+			case bytes.EqualFold(tok, []byte("keep-alive")):
+				h.keepAlive = true
+			}
 		}
-		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
 	}
 	return nil
 }
