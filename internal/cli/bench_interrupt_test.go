@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,12 +31,14 @@ func TestBenchInterruptBySignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stalled.Close()
+	var accepted atomic.Int64 // a sign that the stalled run is under way
 	go func() {
 		for {
 			c, err := stalled.Accept()
 			if err != nil {
 				return
 			}
+			accepted.Add(1)
 			defer c.Close()
 		}
 	}()
@@ -49,7 +52,8 @@ func TestBenchInterruptBySignal(t *testing.T) {
 			func(before int64) bool { return srv.Stats().Requests-before >= 20 }, false},
 		{"long -d --json", []string{srv.HTTPURL + "/", "-d", "30s", "-c", "2", "--http2", "--json"},
 			func(before int64) bool { return srv.Stats().Requests-before >= 20 }, true},
-		{"stalled", []string{"http://" + stalled.Addr().String() + "/", "-d", "30s", "-c", "4"}, nil, false},
+		{"stalled", []string{"http://" + stalled.Addr().String() + "/", "-d", "30s", "-c", "4"},
+			func(int64) bool { return accepted.Load() >= 1 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,13 +62,9 @@ func TestBenchInterruptBySignal(t *testing.T) {
 			done := make(chan int, 1)
 			start := time.Now()
 			go func() { done <- Run(context.Background(), append([]string{"bench"}, tt.args...), &stdout, &stderr) }()
-			deadline := time.Now().Add(10 * time.Second)
-			for tt.started != nil && !tt.started(before) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if tt.started == nil {
-				time.Sleep(300 * time.Millisecond)
-			}
+			// A signal sent before the run's interruptible registered
+			// would go to the guard channel: wait for a real sign of it.
+			waitStarted(t, tt.name, func() bool { return tt.started(before) })
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 			var code int
 			select {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/signal"
@@ -23,32 +22,33 @@ func TestInterruptBySignal(t *testing.T) {
 	signal.Notify(guard, os.Interrupt)
 	defer signal.Stop(guard)
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	// started reports a real sign that the run is under way, so that
+	// interruptible has registered before the signal is sent: a signal
+	// sent earlier goes to the guard channel and the run goes on.
 	tests := []struct {
 		name    string
 		args    []string
-		started func(before int64) bool
+		started func(before lab.Stats, out string) bool
 		wantOut string
 	}{
 		{"probe -n", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20"},
-			func(before int64) bool { return srv.Stats().Requests-before >= 2 }, "requests to " + srv.HTTPSURL},
+			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, "requests to " + srv.HTTPSURL},
 		{"probe -w", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20", "-w", "%{http_code}\n"},
-			func(before int64) bool { return srv.Stats().Requests-before >= 2 }, "200\n"},
-		{"demo", []string{"demo", "--runs", "200", "--no-audit", "--bench-time", "0"}, nil, "HTTP/1.1 plain"},
-		{"audit", []string{"audit", srv.HTTPSURL + "/", "--cacert", ca, "--attempts", "1000", "--concurrency", "1"}, nil, "httpslab audit " + srv.HTTPSURL},
+			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, "200\n"},
+		{"demo", []string{"demo", "--runs", "200", "--no-audit", "--bench-time", "0"},
+			func(lab.Stats, string) bool { return listening.Load() > 0 }, "HTTP/1.1 plain"},
+		{"audit", []string{"audit", srv.HTTPSURL + "/", "--cacert", ca, "--attempts", "1000", "--concurrency", "1"},
+			// The second handshake comes after the first check, before
+			// which an interrupted audit has nothing to report.
+			func(before lab.Stats, _ string) bool { return srv.Stats().Handshakes-before.Handshakes >= 2 }, "httpslab audit " + srv.HTTPSURL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := srv.Stats().Requests
-			var stdout, stderr bytes.Buffer
+			before := srv.Stats()
+			var stdout, stderr syncBuffer
 			done := make(chan int, 1)
 			go func() { done <- Run(context.Background(), tt.args, &stdout, &stderr) }()
-			deadline := time.Now().Add(10 * time.Second)
-			for tt.started != nil && !tt.started(before) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if tt.started == nil {
-				time.Sleep(500 * time.Millisecond)
-			}
+			waitStarted(t, tt.name, func() bool { return tt.started(before, stdout.String()) })
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 			select {
 			case code := <-done:
@@ -62,5 +62,16 @@ func TestInterruptBySignal(t *testing.T) {
 				t.Fatalf("%s did not stop within 10s of SIGINT", tt.name)
 			}
 		})
+	}
+}
+
+// waitStarted polls started for up to 10 s; a run that never shows a
+// sign of starting fails the test here rather than swallowing the signal.
+func waitStarted(t *testing.T, name string, started func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !started(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s showed no sign of running within 10s", name)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
@@ -207,6 +208,11 @@ func (e *env) interrupted() error {
 	return exitError{code: ExitInterrupted}
 }
 
+// listening counts the runs whose interruptible is waiting for Ctrl-C: a
+// test that sends SIGINT to a run without an outside sign of its start
+// (demo measures on its own server) waits for it to be non-zero.
+var listening atomic.Int64
+
 // interruptible returns a context that is cancelled on the first Ctrl-C, so
 // that a run stops and prints its partial report, while a second Ctrl-C
 // exits the process at once. The returned stop function must be called
@@ -215,6 +221,7 @@ func interruptible(parent context.Context) (context.Context, context.CancelFunc)
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt)
+	listening.Add(1)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -233,6 +240,7 @@ func interruptible(parent context.Context) (context.Context, context.CancelFunc)
 	return ctx, func() {
 		once.Do(func() {
 			signal.Stop(ch)
+			listening.Add(-1)
 			close(done)
 			cancel()
 		})
