@@ -62,7 +62,7 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	ctx, cancel := context.WithDeadline(r.ctx, deadline)
 	defer cancel()
 	qc, err := connect(ctx, r.ep, func(ctx context.Context, addr string) (*quic.Conn, error) {
-		return dialQUIC(ctx, addr, r.ep.tls)
+		return transport.DialQUICAddr(ctx, addr, r.ep.tls, &quic.Config{})
 	})
 	ev.end = r.now()
 	ev.tls = ev.end - ev.start
@@ -76,34 +76,6 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	}
 	tr := &http3.Transport{}
 	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
-}
-
-// dialQUIC dials addr (an IP address and port) from a UDP socket of its
-// own that reports ICMP errors, so that a port where nothing listens
-// fails the dial at once rather than after the handshake timeout. The
-// socket closes with the connection.
-func dialQUIC(ctx context.Context, addr string, cfg *tls.Config) (*quic.Conn, error) {
-	ua, err := net.ResolveUDPAddr("udp", addr)
-	if err != nil {
-		return nil, err
-	}
-	udp, err := transport.ListenUDP("udp")
-	if err != nil {
-		return nil, err
-	}
-	tr := &quic.Transport{Conn: udp}
-	qc, err := tr.Dial(ctx, ua, cfg, &quic.Config{})
-	if err != nil {
-		tr.Close()
-		udp.Close()
-		return nil, err
-	}
-	go func() {
-		<-qc.Context().Done()
-		tr.Close()
-		udp.Close()
-	}()
-	return qc, nil
 }
 
 // requireH2 checks that a TLS connection negotiated HTTP/2 by ALPN and

@@ -19,10 +19,10 @@ type QUICConn struct {
 	*quic.Conn
 	// Packets counts the UDP payload bytes, split into handshake and
 	// application datagrams.
-	Packets *PacketConn
-	tr      *quic.Transport // owns the socket
-	settled chan struct{}   // closed once the handshake completed or failed, and was traced
-	once    sync.Once
+	Packets     *PacketConn
+	closeSocket func()        // stops the QUIC transport and closes the socket
+	settled     chan struct{} // closed once the handshake completed or failed, and was traced
+	once        sync.Once
 }
 
 // DialQUIC opens a QUIC connection for addr, the host:port of a URL, on a
@@ -200,23 +200,64 @@ func closeLosers(results <-chan quicResult, n int) {
 
 // dialQUICAddr opens a counted UDP socket and dials target from it.
 func (d *Dialer) dialQUICAddr(ctx context.Context, target netip.AddrPort, cfg *tls.Config, qcfg *quic.Config, early bool) (*QUICConn, error) {
-	udp, err := ListenUDP(d.network("udp"))
+	var pc *PacketConn
+	count := func(udp *net.UDPConn) net.PacketConn { pc = NewPacketConn(udp); return pc }
+	conn, closeSocket, err := dialFromSocket(ctx, d.network("udp"), net.UDPAddrFromAddrPort(target), cfg, qcfg, early, count)
 	if err != nil {
 		return nil, err
 	}
-	pc := NewPacketConn(udp)
+	return &QUICConn{Conn: conn, Packets: pc, closeSocket: closeSocket, settled: make(chan struct{})}, nil
+}
+
+// DialQUICAddr dials addr, an IP address and port, from a UDP socket of
+// its own that reports ICMP errors, and closes the socket when the
+// connection ends. It is the plain dial of the load engine: DialQUIC adds
+// routing, tracing and byte counts.
+func DialQUICAddr(ctx context.Context, addr string, cfg *tls.Config, qcfg *quic.Config) (*quic.Conn, error) {
+	target, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	conn, closeSocket, err := dialFromSocket(ctx, "udp", target, cfg, qcfg, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		<-conn.Context().Done()
+		closeSocket()
+	}()
+	return conn, nil
+}
+
+// dialFromSocket dials target over QUIC from a new UDP socket (ListenUDP),
+// wrapped by wrap when it is not nil. quic-go leaves a socket it was
+// given open, so the returned function stops the transport and closes
+// the socket; a failed dial has done so already.
+func dialFromSocket(ctx context.Context, network string, target *net.UDPAddr, cfg *tls.Config, qcfg *quic.Config,
+	early bool, wrap func(*net.UDPConn) net.PacketConn) (*quic.Conn, func(), error) {
+	udp, err := ListenUDP(network)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pc net.PacketConn = udp
+	if wrap != nil {
+		pc = wrap(udp)
+	}
 	tr := &quic.Transport{Conn: pc}
+	closeSocket := func() {
+		tr.Close()
+		udp.Close()
+	}
 	dial := tr.Dial
 	if early {
 		dial = tr.DialEarly
 	}
-	conn, err := dial(ctx, net.UDPAddrFromAddrPort(target), cfg, qcfg)
+	conn, err := dial(ctx, target, cfg, qcfg)
 	if err != nil {
-		tr.Close()
-		udp.Close()
-		return nil, err
+		closeSocket()
+		return nil, nil, err
 	}
-	return &QUICConn{Conn: conn, Packets: pc, tr: tr, settled: make(chan struct{})}, nil
+	return conn, closeSocket, nil
 }
 
 // watch marks the end of the handshake and closes the socket when the
@@ -225,13 +266,6 @@ func (c *QUICConn) watch(trace *httptrace.ClientTrace) {
 	c.settle(trace)
 	<-c.Context().Done()
 	c.closeSocket()
-}
-
-// closeSocket stops the QUIC transport and closes its UDP socket, which
-// the transport leaves open.
-func (c *QUICConn) closeSocket() {
-	c.tr.Close()
-	c.Packets.Close()
 }
 
 // settle waits for the end of the handshake, marks the byte counts and
