@@ -2,12 +2,14 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -201,27 +203,23 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 }
 
 // benchHint suggests a fix for the most common reason a run failed: it
-// looks at the error messages from the most frequent down (ties by name).
+// asks hintFor about the sample error of each message, from the most
+// frequent down (ties by message). A timeout names bench's own flag.
 func benchHint(res *load.Result) string {
 	msgs := slices.SortedFunc(maps.Keys(res.ErrorCounts), func(x, y string) int {
 		return cmp.Or(cmp.Compare(res.ErrorCounts[y], res.ErrorCounts[x]), strings.Compare(x, y))
 	})
 	for _, msg := range msgs {
-		switch {
-		case strings.Contains(msg, "certificate has expired or is not yet valid"):
-			return "the server certificate has expired or is not valid yet (check it, and this machine's clock); -k measures anyway"
-		case strings.Contains(msg, "certificate is valid for"):
-			return "the certificate does not name the URL's host; use a name it has (with --resolve NAME:PORT:ADDR to reach this address) or -k"
-		case strings.Contains(msg, "certificate"):
-			return "the server certificate did not verify; pass --cacert FILE or -k"
-		case strings.Contains(msg, "looked like an HTTP/1.1 header"):
-			return "the server answered HTTP/1.1 to HTTP/2 without TLS (prior knowledge); use https:// or leave out --http2"
-		case strings.Contains(msg, "does not look like a TLS handshake"):
-			return "the server answered without TLS; use http:// for this port"
-		case strings.Contains(msg, "refused"):
-			return "nothing listens there; start a target with 'httpslab serve'"
-		case msg == "timeout":
+		err := res.ErrorSamples[msg]
+		if err == nil {
+			continue
+		}
+		var netErr net.Error
+		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
 			return "the server did not answer within --timeout; check that it is not stalled, or raise --timeout"
+		}
+		if hint := hintFor(err); hint != "" {
+			return hint
 		}
 	}
 	return "see the errors table above"

@@ -43,7 +43,7 @@ func TestBenchSweep(t *testing.T) {
 		{args: []string{u, "-t", "100000"}, code: ExitUsage, stderr: "-t 100000: want at most 1024"},
 		{args: []string{u, "--cacert", ca, "-d", "1ns"}, code: ExitFailure, stderr: "httpslab: error: no request completed in the 1ns run"},
 		{args: []string{u, "--cacert", notPEM, "-n", "1"}, code: ExitUsage, stderr: "hint: check the --cacert file"},
-		{args: []string{plainAsTLS, "-k", "-n", "2"}, code: ExitFailure, stderr: "hint: the server answered without TLS; use http://"},
+		{args: []string{plainAsTLS, "-k", "-n", "2"}, code: ExitFailure, stderr: "hint: the server did not answer with TLS; is this a plain-HTTP port? Try http://"},
 		{args: []string{u, "-k", "-n", "1", "--fail-if", "errors>NaN%"}, code: ExitUsage, stderr: "out of range"},
 		{args: []string{u, "-k", "-n", "1", "-X", "GET / HTTP/1.1\r\nX-Evil: 1\r\n\r\nGET"}, code: ExitUsage, stderr: "request method"},
 		{args: []string{u, "-k", "-n", "1", "-H", "X-A: a\r\nX-B: b"}, code: ExitUsage, stderr: "control characters"},

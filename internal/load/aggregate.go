@@ -66,12 +66,16 @@ type Result struct {
 	Bytes int64
 	// ErrorCounts maps each distinct error message to its count.
 	ErrorCounts map[string]int64
-	Handshakes  int64 // successful TLS handshakes
-	Resumed     int64 // of which resumed
-	Connections int64 // connections opened, TLS or not
-	DialErrors  int64 // connections that failed to open
-	TLS         []TLSCount
-	Latency     Latency
+	// ErrorSamples keeps the first error of each message in ErrorCounts,
+	// so that a caller can inspect it with errors.Is and errors.As (to
+	// suggest a fix) rather than match its text. It is not in the JSON.
+	ErrorSamples map[string]error `json:"-"`
+	Handshakes   int64            // successful TLS handshakes
+	Resumed      int64            // of which resumed
+	Connections  int64            // connections opened, TLS or not
+	DialErrors   int64            // connections that failed to open
+	TLS          []TLSCount
+	Latency      Latency
 	// Open model: sends more than LateAfter behind schedule, the largest
 	// lag, and tickets dropped because every worker was busy.
 	Late, Dropped int64
@@ -95,7 +99,7 @@ type aggregator struct {
 func newAggregator(cfg Config, start time.Time) *aggregator {
 	return &aggregator{
 		r: &Result{Config: cfg, Start: start, Status: map[int]int64{}, ErrorCounts: map[string]int64{},
-			Latency: newLatency()},
+			ErrorSamples: map[string]error{}, Latency: newLatency()},
 		tlsIdx: map[TLSCount]int{},
 	}
 }
@@ -201,6 +205,9 @@ func (a *aggregator) addError(err error) {
 	msg := errorMessage(err)
 	if _, ok := a.r.ErrorCounts[msg]; !ok && len(a.r.ErrorCounts) >= maxDistinctErrors {
 		msg = "other errors"
+	}
+	if _, ok := a.r.ErrorSamples[msg]; !ok {
+		a.r.ErrorSamples[msg] = err
 	}
 	a.r.ErrorCounts[msg]++
 }

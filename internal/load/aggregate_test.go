@@ -115,10 +115,21 @@ func TestOpenModelLatency(t *testing.T) {
 
 func TestDistinctErrorsBounded(t *testing.T) {
 	a := newAggregator(Config{}, time.Now())
-	for i := range 2 * maxDistinctErrors {
+	first := fmt.Errorf("error %d", 0)
+	a.add(&event{intended: -1, err: first})
+	for i := 1; i < 2*maxDistinctErrors; i++ {
 		a.add(&event{intended: -1, err: fmt.Errorf("error %d", i)})
 	}
 	a.add(&event{intended: -1, err: errors.New("error 0")})
+	if n := len(a.r.ErrorSamples); n != len(a.r.ErrorCounts) {
+		t.Errorf("%d error samples for %d messages; want one each", n, len(a.r.ErrorCounts))
+	}
+	if got := a.r.ErrorSamples["error 0"]; got != first {
+		t.Errorf("sample of error 0 = %p (%v); want the first one, %p", got, got, first)
+	}
+	if got, want := fmt.Sprint(a.r.ErrorSamples["other errors"]), fmt.Sprintf("error %d", maxDistinctErrors); got != want {
+		t.Errorf("sample of other errors = %q; want %q, the first one folded in", got, want)
+	}
 	if n := len(a.r.ErrorCounts); n != maxDistinctErrors+1 {
 		t.Errorf("%d distinct messages kept; want %d", n, maxDistinctErrors+1)
 	}
