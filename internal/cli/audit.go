@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -96,22 +95,17 @@ func parseAuditTarget(arg string) (host string, port int, path string, err error
 	if u.Scheme != "https" {
 		return "", 0, "", usagef("audit target %q: the scheme must be https (the plain port is --http-port)", arg)
 	}
-	port = 443
-	if p := u.Port(); p != "" {
-		if port, err = strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
-			return "", 0, "", usagef("audit target %q: bad port %q", arg, p)
-		}
+	// As with probe and bench: the port is checked, and an
+	// internationalized name goes to DNS, SNI and the certificate check
+	// in its ASCII form.
+	if err := transport.CheckURL(u); err != nil {
+		return "", 0, "", usagef("audit target %q: %w", arg, err)
 	}
 	path = u.EscapedPath()
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	// An internationalized name goes to DNS, SNI and the certificate
-	// check in its ASCII form, as with probe.
-	if host, err = transport.ASCIIHost(u.Hostname()); err != nil {
-		return "", 0, "", usagef("audit target %q: %w", arg, err)
-	}
-	return host, port, path, nil
+	return strings.ToLower(u.Hostname()), transport.URLPort(u), path, nil
 }
 
 func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlsscan.Severity, bool, error) {

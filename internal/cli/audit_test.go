@@ -30,6 +30,8 @@ func TestParseAuditTarget(t *testing.T) {
 		{in: "bad\u200d.test", bad: true},
 		{in: "http://example.com/", bad: true},
 		{in: "example.com:99999", bad: true},
+		{in: "example.com:0", bad: true},
+		{in: "Example.COM", host: "example.com", port: 443},
 		{in: "https:///", bad: true},
 	}
 	for _, tt := range tests {

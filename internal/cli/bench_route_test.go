@@ -14,13 +14,17 @@ import (
 // TestBenchRoute runs bench with --resolve, --connect-to, -4/-6 and h2c
 // against the embedded server and nginx, and with bad entries.
 func TestBenchRoute(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
+	s := lab.StartTestServer(t, lab.Config{Hosts: []string{"httpslab.test", "xn--bcher-kva.test"}})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := s.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	byName := "https://httpslab.test:" + port + "/bytes/100"
+	// A Unicode host goes to DNS, SNI and the certificate check as its
+	// A-label, on every protocol, with --resolve given either way.
+	idn := "https://bücher.test:" + port + "/bytes/10"
+	idnTarget := "Target:          https://xn--bcher-kva.test:" + port + "/bytes/10"
 	n := lab.StartTestNginx(t, lab.NginxConfig{PlainHTTP2: true})
 	h1only := lab.StartTestNginx(t, lab.NginxConfig{})
 	tests := []struct {
@@ -35,6 +39,14 @@ func TestBenchRoute(t *testing.T) {
 			code: ExitOK, stdout: "50 completed, 0 failed", requests: 50},
 		{name: "connect-to http3", args: []string{"https://httpslab.test:1/bytes/100", "--connect-to", "httpslab.test:1:127.0.0.1:" + port,
 			"--http3", "-4", "-n", "40", "-c", "2", "-m", "2"}, code: ExitOK, stdout: "40 completed, 0 failed", requests: 40},
+		{name: "IDN HTTP/1.1", args: []string{idn, "--resolve", "bücher.test:" + port + ":127.0.0.1", "-n", "4", "-c", "2"},
+			code: ExitOK, stdout: idnTarget, requests: 4},
+		{name: "IDN HTTP/2", args: []string{idn, "--resolve", "xn--bcher-kva.test:" + port + ":127.0.0.1", "--http2", "-n", "4", "-c", "1"},
+			code: ExitOK, stdout: idnTarget, requests: 4},
+		{name: "IDN HTTP/3", args: []string{idn, "--resolve", "BÜCHER.test:" + port + ":127.0.0.1", "--http3", "-n", "4", "-c", "1"},
+			code: ExitOK, stdout: idnTarget, requests: 4},
+		{name: "bad IDN", args: []string{"https://bad\u00adname\u200d.test/", "-n", "1"}, code: ExitUsage,
+			stderr: "not a valid internationalized domain name"},
 		{name: "h2c", args: []string{n.HTTPURL + "/1k.bin", "--http2", "-n", "30", "-c", "1", "-m", "3"},
 			code: ExitOK, stdout: "HTTP/2 (h2c: cleartext, prior knowledge)"},
 		{name: "bad resolve", args: []string{byName, "--resolve", "httpslab.test:" + port}, code: ExitUsage,

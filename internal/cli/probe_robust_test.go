@@ -25,8 +25,8 @@ func TestProbeRejectsBeforeRequest(t *testing.T) {
 		args    []string
 		wantErr []string
 	}{
-		{"port out of range", []string{"https://127.0.0.1:99999/"}, []string{"port 99999 is out of range"}},
-		{"port 0", []string{"https://127.0.0.1:0/"}, []string{"port 0 is out of range"}},
+		{"port out of range", []string{"https://127.0.0.1:99999/"}, []string{`port "99999": want 1 to 65535`}},
+		{"port 0", []string{"https://127.0.0.1:0/"}, []string{`port "0": want 1 to 65535`}},
 		{"no scheme", []string{host}, []string{"want an http:// or https:// URL", "hint: write the scheme, e.g. https://" + host + "/"}},
 		{"empty URL", []string{""}, []string{"the URL is empty"}},
 		{"0rtt tls-max 1.2", []string{u, "--cacert", ca, "--0rtt", "--tls-max", "1.2"}, []string{"HTTP/3 runs on TLS 1.3 only"}},

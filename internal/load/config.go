@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -187,8 +188,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// validate checks the fields that have no sensible default.
-func (c Config) validate() error {
+// validate checks the fields that have no sensible default. It puts
+// internationalized host names in the target URLs in their ASCII form,
+// in a copy of c.Targets: the caller's slice is left as it was.
+func (c *Config) validate() error {
 	if len(c.Targets) == 0 {
 		return errors.New("no target URL")
 	}
@@ -202,7 +205,8 @@ func (c Config) validate() error {
 		return errors.New("streams (-m) need HTTP/2 or HTTP/3; use --pipeline on HTTP/1.1")
 	}
 	var first *url.URL
-	for _, t := range c.Targets {
+	c.Targets = slices.Clone(c.Targets)
+	for i, t := range c.Targets {
 		u, err := url.Parse(t.URL)
 		if err != nil {
 			return fmt.Errorf("parsing target URL: %w", err)
@@ -210,11 +214,12 @@ func (c Config) validate() error {
 		if err := checkRequest(t); err != nil {
 			return err
 		}
+		host := u.Host
 		if err := checkURL(t.URL, u); err != nil {
 			return err
 		}
-		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return fmt.Errorf("target URL %q: want http:// or https:// and a host", t.URL)
+		if u.Host != host {
+			c.Targets[i].URL = u.String()
 		}
 		if first == nil {
 			first = u

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestRunRefusesInjection checks that a method or header that would
@@ -83,8 +84,8 @@ func TestRunRefusesURL(t *testing.T) {
 		{"https://[::1]:65536/", "port \"65536\""},
 		{"http://user:secret@127.0.0.1:8080/", "credentials"},
 		{"http://user@127.0.0.1:8080/", "credentials"},
-		{"ftp://127.0.0.1/", "want http:// or https://"},
-		{"https:///path", "and a host"},
+		{"ftp://127.0.0.1/", `scheme "ftp" is not http or https`},
+		{"https:///path", "no host"},
 	}
 	for _, tt := range tests {
 		_, err := Run(context.Background(), Config{Targets: []Target{{URL: tt.url}}, Requests: 1})
@@ -226,5 +227,28 @@ func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
 	if res.Errors != 2 || !noted || res.Elapsed > 5*time.Second {
 		t.Errorf("h2c to HTTP/1.1: %d errors %v after %v; want 2 noting HTTP/1.1, well before the 10s timeout",
 			res.Errors, res.ErrorCounts, res.Elapsed)
+	}
+}
+
+// TestRunInternationalizedHost: a Unicode host is requested by its
+// A-label (DNS, SNI, certificate check, Host header), while the caller's
+// targets are left as given.
+func TestRunInternationalizedHost(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true, Hosts: []string{"xn--bcher-kva.test"}})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.HTTPSURL, "https://"))
+	r, err := transport.ParseResolve("bücher.test:" + port + ":127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []Target{{URL: "https://bücher.test:" + port + "/"}}
+	for _, p := range []Protocol{HTTP1, HTTP2} {
+		res := mustRun(t, Config{Targets: targets, Requests: 3, Protocol: p, Resolve: []transport.Resolve{r},
+			TLS: clientTLS(t, srv.CA.CertPEM)})
+		if want := "https://xn--bcher-kva.test:" + port + "/"; res.Requests != 3 || res.Config.Targets[0].URL != want {
+			t.Errorf("%v: %d requests to %s; want 3 to %s", p, res.Requests, res.Config.Targets[0].URL, want)
+		}
+	}
+	if got := targets[0].URL; got != "https://bücher.test:"+port+"/" {
+		t.Errorf("caller's target changed to %s", got)
 	}
 }

@@ -3,8 +3,8 @@ package load
 import (
 	"fmt"
 	"net/url"
-	"strconv"
 
+	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -13,8 +13,8 @@ import (
 // LF in a value would end the field early and smuggle another one in, and
 // a space in a method would shift the request line.
 func checkRequest(t Target) error {
-	if t.Method != "" && !httpguts.ValidHeaderFieldName(t.Method) {
-		return fmt.Errorf("request method %q: want a token such as GET or POST, with no spaces or control characters", t.Method)
+	if err := transport.CheckMethod(t.Method); err != nil {
+		return fmt.Errorf("request %w", err)
 	}
 	for name, values := range t.Header {
 		if !httpguts.ValidHeaderFieldName(name) {
@@ -30,14 +30,14 @@ func checkRequest(t Target) error {
 }
 
 // checkURL refuses what a target URL may hold but a run cannot honour:
-// a port out of range (or 0, which no server listens on), and user
+// what transport.CheckURL refuses (a scheme other than http and https, no
+// host, a port out of range or 0, which no server listens on), and user
 // credentials, which the clients do not send: a run that silently left
-// them out would measure 401s without saying why.
+// them out would measure 401s without saying why. An internationalized
+// host name is put in its ASCII form in u.
 func checkURL(raw string, u *url.URL) error {
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("target URL %q: port %q: want 1 to 65535", raw, p)
-		}
+	if err := transport.CheckURL(u); err != nil {
+		return fmt.Errorf("target URL %q: %w", raw, err)
 	}
 	if u.User != nil {
 		return fmt.Errorf("target URL %q: credentials in the URL are not sent; give them as a header, -H 'Authorization: Basic ...'", raw)

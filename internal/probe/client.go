@@ -202,7 +202,7 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 		if hop >= limit {
 			return res, fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, next.Redacted(), ErrRedirectLimit)
 		}
-		if err := checkURL(next); err != nil {
+		if err := transport.CheckURL(next); err != nil {
 			return res, fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err)
 		}
 		u = next

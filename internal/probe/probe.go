@@ -17,15 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
-	"golang.org/x/net/http/httpguts"
 )
 
 // Protocols accepted in Config.Protocol.
@@ -131,13 +127,11 @@ func (cfg Config) validate() (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("probe: parsing URL: %w", err)
 	}
-	if err := checkURL(u); err != nil {
+	if err := transport.CheckURL(u); err != nil {
 		return nil, fmt.Errorf("probe: URL %q: %w", cfg.URL, err)
 	}
-	if cfg.Method != "" && !httpguts.ValidHeaderFieldName(cfg.Method) {
-		// A method is an HTTP token (RFC 9110 section 9.1), the same
-		// characters as a header name.
-		return nil, fmt.Errorf("probe: method %q is not an HTTP token", cfg.Method)
+	if err := transport.CheckMethod(cfg.Method); err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
 	}
 	switch cfg.Protocol {
 	case ProtoAuto, ProtoHTTP11:
@@ -159,36 +153,6 @@ func (cfg Config) validate() (*url.URL, error) {
 		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", cfg.IPVersion)
 	}
 	return u, nil
-}
-
-// checkURL checks what a request can be sent to: an http or https URL
-// with a host and, if it names a port, one from 1 to 65535. It puts an
-// internationalized host name in its ASCII form, which DNS, SNI and the
-// certificate check need. Redirect targets go through it too.
-func checkURL(u *url.URL) error {
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
-	}
-	if u.Hostname() == "" {
-		return errors.New("no host")
-	}
-	p := u.Port()
-	if p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("port %s is out of range (1 to 65535)", p)
-		}
-	}
-	host, err := transport.ASCIIHost(u.Hostname())
-	if err != nil {
-		return err
-	}
-	if host != strings.ToLower(u.Hostname()) { // only a changed name: case and IP literals stay as given
-		u.Host = host
-		if p != "" {
-			u.Host = net.JoinHostPort(host, p)
-		}
-	}
-	return nil
 }
 
 // dialer builds the transport.Dialer of cfg.

@@ -23,9 +23,9 @@ func TestConfigRejects(t *testing.T) {
 		cfg     Config
 		wantErr string
 	}{
-		{Config{URL: "https://127.0.0.1:99999/"}, "port 99999 is out of range"},
-		{Config{URL: "https://127.0.0.1:0/"}, "port 0 is out of range"},
-		{Config{URL: "http://[::1]:65536/"}, "port 65536 is out of range"},
+		{Config{URL: "https://127.0.0.1:99999/"}, `port "99999": want 1 to 65535`},
+		{Config{URL: "https://127.0.0.1:0/"}, `port "0": want 1 to 65535`},
+		{Config{URL: "http://[::1]:65536/"}, `port "65536": want 1 to 65535`},
 		{Config{URL: "https://:443/"}, "no host"},
 		{Config{URL: "ftp://127.0.0.1/"}, `scheme "ftp" is not http or https`},
 		{Config{URL: "https://127.0.0.1/", Method: "GE T"}, `method "GE T" is not an HTTP token`},
