@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"net"
@@ -253,21 +252,13 @@ const maxURLFile = 16 << 20
 // readURLFile reads the -i file, or standard input for "-", up to
 // maxURLFile bytes.
 func readURLFile(name string) ([]byte, error) {
-	r := io.Reader(os.Stdin)
-	if name != "-" {
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, usagef("reading --input-file: %v", err)
-		}
-		defer fh.Close()
-		r = fh
+	data, err := readInput(name, stdin, maxURLFile)
+	var large tooLargeError
+	if errors.As(err, &large) {
+		return nil, withHint(usagef("reading --input-file %s: %v", name, err), "want a list of URLs, one per line")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxURLFile+1))
 	if err != nil {
 		return nil, usagef("reading --input-file: %v", err)
-	}
-	if len(data) > maxURLFile {
-		return nil, usagef("reading --input-file %s: more than %d MiB; want a list of URLs, one per line", name, maxURLFile>>20)
 	}
 	return data, nil
 }

@@ -34,7 +34,7 @@ func TestBenchSweep(t *testing.T) {
 	}{
 		// Before the limit, -c 100000000 took 20 GB and was killed.
 		{args: []string{u, "-c", "100000000"}, code: ExitUsage, stderr: "-c 100000000: want at most"},
-		{args: []string{"-i", "/dev/zero"}, code: ExitUsage, stderr: "reading --input-file /dev/zero: more than 16 MiB"},
+		{args: []string{"-i", "/dev/zero"}, code: ExitUsage, stderr: "reading --input-file /dev/zero: more than the limit of 16 MiB"},
 		// Huge -m and --pipeline ran until killed (a goroutine or slot each).
 		{args: []string{u, "--http2", "-c", "2", "-m", "9223372036854775807", "--rate", "10", "-n", "5"}, code: ExitUsage, stderr: "-m 9223372036854775807: want at most 100000"},
 		{args: []string{u, "--pipeline", "100000000"}, code: ExitUsage, stderr: "--pipeline 100000000: want at most 100000"},

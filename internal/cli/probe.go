@@ -236,9 +236,15 @@ func runPlan(ctx context.Context, client *probe.Client, p plan) ([]*probe.Result
 }
 
 func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
-	format, err := report.ReadWriteOutFormat(arg, os.Stdin)
-	if err != nil {
-		return nil, usageError{err}
+	format := arg
+	if name, ok := strings.CutPrefix(arg, "@"); ok {
+		// As curl does: "@-" reads the format from standard input,
+		// "@file" from the file.
+		b, err := readInput(name, stdin, report.MaxWriteOutFormat)
+		if err != nil {
+			return nil, usagef("reading write-out format %s: %v", arg, err)
+		}
+		format = report.JoinFormatLines(string(b))
 	}
 	wo, err := report.ParseWriteOut(format)
 	if err != nil {

@@ -203,38 +203,17 @@ func (f *requestFlags) body() ([]byte, error) {
 // maxBody bounds a request body read from a file or standard input.
 const maxBody = 64 << 20
 
-// stdin is where @- reads from; tests replace it.
-var stdin io.Reader = os.Stdin
-
 // readData reads a -d or --data-binary argument: the text itself, or
-// with @ the contents of a file, @- standard input, as curl does. A pipe
-// or device is read up to maxBody, not by its reported size.
+// with @ the contents of a file, @- standard input, as curl does, up to
+// maxBody bytes.
 func readData(arg string) ([]byte, error) {
 	name, ok := strings.CutPrefix(arg, "@")
 	if !ok {
 		return []byte(arg), nil
 	}
-	if name == "" {
-		return nil, usagef("-d @: a file name must follow @ (@- reads standard input)")
-	}
-	r := stdin
-	if name != "-" {
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, usagef("-d %s: %v", arg, err)
-		}
-		defer fh.Close()
-		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxBody {
-			return nil, usagef("-d %s: %d bytes, more than the limit of %d", arg, fi.Size(), maxBody)
-		}
-		r = fh
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+	b, err := readInput(name, stdin, maxBody)
 	if err != nil {
 		return nil, usagef("-d %s: %v", arg, err)
-	}
-	if len(b) > maxBody {
-		return nil, usagef("-d %s: more than the limit of %d bytes", arg, maxBody)
 	}
 	return b, nil
 }

@@ -19,14 +19,14 @@ package report
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
-// maxWriteOutFormat bounds the format size; a format is a few lines.
-const maxWriteOutFormat = 1 << 20
+// MaxWriteOutFormat bounds the format size in bytes; a format is a few
+// lines.
+const MaxWriteOutFormat = 1 << 20
 
 // segment kinds of a parsed format.
 const (
@@ -80,8 +80,8 @@ func (in *WriteOutInput) failed() bool {
 // ParseWriteOut parses a curl -w format. Unknown variables are not an
 // error (curl writes nothing for them); they are listed in Warnings.
 func ParseWriteOut(format string) (*WriteOut, error) {
-	if len(format) > maxWriteOutFormat {
-		return nil, fmt.Errorf("parsing write-out format: %d bytes, more than the limit of %d", len(format), maxWriteOutFormat)
+	if len(format) > MaxWriteOutFormat {
+		return nil, fmt.Errorf("parsing write-out format: %d bytes, more than the limit of %d", len(format), MaxWriteOutFormat)
 	}
 	p := &WriteOut{}
 	var text strings.Builder
@@ -210,30 +210,10 @@ func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) error {
 	return nil
 }
 
-// ReadWriteOutFormat resolves a -w argument the way curl does: "@-"
-// reads the format from stdin, "@file" from the file, anything else is
-// the format itself. Like curl, it drops the line breaks of a format read
-// from a file or stdin: its lines are joined, and only \n in the format
-// makes a new line.
-func ReadWriteOutFormat(arg string, stdin io.Reader) (string, error) {
-	name, ok := strings.CutPrefix(arg, "@")
-	if !ok {
-		return arg, nil
-	}
-	var r io.Reader
-	if name == "-" {
-		r = stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", fmt.Errorf("reading write-out format: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxWriteOutFormat+1))
-	if err != nil {
-		return "", fmt.Errorf("reading write-out format %s: %w", arg, err)
-	}
-	return strings.NewReplacer("\r", "", "\n", "").Replace(string(b)), nil
+// JoinFormatLines prepares a -w format read from a file or standard
+// input (curl's -w @file and -w @-): like curl, it drops its line
+// breaks, so that its lines are joined and only \n in the format makes
+// a new line.
+func JoinFormatLines(format string) string {
+	return strings.NewReplacer("\r", "", "\n", "").Replace(format)
 }

@@ -133,10 +133,11 @@ func TestWriteOutRedirect(t *testing.T) {
 // the repository root, and checks that every variable is known and
 // printed.
 func TestCurlFormatFile(t *testing.T) {
-	format, err := ReadWriteOutFormat("@"+filepath.Join("..", "..", "testdata", "curl-format.txt"), nil)
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "curl-format.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	format := JoinFormatLines(string(b))
 	vars := regexp.MustCompile(`%\{([a-z_]+)\}`).FindAllStringSubmatch(format, -1)
 	if len(vars) != 16 {
 		t.Fatalf("curl-format.txt has %d variables; want 16", len(vars))
@@ -190,26 +191,17 @@ func TestWriteOutHeaderJSON(t *testing.T) {
 	}
 }
 
-func TestReadWriteOutFormat(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fmt.txt")
-	if err := os.WriteFile(path, []byte("%{http_code}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		arg, stdin, want string
-	}{
-		{"%{http_code}", "", "%{http_code}"},
-		{"@" + path, "", "%{http_code}"},
-		{"@-", "from\r\nstdin\n", "fromstdin"},
+func TestJoinFormatLines(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"%{http_code}", "%{http_code}"},
+		{"%{http_code}\n", "%{http_code}"},
+		{"from\r\nstdin\n", "fromstdin"},
+		{`a\nb` + "\n", `a\nb`}, // the escape stays for ParseWriteOut
 	}
 	for _, tt := range tests {
-		got, err := ReadWriteOutFormat(tt.arg, strings.NewReader(tt.stdin))
-		if err != nil || got != tt.want {
-			t.Errorf("ReadWriteOutFormat(%q) = %q, %v; want %q", tt.arg, got, err, tt.want)
+		if got := JoinFormatLines(tt.in); got != tt.want {
+			t.Errorf("JoinFormatLines(%q) = %q; want %q", tt.in, got, tt.want)
 		}
-	}
-	if _, err := ReadWriteOutFormat("@"+filepath.Join(t.TempDir(), "missing"), nil); err == nil {
-		t.Errorf("ReadWriteOutFormat(missing file) = nil error; want an error")
 	}
 }
 
