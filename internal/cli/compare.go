@@ -56,7 +56,7 @@ every round, so that drift, caches and position do not favour one of them.
 Every request but the kept-alive ones opens a new connection; a request that
 did not do what its variant says (no resumption, 0-RTT refused) is an error,
 never a sample. A variant that fails in the warm-up is dropped with its error.
-Each request gives up after 30 s unless --max-time says otherwise.
+Each request gives up after 30 s unless --max-time says otherwise (0: never).
 
 Per variant: the median total time with its distribution-free 95% interval,
 the median connect, TLS and wait phases, the difference from the first
@@ -103,7 +103,8 @@ trip takes microseconds and the differences are computation.
 }
 
 // defaultCompareTimeout bounds each request when --max-time is not given,
-// so that a server that stops answering cannot stall a run.
+// so that a server that stops answering cannot stall a run; --max-time 0
+// is curl's "no limit", as in probe.
 const defaultCompareTimeout = 30 * time.Second
 
 // fixedPerVariant are the request flags compare sets itself per variant.
@@ -180,12 +181,9 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	pcfg, err := f.req.probeConfig("")
+	pcfg, err := f.req.probeConfig("", defaultCompareTimeout)
 	if err != nil {
 		return err
-	}
-	if pcfg.Timeout == 0 {
-		pcfg.Timeout = defaultCompareTimeout
 	}
 	var target compare.Target
 	var where string

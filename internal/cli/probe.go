@@ -27,8 +27,6 @@ type probeFlags struct {
 	json      bool
 	silent    bool
 	output    string
-
-	maxTimeSet bool // --max-time was given; else defaultProbeTimeout applies
 }
 
 // defaultProbeTimeout bounds a probe, all hops, when --max-time is not
@@ -68,10 +66,7 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
   httpslab probe -w @curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
   httpslab probe --resolve example.test:443:127.0.0.1 https://example.test/ --har run.har`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f.maxTimeSet = cmd.Flags().Changed("max-time")
-			return e.runProbe(args[0], f)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
@@ -138,12 +133,9 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 		}
 		f.req.http3 = true
 	}
-	cfg, err := f.req.probeConfig(url)
+	cfg, err := f.req.probeConfig(url, defaultProbeTimeout)
 	if err != nil {
 		return cfg, err
-	}
-	if !f.maxTimeSet {
-		cfg.Timeout = defaultProbeTimeout
 	}
 	cfg.FollowRedirects = f.location
 	switch {

@@ -183,25 +183,32 @@ func TestProbeZeroRTTRefused(t *testing.T) {
 	}
 }
 
-// TestProbeDefaultTimeout: without --max-time a probe is bounded (a
-// server that accepts and never answers held it forever); --max-time 0
-// is the explicit way to wait without end.
-func TestProbeDefaultTimeout(t *testing.T) {
+// TestMaxTimeDefault: without --max-time probe and compare are bounded
+// by their own defaults (a server that accepts and never answers held a
+// probe forever); --max-time 0 is curl's "no limit" in both (compare
+// took it for its 30 s default).
+func TestMaxTimeDefault(t *testing.T) {
 	tests := []struct {
-		maxTime string
-		set     bool
-		want    time.Duration
+		maxTime     string
+		probe, cmpr time.Duration
 	}{
-		{"", false, defaultProbeTimeout},
-		{"0", true, 0},
-		{"2.5", true, 2500 * time.Millisecond},
+		{"", defaultProbeTimeout, defaultCompareTimeout},
+		{"0", 0, 0},
+		{"2.5", 2500 * time.Millisecond, 2500 * time.Millisecond},
+		{"1500ms", 1500 * time.Millisecond, 1500 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		f := probeFlags{n: 1, maxTimeSet: tt.set}
+		f := probeFlags{n: 1}
 		f.req.maxTime = tt.maxTime
 		cfg, err := f.config("https://127.0.0.1:8443/")
-		if err != nil || cfg.Timeout != tt.want {
-			t.Errorf("config with --max-time %q (given %v) = timeout %v, %v; want %v", tt.maxTime, tt.set, cfg.Timeout, err, tt.want)
+		if err != nil || cfg.Timeout != tt.probe {
+			t.Errorf("probe --max-time %q: timeout %v, %v; want %v", tt.maxTime, cfg.Timeout, err, tt.probe)
+		}
+		var c compareFlags
+		c.req.maxTime = tt.maxTime
+		ccfg, err := c.req.probeConfig("", defaultCompareTimeout) // as runCompare does
+		if err != nil || ccfg.Timeout != tt.cmpr {
+			t.Errorf("compare --max-time %q: timeout %v, %v; want %v", tt.maxTime, ccfg.Timeout, err, tt.cmpr)
 		}
 	}
 }

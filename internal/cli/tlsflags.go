@@ -132,9 +132,10 @@ func (f *requestFlags) protocol() (string, error) {
 }
 
 // timeout reads --max-time: seconds as curl takes them, or a Go duration.
-func (f *requestFlags) timeout() (time.Duration, error) {
+// Not given, it is def, the command's own bound; 0 is curl's "no limit".
+func (f *requestFlags) timeout(def time.Duration) (time.Duration, error) {
 	if f.maxTime == "" {
-		return 0, nil
+		return def, nil
 	}
 	if s, err := strconv.ParseFloat(f.maxTime, 64); err == nil && s >= 0 && s < 1e6 {
 		return time.Duration(s * float64(time.Second)), nil
@@ -218,8 +219,9 @@ func readData(arg string) ([]byte, error) {
 	return b, nil
 }
 
-// probeConfig turns the flags into a probe.Config for url.
-func (f *requestFlags) probeConfig(url string) (probe.Config, error) {
+// probeConfig turns the flags into a probe.Config for url; without
+// --max-time, a request gives up after defaultTimeout.
+func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (probe.Config, error) {
 	cfg := probe.Config{URL: url, Method: f.method, Resolve: f.resolve, ConnectTo: f.connectTo}
 	var err error
 	if cfg.TLS, err = f.tls(); err != nil {
@@ -228,7 +230,7 @@ func (f *requestFlags) probeConfig(url string) (probe.Config, error) {
 	if cfg.Protocol, err = f.protocol(); err != nil {
 		return cfg, err
 	}
-	if cfg.Timeout, err = f.timeout(); err != nil {
+	if cfg.Timeout, err = f.timeout(defaultTimeout); err != nil {
 		return cfg, err
 	}
 	if cfg.Header, err = f.header(); err != nil {
