@@ -243,8 +243,7 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 		}
 	}
 	if runErr != nil && ctx.Err() != nil {
-		fmt.Fprintln(e.stderr, "httpslab: interrupted; the report covers the rounds done")
-		return exitError{code: ExitInterrupted, err: nil}
+		return e.interrupted() // the report, of the rounds done, is on stdout
 	}
 	if runErr != nil && res != nil && res.Stop == compare.StopBaselineFailed && len(keys) > 0 && keys[0].Scheme == "http" {
 		return withHint(runErr, "the plain-HTTP baseline cannot be measured; give the server's plain-HTTP URL with --http-url, or --vary without scheme to compare HTTPS variants only")

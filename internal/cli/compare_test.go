@@ -87,9 +87,12 @@ func TestCompareEmbeddedJSON(t *testing.T) {
 func TestCompareInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	code, stdout, _ := run(t, ctx, "compare", "--vary", "scheme", "-n", "2000", "--path", "/delay/20ms")
+	code, stdout, stderr := run(t, ctx, "compare", "--vary", "scheme", "-n", "2000", "--path", "/delay/20ms")
 	if code != ExitInterrupted || !strings.Contains(stdout, "stopped: interrupted") || !strings.Contains(stdout, "http h1") {
 		t.Errorf("interrupted compare = %d, stdout %q; want %d and the partial report", code, stdout, ExitInterrupted)
+	}
+	if !strings.HasSuffix(stderr, "\nhttpslab: interrupted\n") { // the line every command ends with
+		t.Errorf("interrupted compare: stderr %q; want it to end with 'httpslab: interrupted'", stderr)
 	}
 }
 

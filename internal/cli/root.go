@@ -202,7 +202,9 @@ func isCobraUsage(err error) bool {
 // report, with exit code 130. It does not wait for the process-wide
 // signal context to see the signal too: both are told at once, in no
 // fixed order, and a run that ended first used to exit with 1 and
-// "context canceled". probe, audit and demo use it.
+// "context canceled". Every command that runs under interruptible uses
+// it: probe, bench, compare (and demo behind a link, through it), audit
+// and demo.
 func (e *env) interrupted() error {
 	fmt.Fprintln(e.stderr, "httpslab: interrupted")
 	return exitError{code: ExitInterrupted}
@@ -216,7 +218,8 @@ var listening atomic.Int64
 // interruptible returns a context that is cancelled on the first Ctrl-C, so
 // that a run stops and prints its partial report, while a second Ctrl-C
 // exits the process at once. The returned stop function must be called
-// when the run ends.
+// when the run ends. probe, bench, compare, audit and demo run under it,
+// and end with interrupted.
 func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
