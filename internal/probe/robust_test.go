@@ -70,7 +70,9 @@ func TestRedirectLimit(t *testing.T) {
 		if got := errors.Is(err, ErrRedirectLimit); got != tt.wantLimit {
 			t.Errorf("MaxRedirects %d: error %v; want ErrRedirectLimit %v", tt.max, err, tt.wantLimit)
 		}
-		if res == nil || len(res.Hops) != tt.wantHops {
+		if res == nil {
+			t.Errorf("MaxRedirects %d: no result; want %d hops", tt.max, tt.wantHops)
+		} else if len(res.Hops) != tt.wantHops {
 			t.Errorf("MaxRedirects %d: %d hops; want %d", tt.max, len(res.Hops), tt.wantHops)
 		}
 	}
@@ -97,8 +99,14 @@ func TestRedirectToOtherScheme(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `redirect to ftp://127.0.0.1/file: scheme "ftp" is not http or https`) {
 		t.Fatalf("Do = %v; want the redirect's scheme refused", err)
 	}
-	if len(res.Hops) != 1 || res.Hops[0].Status != http.StatusFound || hits.Load() != 1 {
-		t.Errorf("%d hops, first status %d, %d requests; want the one 302", len(res.Hops), res.Hops[0].Status, hits.Load())
+	if res == nil {
+		t.Fatal("Do returned no result; want the one 302 hop")
+	}
+	if len(res.Hops) != 1 {
+		t.Fatalf("%d hops; want the one 302", len(res.Hops))
+	}
+	if res.Hops[0].Status != http.StatusFound || hits.Load() != 1 {
+		t.Errorf("first status %d, %d requests; want the one 302", res.Hops[0].Status, hits.Load())
 	}
 }
 
