@@ -141,7 +141,7 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	switch {
 	case f.maxRedirs == 0:
 		cfg.MaxRedirects = probe.NoRedirects
-	case f.maxRedirs == -1: // curl's "no limit", still bounded here
+	case f.maxRedirs == maxRedirsUnlimited: // still bounded here
 		cfg.MaxRedirects = maxRedirsLimit
 	case f.maxRedirs < 0 || f.maxRedirs > maxRedirsLimit:
 		return cfg, usagef("--max-redirs %d: want 0 to %d, or -1 for the most (%d)", f.maxRedirs, maxRedirsLimit, maxRedirsLimit)
@@ -153,6 +153,11 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 
 // maxRedirsLimit bounds --max-redirs, so that a redirect loop ends.
 const maxRedirsLimit = 1000
+
+// maxRedirsUnlimited is curl's --max-redirs -1, "no limit" (here up to
+// maxRedirsLimit). It is not probe.NoRedirects, also -1, which the CLI
+// gives for --max-redirs 0: follow none.
+const maxRedirsUnlimited = -1
 
 func (e *env) runProbe(url string, f probeFlags) error {
 	p, err := f.plan()
