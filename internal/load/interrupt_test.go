@@ -13,8 +13,8 @@ import (
 )
 
 // TestSourceHaltsOnCancel checks that the source stops handing out
-// tickets as soon as the run's context is cancelled, before the
-// function that sets the stopped flag has had a chance to run.
+// tickets as soon as the run's context is cancelled, before the run's
+// own function for the interrupt has had a chance to run.
 func TestSourceHaltsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &source{now: func() int64 { return 0 }, ctx: ctx}
