@@ -3,13 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,19 +22,13 @@ import (
 // valid from notBefore to notAfter for the names given.
 func tlsServer(t *testing.T, ca *lab.CA, notBefore, notAfter time.Time, names ...string) string {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: names[0]},
-		NotBefore: notBefore, NotAfter: notAfter, DNSNames: names,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	leaf, err := ca.IssueValid(lab.ECDSAP256, notBefore, notAfter, names...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf.TLS}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().(*net.TCPAddr).String()

@@ -124,21 +124,7 @@ func TestProbeMisbehavingServers(t *testing.T) {
 // returns the address.
 func listen(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go handle(c)
-		}
-	}()
-	return ln.Addr().String()
+	return lab.ServeTCP(t, handle)
 }
 
 // TestProbeDataFromStdin: -d @- and --data-binary @- read standard input

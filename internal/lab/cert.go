@@ -104,6 +104,13 @@ type Leaf struct {
 // addresses in hosts. The chain sent by servers holds the leaf only; the
 // CA is the trust anchor and is not sent.
 func (ca *CA) Issue(kind KeyKind, hosts ...string) (*Leaf, error) {
+	return ca.IssueValid(kind, time.Now().Add(-time.Hour), time.Now().Add(7*24*time.Hour), hosts...)
+}
+
+// IssueValid is Issue with the certificate valid from notBefore to
+// notAfter: an expired or not yet valid certificate, for tests of how
+// clients report it.
+func (ca *CA) IssueValid(kind KeyKind, notBefore, notAfter time.Time, hosts ...string) (*Leaf, error) {
 	key, err := kind.generate()
 	if err != nil {
 		return nil, fmt.Errorf("generating %s key: %w", kind, err)
@@ -111,8 +118,8 @@ func (ca *CA) Issue(kind KeyKind, hosts ...string) (*Leaf, error) {
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: firstOr(hosts, "localhost"), Organization: []string{"httpslab"}},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(7 * 24 * time.Hour),
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}

@@ -19,24 +19,13 @@ import (
 // server always offers h2.)
 func startNoALPN(t *testing.T) (url string, caPEM []byte) {
 	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{s.Leaf.TLS}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				_, _ = io.Copy(io.Discard, c)
-			}()
-		}
-	}()
-	return "https://" + ln.Addr().(*net.TCPAddr).String(), s.CA.CertPEM
+	cfg := &tls.Config{Certificates: []tls.Certificate{s.Leaf.TLS}}
+	addr := lab.ServeTCP(t, func(c net.Conn) {
+		tc := tls.Server(c, cfg)
+		defer tc.Close()
+		_, _ = io.Copy(io.Discard, tc)
+	})
+	return "https://" + addr, s.CA.CertPEM
 }
 
 // TestHTTP2Refused runs HTTP/2 against a server that negotiates no

@@ -195,27 +195,15 @@ func TestExactCount(t *testing.T) {
 // preface in HTTP/1.1 and keeps the connection open: the requests fail at
 // once, saying what the server spoke, not after the timeout.
 func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-			go func() {
-				buf := make([]byte, 64)
-				if _, err := c.Read(buf); err == nil {
-					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-				}
-			}()
+	addr := lab.ServeTCP(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 64)
+		if _, err := c.Read(buf); err == nil {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 		}
-	}()
-	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "http://" + ln.Addr().String() + "/"}},
+		io.Copy(io.Discard, c) // keep it open until the client or the test ends it
+	})
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "http://" + addr + "/"}},
 		Requests: 2, Protocol: HTTP2, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
