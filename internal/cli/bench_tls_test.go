@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,21 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
+
+// testCA makes a private CA and writes its certificate to a file, for
+// --cacert.
+func testCA(t *testing.T) (*lab.CA, string) {
+	t.Helper()
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ca.pem")
+	if err := ca.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	return ca, file
+}
 
 // tlsServer starts an HTTPS server whose certificate, issued by ca, is
 // valid from notBefore to notAfter for the names given.
@@ -39,14 +53,7 @@ func tlsServer(t *testing.T, ca *lab.CA, notBefore, notAfter time.Time, names ..
 // names the actual problem: an unknown CA, an expired certificate, a
 // name the certificate does not hold.
 func TestBenchTLSErrors(t *testing.T) {
-	ca, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, ca.CertPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ca, caFile := testCA(t)
 	now := time.Now()
 	valid := tlsServer(t, ca, now.Add(-time.Hour), now.Add(time.Hour), "good.test")
 	expired := tlsServer(t, ca, now.Add(-48*time.Hour), now.Add(-24*time.Hour), "old.test")

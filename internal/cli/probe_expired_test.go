@@ -2,27 +2,16 @@ package cli
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/httpslab/httpslab/internal/lab"
 )
 
 // TestProbeExpiredCertificate: a certificate past its NotAfter fails
 // verification by default, with the hint about clocks and -k; -k reaches
 // the server.
 func TestProbeExpiredCertificate(t *testing.T) {
-	ca, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, ca.CertPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ca, caFile := testCA(t)
 	addr := tlsServer(t, ca, time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour), "127.0.0.1")
 	url := "https://" + addr + "/"
 	code, _, stderr := run(t, context.Background(), "probe", "-s", url, "--cacert", caFile)
