@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks the %q row:\n%s", v.Name, stdout)
 		}
 	}
-	for _, want := range []string{"resumed 3/3", "0-RTT accepted 3/3", "no handshake", "X25519MLKEM768",
+	for _, want := range []string{"resumed 3/3", "0-RTT accepted 3/3", "its wait overlaps TLS", "no handshake", "X25519MLKEM768",
 		"round trip on loopback", "keep-alive", "new connection, full handshake", "audit of the embedded server"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)

@@ -321,7 +321,7 @@ func (e *env) summary(results []*probe.Result, f probeFlags) error {
 			finals = append(finals, *fin)
 		}
 	}
-	return report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume || f.zeroRTT})
+	return report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume, ZeroRTT: f.zeroRTT})
 }
 
 // waterfalls prints each run's waterfall, headed by its connection mode

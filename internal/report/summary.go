@@ -31,6 +31,8 @@ import (
 type SummaryOptions struct {
 	// Resume adds what session resumption saved (for --resume).
 	Resume bool
+	// ZeroRTT adds what 0-RTT saved in total time (for --0rtt).
+	ZeroRTT bool
 }
 
 // phaseOrder is the order of the rows.
@@ -42,7 +44,11 @@ func Summary(w io.Writer, runs []probe.Timeline, opt SummaryOptions) error {
 		return fmt.Errorf("writing summary: no requests")
 	}
 	ew := &errWriter{w: w}
-	ew.printf("%d requests to %s\n", len(runs), runs[0].URL)
+	noun := "requests"
+	if len(runs) == 1 {
+		noun = "request"
+	}
+	ew.printf("%d %s to %s\n", len(runs), noun, runs[0].URL)
 	ew.printf("  %-9s %5s %11s %11s %11s %11s\n", "phase", "runs", "min", "median", "p90", "max")
 	for _, name := range phaseOrder {
 		var ds []time.Duration
@@ -66,8 +72,11 @@ func Summary(w io.Writer, runs []probe.Timeline, opt SummaryOptions) error {
 	}
 	writeTLSCounts(ew, runs)
 	writeErrors(ew, runs)
-	if opt.Resume {
+	if opt.Resume || opt.ZeroRTT {
 		writeResumeSaving(ew, runs)
+	}
+	if opt.ZeroRTT {
+		writeEarlySaving(ew, runs)
 	}
 	return ew.err
 }
@@ -78,17 +87,24 @@ func writeDistRow(ew *errWriter, name string, d dist[time.Duration]) {
 
 // writeTLSCounts says how many handshakes were resumed.
 func writeTLSCounts(ew *errWriter, runs []probe.Timeline) {
-	handshakes, resumed := 0, 0
+	handshakes, resumed, early := 0, 0, 0
 	for _, r := range runs {
 		if _, ok := r.Phase(probe.PhaseTLS); ok && r.TLS != nil {
 			handshakes++
 			if r.TLS.Resumed {
 				resumed++
 			}
+			if r.TLS.EarlyData {
+				early++
+			}
 		}
 	}
 	if handshakes > 0 {
-		ew.printf("TLS resumed %d of %d handshakes\n", resumed, handshakes)
+		ew.printf("TLS resumed %d of %d handshakes", resumed, handshakes)
+		if early > 0 {
+			ew.printf(", 0-RTT accepted in %d", early)
+		}
+		ew.printf("\n")
 	}
 }
 
@@ -153,6 +169,39 @@ func writeResumeSaving(ew *errWriter, runs []probe.Timeline) {
 	ew.printf("%s: TLS median %s full (%d) vs %s resumed (%d)\n", verdict, ms(f), len(full), ms(r), len(res))
 	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
 	ew.printf("  handshake bytes median %s full vs %s resumed (%s fewer)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
+}
+
+// writeEarlySaving compares the total time of requests sent as 0-RTT
+// early data with those after a full handshake. The phase rows cannot
+// show it: an early request is sent and answered while the handshake is
+// still running, so its send and wait overlap the TLS phase.
+func writeEarlySaving(ew *errWriter, runs []probe.Timeline) {
+	var full, early []time.Duration
+	for _, r := range runs {
+		if r.Err != "" || r.TLS == nil {
+			continue
+		}
+		switch {
+		case r.TLS.EarlyData:
+			early = append(early, r.Total)
+		case !r.TLS.Resumed:
+			full = append(full, r.Total)
+		}
+	}
+	if len(early) == 0 {
+		ew.printf("0-RTT: the server accepted no early data, nothing to compare\n")
+		return
+	}
+	ew.printf("0-RTT requests leave with the first flight: their send and wait overlap the TLS phase\n")
+	if len(full) == 0 {
+		return
+	}
+	f, e := summarize(full).Median, summarize(early).Median
+	verdict := fmt.Sprintf("0-RTT saved %s per request (%.0f%%)", ms(f-e), 100*float64(f-e)/float64(f))
+	if e >= f {
+		verdict = "0-RTT saved no time"
+	}
+	ew.printf("%s: total median %s full (%d) vs %s with 0-RTT (%d)\n", verdict, ms(f), len(full), ms(e), len(early))
 }
 
 // dist is the summary of one sample (durations or byte counts).
