@@ -2,7 +2,14 @@ package lab
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // StartTestServer starts the embedded server for a test and closes it
@@ -28,4 +35,45 @@ func StartTestNginx(t testing.TB, cfg NginxConfig) *Nginx {
 	}
 	t.Cleanup(func() { n.Close() })
 	return n
+}
+
+// LimitCPU moves the processes pids into a new cgroup of this machine's
+// cpu hierarchy that may use cores' worth of CPU time (a quota over a
+// 100 ms period, as docker --cpus sets it), and moves them back and
+// removes the cgroup when the test ends. It needs root.
+func LimitCPU(t testing.TB, cores float64, pids ...int) {
+	t.Helper()
+	parent, v2, err := machine.CPUCgroupDir(os.Getpid())
+	if err != nil {
+		t.Fatalf("finding this process's cpu cgroup: %v", err)
+	}
+	dir, err := os.MkdirTemp(parent, "httpslab-test-")
+	if err != nil {
+		t.Fatalf("making a cgroup (needs root and a writable cgroup hierarchy): %v", err)
+	}
+	quota := int64(cores * 100000)
+	if v2 {
+		err = os.WriteFile(filepath.Join(dir, "cpu.max"), fmt.Appendf(nil, "%d 100000", quota), 0o644)
+	} else {
+		err = errors.Join(os.WriteFile(filepath.Join(dir, "cpu.cfs_period_us"), []byte("100000"), 0o644),
+			os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), fmt.Appendf(nil, "%d", quota), 0o644))
+	}
+	t.Cleanup(func() {
+		// A process that still lives goes back to where this one is;
+		// the directory of an empty cgroup can then be removed.
+		for _, pid := range pids {
+			_ = os.WriteFile(filepath.Join(parent, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
+		}
+		if err := os.Remove(dir); err != nil {
+			t.Errorf("removing the test cgroup: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatalf("setting the CPU quota: %v", err)
+	}
+	for _, pid := range pids {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
+			t.Fatalf("moving process %d into the test cgroup: %v", pid, err)
+		}
+	}
 }

@@ -87,7 +87,7 @@ type JSONCPU struct {
 type JSONProcBusy struct {
 	PID       int     `json:"pid"`
 	CPU       float64 `json:"cpu_s"`
-	Cores     int     `json:"cores"`
+	Cores     float64 `json:"cores"`
 	Share     float64 `json:"share"`
 	Saturated bool    `json:"saturated"`
 }

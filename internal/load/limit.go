@@ -2,10 +2,13 @@ package load
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // ProcBusy is how busy one server process kept the cores it could use.
@@ -15,7 +18,10 @@ import (
 type ProcBusy struct {
 	PID   int
 	CPU   time.Duration // user and system time during the run
-	Cores int           // min(its threads, the CPUs its affinity mask allows)
+	// Cores is how many cores it could keep busy: its threads, at most
+	// the CPUs its affinity mask allows and its cgroup CPU quota (which
+	// may be a fraction: docker --cpus 0.5).
+	Cores float64
 }
 
 // Share is the part of its cores the process used over wall, from 0 to 1
@@ -24,7 +30,7 @@ func (p ProcBusy) Share(wall time.Duration) float64 {
 	if wall <= 0 || p.Cores <= 0 {
 		return 0
 	}
-	return float64(p.CPU) / float64(wall) / float64(p.Cores)
+	return float64(p.CPU) / float64(wall) / p.Cores
 }
 
 // saturatedShare is the share of its cores from which a side counts as
@@ -55,7 +61,7 @@ func (r *Result) limitLine() string {
 	server := ""
 	if c.ServerMeasured {
 		b := c.ServerBusiest
-		server = fmt.Sprintf("process %d at %.0f%% of %d core(s)", b.PID, 100*b.Share(c.Wall), b.Cores)
+		server = fmt.Sprintf("process %d at %.0f%% of %s core(s)", b.PID, 100*b.Share(c.Wall), coresText(b.Cores))
 	}
 	switch cs, ss := c.ClientSaturated(), c.ServerSaturated(); {
 	case !c.ServerMeasured && cs:
@@ -130,9 +136,19 @@ func busiest(s, later map[int]time.Duration, wall time.Duration) ProcBusy {
 }
 
 // procCores reads how many cores a process can keep busy: its threads,
-// at most the CPUs its affinity mask allows (from /proc/PID/status); 1
-// when that cannot be read.
-func procCores(pid int) int {
+// at most the CPUs its affinity mask allows (from /proc/PID/status) and
+// its cgroup CPU quota; 1 when the first two cannot be read.
+func procCores(pid int) float64 {
+	cores := float64(procThreadCores(pid))
+	if q, ok := machine.CPUQuota(pid); ok {
+		cores = min(cores, q)
+	}
+	return cores
+}
+
+// procThreadCores is min(threads, CPUs of the affinity mask) of a
+// process, from /proc/PID/status; 1 when that cannot be read.
+func procThreadCores(pid int) int {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 1
@@ -152,6 +168,12 @@ func procCores(pid int) int {
 		return max(threads, cpus, 1)
 	}
 	return min(threads, cpus)
+}
+
+// coresText writes a number of cores to two decimals at most: "1", and
+// "0.5" when a quota made it a fraction.
+func coresText(c float64) string {
+	return strconv.FormatFloat(math.Round(c*100)/100, 'f', -1, 64)
 }
 
 // countCPUList counts the CPUs of a list such as "0-3,8,10-11"; 0 when the

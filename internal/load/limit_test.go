@@ -40,6 +40,11 @@ func TestLimitLine(t *testing.T) {
 			"(other processes kept 0.50 cores busy and the hypervisor took 20% of its CPUs)"},
 		{"client without server", cpu(0.92, false, 0), 0, "the client (92% of 1 core(s)), perhaps"},
 		{"not the client", cpu(0.5, false, 0), 0, "not the client (50% of 1 core(s)); --server-pid"},
+		{"server at a quota", func() CPU {
+			c := cpu(0.3, true, 0)
+			c.ServerBusiest = ProcBusy{PID: 77, CPU: 960 * time.Millisecond, Cores: 0.5}
+			return c
+		}(), 0, "the server (process 77 at 96% of 0.5 core(s))"},
 		{"open model", cpu(0.95, true, 0.95), 1000, ""},
 		{"short run", CPU{ClientUser: 90 * time.Millisecond, ClientCores: 1, Wall: 100 * time.Millisecond}, 0, ""},
 	}
@@ -78,11 +83,11 @@ func TestProcCores(t *testing.T) {
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := procCores(os.Getpid()), set.Count(); got < 1 || got > want {
-		t.Errorf("procCores(self) = %d; want 1 to the %d CPUs of the affinity mask", got, want)
+	if got, want := procThreadCores(os.Getpid()), set.Count(); got < 1 || got > want {
+		t.Errorf("procThreadCores(self) = %d; want 1 to the %d CPUs of the affinity mask", got, want)
 	}
 	if got := procCores(-1); got != 1 {
-		t.Errorf("procCores of no process = %d; want 1", got)
+		t.Errorf("procCores of no process = %v; want 1", got)
 	}
 }
 
@@ -112,5 +117,28 @@ func TestServerBusiestNginx(t *testing.T) {
 	}
 	if j := res.JSON(); j.CPU.ServerBusiest == nil || j.CPU.ServerBusiest.PID != b.PID {
 		t.Errorf("JSON server_busiest %+v; want PID %d", j.CPU.ServerBusiest, b.PID)
+	}
+}
+
+// TestServerBusiestQuota holds nginx's worker to half a core with a
+// cgroup CPU quota: on a machine with idle cores beside it, the worker at
+// its quota is still the limit, and the report says so.
+func TestServerBusiestQuota(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	lab.LimitCPU(t, 0.5, n.WorkerPIDs()...)
+	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Conns: 8, Duration: 1500 * time.Millisecond,
+		ServerPIDs: []int{n.PID()}})
+	b := res.CPU.ServerBusiest
+	if b.Cores != 0.5 {
+		t.Fatalf("busiest server process %+v; want the worker with 0.5 cores", b)
+	}
+	out := reportText(t, res)
+	if want := fmt.Sprintf("Limit:   the server (process %d at ", b.PID); !res.CPU.ServerSaturated() ||
+		!strings.Contains(out, want) || !strings.Contains(out, "% of 0.5 core(s))") {
+		t.Errorf("a worker held to 0.5 cores used %.0f%% of them; want the Limit line to name it (%q):\n%s",
+			100*b.Share(res.CPU.Wall), want, out)
+	}
+	if j := res.JSON(); j.CPU.ServerBusiest == nil || j.CPU.ServerBusiest.Cores != 0.5 || !j.CPU.ServerBusiest.Saturated {
+		t.Errorf("JSON server_busiest %+v; want 0.5 cores, saturated", j.CPU.ServerBusiest)
 	}
 }
