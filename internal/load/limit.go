@@ -16,8 +16,8 @@ import (
 // is the limit, even on a machine whose other cores were idle, so a
 // server's saturation is judged per process, not over the machine.
 type ProcBusy struct {
-	PID   int
-	CPU   time.Duration // user and system time during the run
+	PID int
+	CPU time.Duration // user and system time during the run
 	// Cores is how many cores it could keep busy: its threads, at most
 	// the CPUs its affinity mask allows and its cgroup CPU quota (which
 	// may be a fraction: docker --cpus 0.5).
