@@ -8,6 +8,8 @@ package report
 //	%{header_json}   the response headers as JSON, values in arrays
 //	%{stdout}        from here on write to standard output (the default)
 //	%{stderr}        from here on write to standard error
+//	%output{file}    from here on write to file, made anew for each
+//	                 transfer; %output{>>file} appends (curl 8.3)
 //	%{onerror}       the rest is written only if the transfer failed
 //	%%               a percent sign
 //	\n \r \t \\      newline, carriage return, tab, backslash
@@ -19,6 +21,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/httpslab/httpslab/internal/probe"
@@ -38,6 +41,8 @@ const (
 	segStdout            // %{stdout}
 	segStderr            // %{stderr}
 	segOnError           // %{onerror}
+	segOutput            // %output{file}, text is the file name
+	segAppend            // %output{>>file}, text is the file name
 )
 
 type segment struct {
@@ -143,6 +148,16 @@ func (p *WriteOut) parsePercent(s string) (int, *segment, string) {
 			return 2, nil, "%{"
 		}
 		return end + 1, p.variable(s[2:end]), ""
+	case strings.HasPrefix(s[1:], "output{"):
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return len("%output{"), nil, "%output{"
+		}
+		name, kind := s[len("%output{"):end], segOutput
+		if rest, ok := strings.CutPrefix(name, ">>"); ok {
+			name, kind = rest, segAppend
+		}
+		return end + 1, &segment{kind: kind, text: name}, ""
 	case strings.HasPrefix(s[1:], "header{"):
 		end := strings.IndexByte(s, '}')
 		if end < 0 {
@@ -177,10 +192,18 @@ func (p *WriteOut) variable(name string) *segment {
 }
 
 // Execute writes the format for one transfer. Output starts on stdout;
-// %{stderr} and %{stdout} switch between the two writers.
-func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) error {
+// %{stderr}, %{stdout} and %output{file} switch between writers.
+func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) (err error) {
 	ctx := newWriteoutContext(&in)
 	out := stdout
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("writing write-out output: %w", cerr)
+			}
+		}
+	}()
 	for _, s := range p.segs {
 		var err error
 		switch s.kind {
@@ -198,6 +221,16 @@ func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) error {
 			out = stdout
 		case segStderr:
 			out = stderr
+		case segOutput, segAppend:
+			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if s.kind == segAppend {
+				flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			}
+			var f *os.File
+			if f, err = os.OpenFile(s.text, flag, 0o666); err == nil {
+				files = append(files, f)
+				out = f
+			}
 		case segOnError:
 			if !in.failed() {
 				return nil

@@ -80,6 +80,33 @@ func TestWriteOutStreams(t *testing.T) {
 	}
 }
 
+// TestWriteOutOutputFile: %output{file} sends what follows to a file made
+// anew for each transfer, %output{>>file} appends to one, and %{stdout}
+// goes back.
+func TestWriteOutOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	fresh, appended := filepath.Join(dir, "codes.txt"), filepath.Join(dir, "log.txt")
+	in := WriteOutInput{Hops: []probe.Timeline{h2Fresh()}}
+	format := "a%output{" + fresh + "}%{http_code}\n%output{>>" + appended + "}%{http_version}\n%{stdout}b"
+	for range 2 {
+		if out, _, warns := execute(t, format, in); out != "ab" || len(warns) != 0 {
+			t.Errorf("stdout %q, warnings %q; want %q and none", out, warns, "ab")
+		}
+	}
+	for path, want := range map[string]string{fresh: "200\n", appended: "2\n2\n"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", filepath.Base(path), got, err, want)
+		}
+	}
+	wo, err := ParseWriteOut("%output{" + filepath.Join(dir, "no", "such", "dir") + "}x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wo.Execute(&bytes.Buffer{}, &bytes.Buffer{}, in); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("%%output to a missing directory: error %v; want one naming it", err)
+	}
+}
+
 func TestWriteOutFailedTransfer(t *testing.T) {
 	in := WriteOutInput{Hops: []probe.Timeline{refused()}, ExitCode: 1}
 	format := "%{http_code} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{exitcode} [%{errormsg}]%{onerror} failed"
