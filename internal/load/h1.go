@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // h1Request is a target serialised once, so that the hot path only
@@ -43,13 +45,7 @@ func newH1Requests(targets []Target) ([]h1Request, error) {
 }
 
 func targetMethod(t Target) string {
-	switch {
-	case t.Method != "":
-		return t.Method
-	case t.Body != nil:
-		return http.MethodPost
-	}
-	return http.MethodGet
+	return transport.RequestMethod(t.Method, t.Body != nil)
 }
 
 // targetHost is the host a request names: the user's Host header when

@@ -224,13 +224,7 @@ func (cfg Config) redirectLimit() int {
 }
 
 func (cfg Config) method() string {
-	switch {
-	case cfg.Method != "":
-		return cfg.Method
-	case cfg.Body != nil:
-		return http.MethodPost
-	}
-	return http.MethodGet
+	return transport.RequestMethod(cfg.Method, cfg.Body != nil)
 }
 
 // newRequest builds the request of one hop, with curl's default headers.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -62,6 +63,18 @@ func checkPort(p string) (int, error) {
 		return 0, fmt.Errorf("port %q: want 1 to 65535", p)
 	}
 	return n, nil
+}
+
+// RequestMethod is the method a request goes with: the one given, else
+// POST when it has a body (as curl -d does), else GET.
+func RequestMethod(method string, hasBody bool) string {
+	switch {
+	case method != "":
+		return method
+	case hasBody:
+		return http.MethodPost
+	}
+	return http.MethodGet
 }
 
 // CheckMethod checks a request method: an HTTP token (RFC 9110 section

@@ -56,3 +56,17 @@ func TestCheckMethod(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestMethod(t *testing.T) {
+	for _, tt := range []struct {
+		method string
+		body   bool
+		want   string
+	}{
+		{"", false, "GET"}, {"", true, "POST"}, {"PUT", true, "PUT"}, {"HEAD", false, "HEAD"},
+	} {
+		if got := RequestMethod(tt.method, tt.body); got != tt.want {
+			t.Errorf("RequestMethod(%q, %v) = %q; want %q", tt.method, tt.body, got, tt.want)
+		}
+	}
+}
