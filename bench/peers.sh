@@ -31,10 +31,19 @@
 # is the time the hypervisor took from the two cores during the run
 # (/proc/stat); a virtual machine on a busy host loses tens of percent.
 #
+# Client-bound rows: the keep-alive rows above cannot tell a fast client
+# from a slow one, since nginx sets their pace. The "h1q" and "h2q" rows
+# run the same keep-alive loads with the client held to a quarter core by
+# a cgroup CPU quota (cpu.cfs_quota_us or cpu.max, as docker --cpus 0.25
+# sets it; nginx keeps its whole core): then the client is the limit and
+# requests/s measures it. They need root and a cgroup hierarchy with the
+# cpu controller; without them they are left out, and said so.
+#
 # Environment: DUR seconds per measurement (default 2), PAIRS rounds of
 # the target pairs (default 9, the fewest whose interval is the second
 # lowest to the second highest ratio at 95%), ROUNDS rounds of the other rows (default
-# 2), ONLY a regular expression selecting rows (e.g. ONLY='^h1'),
+# 2), QROUNDS rounds of the client-bound rows (default 5), QUOTA the client's
+# quota there in cores (default 0.25), ONLY a regular expression selecting rows (e.g. ONLY='^h1'),
 # MEMORY=1 to add httpslab's peak RSS over a 10 s and a 60 s run at full
 # speed (keep-alive h1 and HTTP/2; about 2.5 more minutes).
 # Run from the repository root or from bench/: bash bench/peers.sh
@@ -43,12 +52,15 @@ set -euo pipefail
 DUR=${DUR:-2}
 PAIRS=${PAIRS:-9}
 ROUNDS=${ROUNDS:-2}
+QROUNDS=${QROUNDS:-5}
+QUOTA=${QUOTA:-0.25}
 ONLY=${ONLY:-.} # a regular expression: measure only the matching rows
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/httpslab-peers.XXXXXX)
-NGINX_PID="" WALL=0
+NGINX_PID="" WALL=0 CG="" CG_NOTE=""
 cleanup() {
 	if [[ -n $NGINX_PID ]]; then kill "$NGINX_PID" 2>/dev/null || true; wait "$NGINX_PID" 2>/dev/null || true; fi
+	if [[ -n $CG ]]; then rmdir "$CG" 2>/dev/null || true; fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -130,6 +142,28 @@ fi
 A=https://127.0.0.1:$PORT_A/1k.bin
 B=https://127.0.0.1:$PORT_B/1k.bin
 
+# make_quota_cgroup sets CG to a new cgroup whose processes may use QUOTA
+# cores' worth of CPU time, or CG_NOTE to why there is none.
+make_quota_cgroup() {
+	local us base
+	us=$(awk -v q="$QUOTA" 'BEGIN { printf "%d", q * 100000 }')
+	if [[ $(id -u) != 0 ]]; then CG_NOTE="not root"; return; fi
+	if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then # cgroup v2
+		base=/sys/fs/cgroup
+		grep -qw cpu "$base/cgroup.subtree_control" || echo +cpu >"$base/cgroup.subtree_control" 2>/dev/null || true
+		CG=$(mktemp -d "$base/httpslab-peers.XXXXXX" 2>/dev/null) || { CG="" CG_NOTE="cannot make a cgroup in $base"; return; }
+		echo "$us 100000" >"$CG/cpu.max" 2>/dev/null || CG_NOTE="cannot set cpu.max"
+	else # cgroup v1: the hierarchy with the cpu controller
+		base=$(awk -F' - ' '{ split($1, a, " "); split($2, b, " ") }
+			b[1] == "cgroup" && ("," b[3] ",") ~ /,cpu,/ { print a[5]; exit }' /proc/self/mountinfo)
+		if [[ -z $base ]]; then CG_NOTE="no cgroup hierarchy with the cpu controller"; return; fi
+		CG=$(mktemp -d "$base/httpslab-peers.XXXXXX" 2>/dev/null) || { CG="" CG_NOTE="cannot make a cgroup in $base"; return; }
+		echo 100000 >"$CG/cpu.cfs_period_us" && echo "$us" >"$CG/cpu.cfs_quota_us" 2>/dev/null || CG_NOTE="cannot set cpu.cfs_quota_us"
+	fi
+	if [[ -n $CG_NOTE ]]; then rmdir "$CG"; CG=""; fi
+}
+make_quota_cgroup
+
 # server_us prints the CPU time, in microseconds, nginx's workers have
 # used so far (se.sum_exec_runtime, kept in milliseconds with six decimals).
 server_us() {
@@ -155,7 +189,12 @@ steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 
 run() {
 	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1 st0 st1
 	st0=$(steal_ticks) s0=$(server_us) t0=$(date +%s.%N)
-	$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
+	if [[ -n ${IN_QUOTA:-} ]]; then
+		# The client (and /usr/bin/time) join the quota's cgroup before they start.
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" $CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
+	else
+		$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
+	fi
 	s1=$(server_us) t1=$(date +%s.%N) st1=$(steal_ticks)
 	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 	STEAL=$(awk -v d="$((st1 - st0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { printf "%.0f", d / hz / w / 2 * 100 }')
@@ -244,6 +283,10 @@ m_full_wrk() { measure "full wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close
 m_full_ab() { measure "full ab" ab -c 50 -t "$DUR" -n 10000000 "$B"; }
 m_full_openssl() { measure "full openssl" openssl s_time -connect "127.0.0.1:$PORT_B" -new -time "$DUR"; }
 m_resumed_httpslab() { measure "resumed httpslab" "$HL" bench "$A" -k --curves X25519 --conn resume -c 50 -d "${DUR}s" --json; }
+m_h1q_httpslab() { IN_QUOTA=1 measure "h1q httpslab" "$HL" bench "$A" -k -c 50 -d "${DUR}s" --json; }
+m_h1q_wrk() { IN_QUOTA=1 measure "h1q wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
+m_h2q_httpslab() { IN_QUOTA=1 measure "h2q httpslab" "$HL" bench "$A" -k --http2 -c 10 -m 10 -d "${DUR}s" --json; }
+m_h2q_h2load() { IN_QUOTA=1 measure "h2q h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
 m_resumed_wrk() { measure "resumed wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$A"; }
 
 # group F...: runs the measurement functions back to back, in the given
@@ -270,6 +313,13 @@ for round in $(seq "$ROUNDS"); do
 	echo "other rows, round $round of $ROUNDS" >&2
 	group m_h1_h2load m_h1_ab m_h1_hey m_full_pq m_full_wrk m_full_ab m_full_openssl
 done
+if [[ -n $CG ]]; then
+	for round in $(seq "$QROUNDS"); do
+		echo "client-bound rows (client held to $QUOTA cores), round $round of $QROUNDS" >&2
+		group m_h1q_httpslab m_h1q_wrk
+		group m_h2q_httpslab m_h2q_h2load
+	done
+fi
 
 # column KEY FIELD prints the values of one field (3 req/s, 4 client
 # µs/req, 5 server busy, 6 server µs/req, 7 steal) of KEY's samples.
@@ -336,15 +386,16 @@ target() {
 
 echo
 echo "httpslab bench vs peers: nginx $(nginx -v 2>&1 | sed 's/.*\///'), 1 worker on CPU 0, clients on CPU 1, 1 KiB file, TLS 1.3, ECDSA P-256"
-echo "target rows: $PAIRS rounds, other rows: $ROUNDS rounds, ${DUR}s each; medians over the rounds"
+echo "target rows: $PAIRS rounds, other rows: $ROUNDS rounds, client-bound rows: $QROUNDS rounds, ${DUR}s each; medians over the rounds"
 echo "client CPU = user+system per completed request; server = the nginx worker's CPU time over the wall time and per request;"
 echo "steal = the share of both cores' time the hypervisor took during the run (high: the machine, not the tools, set the pace)"
 echo
 printf "%-22s %3s %10s %15s %10s %8s %10s %7s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "steal"
 for k in "h1 httpslab" "h1 wrk" "h1 h2load" "h1 ab" "h1 hey" "h2 httpslab" "h2 h2load" \
 	"full httpslab" "full httpslab-verify" "full httpslab-pq" "full hey" "full h2load" "full wrk" "full ab" "full openssl" \
-	"resumed httpslab" "resumed wrk"; do
-	[[ $k =~ $ONLY ]] && row "$k"
+	"resumed httpslab" "resumed wrk" "h1q httpslab" "h1q wrk" "h2q httpslab" "h2q h2load"; do
+	[[ $k =~ $ONLY ]] || continue
+	[[ -z $CG && $k =~ ^h[12]q ]] || row "$k"
 done
 ALL_STEAL=$(cut -f7 "$SAMPLES" | median)
 if awk -v s="${ALL_STEAL:-0}" 'BEGIN { exit !(s >= 5) }'; then
@@ -370,6 +421,14 @@ echo "requests/s is its CPU over this cost, so where both keep it near 100% busy
 target "keep-alive h1: httpslab / wrk" 6 "h1 httpslab" "h1 wrk" 0 info
 target "HTTP/2: httpslab / h2load" 6 "h2 httpslab" "h2 h2load" 0 info
 target "full handshakes: httpslab -k / hey" 6 "full httpslab" "full hey" 0 info
+echo
+if [[ -n $CG ]]; then
+	echo "client-bound (h1q, h2q: the client held to $QUOTA cores by a cgroup CPU quota, nginx free), httpslab / peer:"
+	target "keep-alive h1 req/s: httpslab / wrk" 3 "h1q httpslab" "h1q wrk" 0 info
+	target "HTTP/2 req/s: httpslab / h2load" 3 "h2q httpslab" "h2q h2load" 0 info
+else
+	echo "client-bound rows left out: $CG_NOTE"
+fi
 
 # memory_row LABEL SECONDS ARGS...: one httpslab run of SECONDS at full
 # speed; prints its requests and peak RSS against the 32 MiB target.
