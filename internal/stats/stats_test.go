@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -98,11 +99,15 @@ func TestMannWhitney(t *testing.T) {
 		{"exact swapped", []float64{20, 11, 17, 12}, []float64{19, 22, 16, 29, 24}, 3, 0.1111111, true},
 		// Complete separation, 3 vs 3: p = 2/20.
 		{"separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0, 0.1, true},
-		// Ties: U = 0 + 2·½ + (1 + 2·½) = 3, mu = 8; two groups of three
-		// tied values give the tie term 24+24 over N=8, so
-		// sigma² = 16/12·(9 - 48/56) and z = (5 - ½)/sigma.
-		{"ties", []float64{1, 2, 2, 3}, []float64{2, 3, 3, 4}, 3, 2 * normalCDF(-4.5/math.Sqrt(16.0/12*(9-48.0/56))), false},
-		{"all tied", []float64{5, 5}, []float64{5, 5, 5}, 3, 1, false},
+		// Ties: U = 0 + 2·½ + (1 + 2·½) = 3. The pooled ranks are 1, 3,
+		// 3, 3, 6, 6, 6, 8 and x's sum is 13; of the C(8,4) = 70 ways to
+		// pick x's four, 10 sum to 13 or less: p = 2·10/70.
+		{"ties", []float64{1, 2, 2, 3}, []float64{2, 3, 3, 4}, 3, 20.0 / 70, true},
+		// Two tied groups of three, fully apart: as in "separated", one
+		// arrangement of 20 on each side, p = 0.1. The normal
+		// approximation said 0.047, "significant" with 3 runs each.
+		{"tied groups", []float64{1, 1, 1}, []float64{2, 2, 2}, 0, 0.1, true},
+		{"all tied", []float64{5, 5}, []float64{5, 5, 5}, 3, 1, true},
 	}
 	for _, tt := range tests {
 		got, err := MannWhitney(tt.x, tt.y)
@@ -113,6 +118,70 @@ func TestMannWhitney(t *testing.T) {
 			t.Errorf("%s: MannWhitney(%v, %v) = %+v; want U=%v P=%.7f exact=%v", tt.name, tt.x, tt.y, got, tt.wantU, tt.wantP, tt.wantExact)
 		}
 	}
+}
+
+// TestMannWhitneyTiedExact checks the exact p-value of samples with ties
+// against a count of every way to split the pooled sample, on random
+// samples of few distinct values (as latencies rounded to a coarse clock).
+func TestMannWhitneyTiedExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 200 {
+		x, y := make([]float64, 1+r.IntN(6)), make([]float64, 1+r.IntN(6))
+		for i := range x {
+			x[i] = float64(r.IntN(4))
+		}
+		for i := range y {
+			y[i] = float64(1 + r.IntN(4))
+		}
+		got, err := MannWhitney(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := splitsP(x, y); !near(got.P, want, 1e-12) || !got.Exact {
+			t.Errorf("MannWhitney(%v, %v) = %+v; want P=%v exact", x, y, got, want)
+		}
+	}
+}
+
+// splitsP is the two-sided exact p-value of x's rank sum, by listing
+// every subset of the pooled sample that x could have been.
+func splitsP(x, y []float64) float64 {
+	pooled := append(append([]float64{}, x...), y...)
+	rank := func(v float64) float64 { // mean rank of v in the pooled sample
+		below, equal := 0, 0
+		for _, w := range pooled {
+			if w < v {
+				below++
+			} else if w == v {
+				equal++
+			}
+		}
+		return float64(below) + float64(equal+1)/2
+	}
+	obs := 0.0
+	for _, v := range x {
+		obs += rank(v)
+	}
+	var lo, hi, all float64
+	for mask := 0; mask < 1<<len(pooled); mask++ {
+		if bits.OnesCount(uint(mask)) != len(x) {
+			continue
+		}
+		sum := 0.0
+		for i, v := range pooled {
+			if mask&(1<<i) != 0 {
+				sum += rank(v)
+			}
+		}
+		all++
+		if sum <= obs+1e-9 {
+			lo++
+		}
+		if sum >= obs-1e-9 {
+			hi++
+		}
+	}
+	return math.Min(1, 2*math.Min(lo, hi)/all)
 }
 
 func TestMannWhitneyErrors(t *testing.T) {
