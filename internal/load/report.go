@@ -73,11 +73,27 @@ func (r *Result) writeSummary(b *strings.Builder) {
 		fmt.Fprintf(b, " (+%d more, rotated)", len(c.Targets)-1)
 	}
 	fmt.Fprintf(b, "\nLoad:            %s, %d connections", c.protocolName(), c.Conns)
+	// A connection that carries fewer requests than -m or --pipeline
+	// never has that many in flight: the line says what ran.
+	streams, pipeline := c.Streams, c.Pipeline
+	if c.RequestsPerConn > 0 {
+		streams, pipeline = min(streams, c.RequestsPerConn), min(pipeline, c.RequestsPerConn)
+	}
 	switch {
-	case c.Streams > 1:
-		fmt.Fprintf(b, " x %d streams", c.Streams)
-	case c.Pipeline > 1:
-		fmt.Fprintf(b, ", pipeline %d", c.Pipeline)
+	case streams > 1:
+		fmt.Fprintf(b, " x %d streams", streams)
+	case pipeline > 1:
+		fmt.Fprintf(b, ", pipeline %d", pipeline)
+	}
+	perConn := fmt.Sprintf("%d requests", c.RequestsPerConn)
+	if c.RequestsPerConn == 1 {
+		perConn = "1 request"
+	}
+	switch {
+	case streams < c.Streams:
+		fmt.Fprintf(b, " (-m %d asked: a connection of %s has at most %d in flight)", c.Streams, perConn, streams)
+	case pipeline < c.Pipeline:
+		fmt.Fprintf(b, " (--pipeline %d asked: a connection of %s has at most %d in flight)", c.Pipeline, perConn, pipeline)
 	}
 	fmt.Fprintf(b, ", --conn %s", c.Mode)
 	switch {

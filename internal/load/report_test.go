@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +67,26 @@ func TestJSONGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "result.json.golden", append(b, '\n'))
+}
+
+// TestLoadLineInFlight: the Load line says how many requests a connection
+// had in flight, which --requests-per-conn can hold below -m or
+// --pipeline.
+func TestLoadLineInFlight(t *testing.T) {
+	for _, tt := range []struct {
+		streams, pipeline, perConn int
+		want                       string
+	}{
+		{4, 1, 0, "4 connections x 4 streams, --conn resume, "},
+		{4, 1, 1, "4 connections (-m 4 asked: a connection of 1 request has at most 1 in flight), --conn resume (1 request per connection)"},
+		{8, 1, 3, "4 connections x 3 streams (-m 8 asked: a connection of 3 requests has at most 3 in flight), --conn resume (3 requests"},
+		{1, 8, 3, "4 connections, pipeline 3 (--pipeline 8 asked: a connection of 3 requests has at most 3 in flight), --conn resume"},
+		{1, 8, 30, "4 connections, pipeline 8, --conn resume (30 requests per connection)"},
+	} {
+		r := sampleResult()
+		r.Config.Streams, r.Config.Pipeline, r.Config.RequestsPerConn = tt.streams, tt.pipeline, tt.perConn
+		if out := reportText(t, r); !strings.Contains(out, tt.want) {
+			t.Errorf("-m %d --pipeline %d --requests-per-conn %d: report lacks %q:\n%s", tt.streams, tt.pipeline, tt.perConn, tt.want, out)
+		}
+	}
 }
