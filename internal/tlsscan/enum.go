@@ -39,6 +39,10 @@ type Enumeration struct {
 	HelloRetry bool `json:"hello_retry"`
 	// HelloRetryGroup is the group the server asked for instead.
 	HelloRetryGroup string `json:"hello_retry_group,omitempty"`
+	// DHBits is the size of the prime the server uses for DHE suites
+	// when the client names no finite-field group (RFC 7919), as every
+	// client but a few does: the ssl_dhparam prime (0: no DHE suite).
+	DHBits int `json:"dh_bits,omitempty"`
 }
 
 // Supported returns the versions the server accepts, oldest first.
@@ -84,7 +88,41 @@ func enumerate(ctx context.Context, p *prober) (*Enumeration, error) {
 	}
 	groups, err := scanGroups(ctx, p, e.Supported())
 	e.Groups = groups
+	if err != nil {
+		return e, err
+	}
+	e.DHBits, err = scanDH(ctx, p, e)
 	return e, err
+}
+
+// scanDH returns the prime size of the server's DHE key exchange in the
+// newest version before TLS 1.3 with DHE suites, offering only elliptic
+// curve groups, so that the server uses its own prime; 0 without DHE.
+func scanDH(ctx context.Context, p *prober, e *Enumeration) (int, error) {
+	for i := len(e.Versions) - 1; i >= 0; i-- {
+		v := e.Versions[i]
+		var dhe []uint16
+		for _, s := range v.Suites {
+			if strings.Contains(s.Name, "_DHE_") || strings.Contains(s.Name, "_DH_anon_") {
+				dhe = append(dhe, s.ID)
+			}
+		}
+		if v.Version == VersionTLS13 || len(dhe) == 0 {
+			continue
+		}
+		var ec []tls.CurveID
+		for _, g := range allGroups {
+			if ffdheBits[g] == 0 {
+				ec = append(ec, g)
+			}
+		}
+		r, err := p.send(ctx, clientHello{version: v.Version, suites: dhe, groups: ec}, true)
+		if err != nil || r.kex == nil {
+			return 0, err
+		}
+		return r.kex.dhBits, nil
+	}
+	return 0, nil
 }
 
 func firstErr(errs []error) error {

@@ -141,7 +141,8 @@ func ruleNoForwardSecrecy(r *Report) []Finding {
 }
 
 func ruleSmallDH(r *Report) []Finding {
-	for _, g := range r.Enumeration.Groups {
+	groups := append([]GroupResult{{DHBits: r.Enumeration.DHBits}}, r.Enumeration.Groups...)
+	for _, g := range groups {
 		if g.DHBits > 0 && g.DHBits < 2048 {
 			return one(Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits",
 				Evidence: fmt.Sprintf("ServerKeyExchange with a %d-bit prime", g.DHBits),

@@ -6,8 +6,10 @@ import (
 	"encoding/xml"
 	"net/url"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +134,43 @@ ssl_ecdh_curve X25519:prime256v1:secp384r1;`})
 	t.Logf("enumeration %v (%d connections), sslscan %v", ours, d.n.Load(), theirs)
 	if ours > theirs && !raceEnabled {
 		t.Errorf("enumeration took %v, sslscan %v; want audit faster", ours, theirs)
+	}
+}
+
+// TestLegacyEnumerationAgreesWithSSLScan compares audit with sslscan on an
+// nginx that accepts everything its OpenSSL builds (TLS 1.0 to 1.2, every
+// suite at security level 0, anonymous and CCM_8 ones included) with a
+// 1024-bit DH prime: the suites agree and dh-small names the prime.
+func TestLegacyEnumerationAgreesWithSSLScan(t *testing.T) {
+	t.Parallel()
+	dh := filepath.Join(t.TempDir(), "dh1024.pem")
+	if out, err := exec.Command("openssl", "dhparam", "-dsaparam", "-out", dh, "1024").CombinedOutput(); err != nil {
+		t.Fatalf("openssl dhparam: %v\n%s", err, out)
+	}
+	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
+ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
+ssl_ciphers ALL:COMPLEMENTOFALL:@SECLEVEL=0;
+ssl_dhparam ` + dh + `;`})
+	u, _ := url.Parse(n.HTTPSURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil))
+	if err != nil {
+		t.Fatalf("enumerate: %v", err)
+	}
+	out, err := exec.CommandContext(ctx, "sslscan", "--xml=-", "--no-colour", u.Host).Output()
+	if err != nil {
+		t.Fatalf("sslscan: %v\n%s", err, out)
+	}
+	want, got := parseSSLScan(t, out), auditInventory(e)
+	if diff := cmp.Diff(want.Suites, got.Suites); diff != "" {
+		t.Errorf("suites, audit vs sslscan (-sslscan +audit):\n%s", diff)
+	}
+	if e.DHBits != 1024 {
+		t.Errorf("DHBits = %d; want 1024 (ssl_dhparam)", e.DHBits)
+	}
+	fs := findings(&Report{Enumeration: e})
+	if i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "dh-small" }); i < 0 || !strings.Contains(fs[i].Evidence, "1024-bit") {
+		t.Errorf("findings %+v; want dh-small for the 1024-bit prime", fs)
 	}
 }
