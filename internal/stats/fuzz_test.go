@@ -8,18 +8,18 @@ import (
 	"testing"
 )
 
-// floats decodes b as little-endian float64 values: NaN stays NaN,
-// infinities are dropped, anything else is folded into [0, 1e6), the
-// range of latencies in ms.
+// floats decodes b as little-endian float64 values: NaN stays NaN, an
+// infinity becomes +Inf, anything else is folded into [0, 1e6), the range
+// of latencies in ms.
 func floats(b []byte) []float64 {
 	var out []float64
 	for len(b) >= 8 {
-		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		v := math.Abs(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
-		if math.IsInf(v, 0) {
-			continue
+		if !math.IsInf(v, 0) {
+			v = math.Mod(v, 1e6) // NaN stays NaN
 		}
-		out = append(out, math.Mod(math.Abs(v), 1e6)) // NaN stays NaN
+		out = append(out, v)
 	}
 	return out
 }
@@ -28,7 +28,8 @@ func floats(b []byte) []float64 {
 // a p-value in [0, 1], a shift inside its interval, an interval inside
 // the range of the pairwise differences, and the same result with the
 // samples swapped except for the sign; a sample with a NaN is an error
-// (ErrNaN), returned at once.
+// (ErrNaN), returned at once, and one with an infinite value too (ErrInf)
+// while its summary holds no NaN.
 func FuzzCompare(f *testing.F) {
 	enc := func(xs ...float64) []byte {
 		var b []byte
@@ -42,6 +43,7 @@ func FuzzCompare(f *testing.F) {
 	f.Add(enc(1), enc(2))
 	f.Add(enc(1, math.NaN(), 3), enc(2, 4))
 	f.Add(enc(math.NaN()), enc(math.NaN()))
+	f.Add(enc(1, math.Inf(1), math.Inf(1)), enc(2, 3))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		x, y := floats(a), floats(b)
 		if len(x) == 0 || len(y) == 0 || len(x) > 80 || len(y) > 80 {
@@ -51,6 +53,15 @@ func FuzzCompare(f *testing.F) {
 		if slices.ContainsFunc(x, math.IsNaN) || slices.ContainsFunc(y, math.IsNaN) {
 			if !errors.Is(err, ErrNaN) {
 				t.Fatalf("Compare(%v, %v) error = %v; want ErrNaN", x, y, err)
+			}
+			return
+		}
+		if slices.ContainsFunc(x, isInf) || slices.ContainsFunc(y, isInf) {
+			if !errors.Is(err, ErrInf) {
+				t.Fatalf("Compare(%v, %v) error = %v; want ErrInf", x, y, err)
+			}
+			if s := Summarize(x, 0.95); math.IsNaN(s.Median) || math.IsNaN(s.P90) || math.IsNaN(s.P99) {
+				t.Fatalf("Summarize(%v) = %+v; want no NaN", x, s)
 			}
 			return
 		}

@@ -23,6 +23,11 @@ var ErrEmpty = errors.New("empty sample")
 // ErrNaN is returned when a sample holds a NaN, which has no rank.
 var ErrNaN = errors.New("NaN in sample")
 
+// ErrInf is returned by Compare when a sample holds an infinite value:
+// the test could rank it, but the shift would be a difference of
+// infinities.
+var ErrInf = errors.New("infinite value in sample")
+
 // UTest is the result of a Mann-Whitney U test (Wilcoxon rank-sum test).
 type UTest struct {
 	// U counts the pairs (x_i, y_j) with x_i > y_j, a tie counting one

@@ -36,6 +36,11 @@ func Compare(base, x []float64, level float64) (Comparison, error) {
 	if err != nil {
 		return Comparison{}, err
 	}
+	if slices.ContainsFunc(base, isInf) || slices.ContainsFunc(x, isInf) {
+		// Ranks order an infinite value, but a difference between two
+		// of them (Inf - Inf) is no number: there is no shift to give.
+		return Comparison{}, fmt.Errorf("comparing samples: %w", ErrInf)
+	}
 	d := pairwiseDiffs(base, x)
 	c := Comparison{Shift: Quantile(d, 0.5), Test: t}
 	k, cover := shiftRank(len(base), len(x), level, t.Exact)
@@ -44,6 +49,8 @@ func Compare(base, x []float64, level float64) (Comparison, error) {
 	}
 	return c, nil
 }
+
+func isInf(v float64) bool { return math.IsInf(v, 0) }
 
 // pairwiseDiffs returns the sorted differences x_j - base_i of all pairs.
 func pairwiseDiffs(base, x []float64) []float64 {

@@ -37,6 +37,9 @@ func Quantile(s []float64, p float64) float64 {
 	if lo+1 >= n {
 		return s[n-1]
 	}
+	if h == float64(lo) || s[lo] == s[lo+1] {
+		return s[lo] // no interpolation: Inf + 0·(Inf - Inf) would be NaN
+	}
 	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
 

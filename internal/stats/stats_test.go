@@ -28,6 +28,21 @@ func TestQuantile(t *testing.T) {
 	if got := Median([]float64{3, 1, 2}); got != 2 {
 		t.Errorf("Median(3,1,2) = %v; want 2", got)
 	}
+	inf := math.Inf(1)
+	infs := []struct {
+		s       []float64
+		p, want float64
+	}{
+		{[]float64{1, inf, inf}, 0.5, inf},
+		{[]float64{inf, inf, inf}, 0.9, inf},
+		{[]float64{-inf, -inf, 3}, 0.25, -inf},
+		{[]float64{1, 2, inf}, 0.5, 2},
+	}
+	for _, tt := range infs {
+		if got := Quantile(tt.s, tt.p); got != tt.want {
+			t.Errorf("Quantile(%v, %v) = %v; want %v", tt.s, tt.p, got, tt.want)
+		}
+	}
 }
 
 func TestMedianCI(t *testing.T) {
@@ -203,6 +218,16 @@ func TestMannWhitneyErrors(t *testing.T) {
 		if _, err := Compare(tt.y, tt.x, 0.95); !errors.Is(err, tt.want) {
 			t.Errorf("%s: Compare(%v, %v) error = %v; want %v", tt.name, tt.y, tt.x, err, tt.want)
 		}
+	}
+	// An infinite value has a rank, so the test stands; the shift, a
+	// median of differences that include Inf - Inf, does not.
+	inf := math.Inf(1)
+	x, y := []float64{1, 2, 3}, []float64{inf, inf, inf}
+	if u, err := MannWhitney(x, y); err != nil || !near(u.P, 0.1, 1e-12) {
+		t.Errorf("MannWhitney(%v, %v) = %+v, %v; want P=0.1", x, y, u, err)
+	}
+	if c, err := Compare(x, y, 0.95); !errors.Is(err, ErrInf) {
+		t.Errorf("Compare(%v, %v) = %+v, %v; want ErrInf", x, y, c, err)
 	}
 }
 
