@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
+	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,17 +86,69 @@ func TestCompareEmbeddedJSON(t *testing.T) {
 	}
 }
 
-// TestCompareInterrupted stops a long run the way Ctrl-C does: the
-// partial report is printed and the exit code says interrupted.
+// TestCompareInterrupted sends this process a real SIGINT once the
+// server has answered the warm-up and two measuring rounds (the seventh
+// request starts after the sixth has been measured): the partial report,
+// text or JSON, holds those rounds, says it was interrupted, and the exit
+// code says so too.
 func TestCompareInterrupted(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	defer cancel()
-	code, stdout, stderr := run(t, ctx, "compare", "--vary", "scheme", "-n", "2000", "--path", "/delay/20ms")
-	if code != ExitInterrupted || !strings.Contains(stdout, "stopped: interrupted") || !strings.Contains(stdout, "http h1") {
-		t.Errorf("interrupted compare = %d, stdout %q; want %d and the partial report", code, stdout, ExitInterrupted)
+	guard := make(chan os.Signal, 8) // a stray SIGINT must not end the test binary
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"compare", srv.HTTPSURL + "/delay/20ms", "--http-url", srv.HTTPURL + "/delay/20ms", "--cacert", ca,
+			"--vary", "scheme", "-n", "2000"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		before := srv.Stats().Requests
+		var stdout, stderr syncBuffer
+		done := make(chan int, 1)
+		go func() { done <- Run(context.Background(), args, &stdout, &stderr) }()
+		waitStarted(t, "compare", func() bool { return srv.Stats().Requests-before >= 7 })
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("compare (json %v) did not stop within 10s of SIGINT", asJSON)
+		}
+		if code != ExitInterrupted || !strings.HasSuffix(stderr.String(), "\nhttpslab: interrupted\n") {
+			t.Errorf("interrupted compare (json %v) = %d, stderr %q; want %d, ending with 'httpslab: interrupted'", asJSON, code, stderr.String(), ExitInterrupted)
+		}
+		if asJSON {
+			checkPartialCompareJSON(t, stdout.String())
+			continue
+		}
+		out := stdout.String()
+		if !strings.Contains(out, "stopped: interrupted") || !regexp.MustCompile(`(?m)^\s+http h1\s+([2-9]|\d\d+)\s`).MatchString(out) {
+			t.Errorf("interrupted compare: stdout lacks the partial report with at least 2 runs of http h1:\n%s", out)
+		}
 	}
-	if !strings.HasSuffix(stderr, "\nhttpslab: interrupted\n") { // the line every command ends with
-		t.Errorf("interrupted compare: stderr %q; want it to end with 'httpslab: interrupted'", stderr)
+}
+
+// checkPartialCompareJSON checks the JSON of an interrupted comparison:
+// stopped as interrupted, at least two rounds, and every variant with the
+// samples its summary counts.
+func checkPartialCompareJSON(t *testing.T, out string) {
+	t.Helper()
+	var doc struct {
+		Result struct {
+			Comparison compare.Result `json:"comparison"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("interrupted compare --json: %v\n%s", err, out)
+	}
+	res := doc.Result.Comparison
+	if res.Stop != compare.StopInterrupted || res.Rounds < 2 || len(res.Variants) != 2 {
+		t.Fatalf("interrupted compare --json: stop %q, %d rounds, %d variants; want interrupted, 2 or more rounds, 2 variants", res.Stop, res.Rounds, len(res.Variants))
+	}
+	for _, v := range res.Variants {
+		if v.Total.N < res.Rounds || v.Total.N != len(v.Samples) {
+			t.Errorf("%s: n=%d, %d samples after %d rounds; want n = samples >= rounds", v.Name, v.Total.N, len(v.Samples), res.Rounds)
+		}
 	}
 }
 
