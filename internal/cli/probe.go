@@ -292,7 +292,7 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	case f.json:
 		return report.WriteJSON(e.stdout, "probe", probeReport{URL: firstURL(results), Runs: results})
 	case wo != nil:
-		return e.writeOutRuns(wo, results)
+		return e.writeOutRuns(wo, results, f.output)
 	case f.silent || len(results) == 0:
 		return nil
 	case p.summary:
@@ -301,10 +301,16 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	return e.waterfalls(results, f)
 }
 
-func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result) error {
+// writeOutRuns executes the -w format once per run; output is the -o
+// file name, for %{filename_effective}.
+func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result, output string) error {
 	for _, r := range results {
-		in := report.WriteOutInput{Hops: r.Hops}
-		if fin := r.Final(); fin != nil && fin.Err != "" {
+		// %{exitcode} is curl's code for the failure, as a script
+		// written for curl -w expects (28 a timeout, 60 a certificate).
+		in := report.WriteOutInput{Hops: r.Hops, ErrorMessage: r.Error, Filename: output}
+		if r.Err != nil {
+			in.ExitCode = report.CurlExitCode(r.Err, r.Final())
+		} else if fin := r.Final(); fin != nil && fin.Err != "" {
 			in.ExitCode = ExitFailure
 		}
 		if err := wo.Execute(e.stdout, e.stderr, in); err != nil {

@@ -179,7 +179,8 @@ func (c *Client) lookup(conn net.Conn) (connEntry, bool) {
 // Do sends the request on a connection of the given mode and, with
 // FollowRedirects, follows redirects (later hops use whatever connection
 // fits, as a browser would). On error the Result still holds the hops and
-// phases that completed, the failed hop's Timeline.Err says why.
+// phases that completed, and its Error says why (so does the failed
+// hop's Timeline.Err, when a hop failed).
 func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 	if err := c.prepare(mode); err != nil {
 		return nil, err
@@ -197,13 +198,13 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
 		res.Hops = append(res.Hops, tl)
 		if err != nil || next == nil || !c.cfg.FollowRedirects {
-			return res, err
+			return res.fail(err)
 		}
 		if hop >= limit {
-			return res, fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, next.Redacted(), ErrRedirectLimit)
+			return res.fail(fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, next.Redacted(), ErrRedirectLimit))
 		}
 		if err := transport.CheckURL(next); err != nil {
-			return res, fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err)
+			return res.fail(fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err))
 		}
 		u = next
 		if tl.Status == http.StatusSeeOther || (tl.Status <= http.StatusFound && method == http.MethodPost) {

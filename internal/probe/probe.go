@@ -101,6 +101,20 @@ func (m Mode) String() string {
 type Result struct {
 	Mode Mode       `json:"mode"`
 	Hops []Timeline `json:"hops"`
+	// Error is why the probe failed, empty when it did not: a failed
+	// hop's error, or a redirect that was not followed (the limit, a
+	// scheme other than http or https) after a hop that succeeded.
+	Error string `json:"error,omitempty"`
+	// Err is the same failure as an error value, nil when it did not fail.
+	Err error `json:"-"`
+}
+
+// fail records err as the Result's failure and returns the Result and err.
+func (r *Result) fail(err error) (*Result, error) {
+	if err != nil {
+		r.Err, r.Error = err, err.Error()
+	}
+	return r, err
 }
 
 // Final returns the last hop, or nil when there is none.

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestProbeWriteOutFailures: a failed transfer writes curl's exit code
+// for its failure in %{exitcode} (as curl 7.88 does on the same
+// failures), its error in %{errormsg}, and runs the %{onerror} part; a
+// redirect limit counts as a failure though its last hop succeeded.
+func TestProbeWriteOutFailures(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
+	cut := listen(t, func(c net.Conn) {
+		c.Read(make([]byte, 4096))
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
+		c.Close()
+	})
+	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
+	tests := []struct {
+		name string
+		args []string
+		code string // curl's exit code
+		msg  string
+	}{
+		{"refused", []string{"http://" + closedPort(t) + "/"}, "7", "connection refused"},
+		{"unknown CA", []string{srv.HTTPSURL + "/"}, "60", "certificate signed by unknown authority"},
+		{"timeout", []string{"http://" + silent + "/", "--max-time", "0.3"}, "28", "deadline exceeded"},
+		{"redirect limit", []string{srv.HTTPSURL + "/redirect/3", "--cacert", ca, "-L", "--max-redirs", "1"}, "47", "1 redirects followed"},
+		{"closes in the handshake", []string{"https://" + closer + "/", "-k"}, "35", "EOF"},
+		{"plain HTTP on https://", []string{plainAsTLS, "-k"}, "35", "does not look like a TLS handshake"},
+		{"empty reply", []string{"http://" + closer + "/"}, "52", "EOF"},
+		{"closes mid-body", []string{"http://" + cut + "/"}, "18", "unexpected EOF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"probe", "-s", "-w", "ok %{exitcode}%{onerror}failed %{exitcode}: %{errormsg}"}, tt.args...)
+			code, stdout, stderr := run(t, context.Background(), args...)
+			if code != ExitFailure {
+				t.Fatalf("probe %q = %d; want %d\nstderr:\n%s", tt.args, code, ExitFailure, stderr)
+			}
+			want := "ok " + tt.code + "failed " + tt.code + ": "
+			if !strings.HasPrefix(stdout, want) || !strings.Contains(stdout, tt.msg) {
+				t.Errorf("-w output = %q; want it to start with %q and name %q", stdout, want, tt.msg)
+			}
+		})
+	}
+}
+
+// TestProbeWriteOutSuccess: on success %{exitcode} is 0, %{onerror}
+// stops the output, and %{filename_effective} is the -o file.
+func TestProbeWriteOutSuccess(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	code, stdout, stderr := run(t, context.Background(), "probe", "-o", os.DevNull, "--cacert", ca, "-L",
+		"-w", "%{exitcode} %{http_code} [%{errormsg}] %{filename_effective}%{onerror} failed", srv.HTTPSURL+"/redirect/1")
+	if want := "0 200 [] " + os.DevNull; code != ExitOK || stdout != want {
+		t.Errorf("probe -w = %d, %q; want %d, %q\nstderr:\n%s", code, stdout, ExitOK, want, stderr)
+	}
+}
