@@ -3,6 +3,7 @@ package load
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -29,6 +30,13 @@ type CPU struct {
 	// ServerBusiest is the server process that used the largest share
 	// of the cores it could use.
 	ServerBusiest ProcBusy
+	// ServerPort is the port the connections went to. NotListening is
+	// set when none of the server processes (nor their children)
+	// receives on it: their CPU time is not the server's, unless they
+	// are its backend (php-fpm behind nginx). It stays false when that
+	// cannot be read.
+	ServerPort   int
+	NotListening bool
 	// Others is the CPU time the machine's other processes used: all of
 	// it (/proc/stat) less the client's and the measured server's.
 	// OthersMeasured is false where Steal cannot be measured either.
@@ -152,4 +160,25 @@ func childPIDs(pid int) []int {
 		}
 	}
 	return out
+}
+
+// serverListens sets c.ServerPort and c.NotListening from where the
+// connections went (IP:port) and the server processes and their children.
+func (c *CPU) serverListens(addrs []string, pids []int, udp bool) {
+	if len(pids) == 0 || len(addrs) == 0 {
+		return
+	}
+	_, port, err := net.SplitHostPort(addrs[0])
+	if err != nil {
+		return
+	}
+	if c.ServerPort, err = strconv.Atoi(port); err != nil {
+		return
+	}
+	var all []int
+	for _, pid := range pids {
+		all = append(append(all, pid), childPIDs(pid)...)
+	}
+	listens, err := machine.Listens(all, c.ServerPort, udp)
+	c.NotListening = err == nil && !listens
 }

@@ -73,6 +73,9 @@ type JSONCPU struct {
 	// ServerBusiest is the server process that used the largest share of
 	// the cores it could use.
 	ServerBusiest *JSONProcBusy `json:"server_busiest,omitempty"`
+	// ServerNotListening is true when none of the server processes
+	// receives on the port the connections went to.
+	ServerNotListening bool `json:"server_not_listening,omitempty"`
 	// Others is the CPU time the machine's other processes used (absent
 	// where /proc/stat cannot be read or the run was too short).
 	Others *float64 `json:"others_s,omitempty"`
@@ -109,7 +112,8 @@ func (r *Result) JSON() JSONResult {
 		},
 		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
 			ClientCores: r.CPU.ClientCores, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
-			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds()},
+			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds(),
+			ServerNotListening: r.CPU.NotListening},
 	}
 	if b := r.CPU.ServerBusiest; r.CPU.ServerMeasured && b.PID != 0 {
 		j.CPU.ServerBusiest = &JSONProcBusy{PID: b.PID, CPU: b.CPU.Seconds(), Cores: b.Cores,

@@ -2,7 +2,10 @@ package load
 
 import (
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -117,6 +120,40 @@ func TestServerBusiestNginx(t *testing.T) {
 	}
 	if j := res.JSON(); j.CPU.ServerBusiest == nil || j.CPU.ServerBusiest.PID != b.PID {
 		t.Errorf("JSON server_busiest %+v; want PID %d", j.CPU.ServerBusiest, b.PID)
+	}
+	if u, _ := url.Parse(n.HTTPURL); res.CPU.NotListening || strconv.Itoa(res.CPU.ServerPort) != u.Port() || strings.Contains(out, "receives on port") {
+		t.Errorf("nginx listens on port %s: CPU %+v; report:\n%s", u.Port(), res.CPU, out)
+	}
+}
+
+// TestServerNotListening names as the server a process that holds no
+// socket on the target's port (a PID mistyped): the report says so. The
+// embedded server's own process does listen, over TCP and over UDP.
+func TestServerNotListening(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	tc := clientTLS(t, srv.CA.CertPEM)
+	for _, tt := range []struct {
+		name  string
+		pid   int
+		proto Protocol
+		want  bool
+	}{
+		{"another process", cmd.Process.Pid, HTTP1, true},
+		{"the server, TCP", os.Getpid(), HTTP2, false},
+		{"the server, UDP", os.Getpid(), HTTP3, false},
+	} {
+		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Conns: 1, Requests: 5, Protocol: tt.proto,
+			TLS: tc, ServerPIDs: []int{tt.pid}})
+		out := reportText(t, res)
+		note := fmt.Sprintf("no --server-pid process (nor a child) receives on port %d", res.CPU.ServerPort)
+		if res.CPU.NotListening != tt.want || strings.Contains(out, note) != tt.want || res.JSON().CPU.ServerNotListening != tt.want {
+			t.Errorf("%s: NotListening %v (port %d); want %v; report:\n%s", tt.name, res.CPU.NotListening, res.CPU.ServerPort, tt.want, out)
+		}
 	}
 }
 

@@ -248,6 +248,10 @@ func (r *Result) writeCPU(b *strings.Builder) {
 			// the limit, whatever the client could do.
 			fmt.Fprintf(b, "  server kept %.2f cores busy on average\n", float64(c.ServerUser+c.ServerSystem)/float64(c.Wall))
 		}
+		if c.NotListening {
+			fmt.Fprintf(b, "  note: no --server-pid process (nor a child) receives on port %d: its CPU time is not the\n"+
+				"  server's, unless it is the server's backend (php-fpm behind nginx); check the PID\n", c.ServerPort)
+		}
 	} else if c.ServerError != "" {
 		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
 	}

@@ -78,6 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Interrupted = stopped
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
+	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
 	res.Dropped = r.src.dropped.Load()
 	return res, nil
 }
