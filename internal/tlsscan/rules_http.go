@@ -1,8 +1,11 @@
 package tlsscan
 
 import (
+	"crypto/tls"
 	"fmt"
 	"mime"
+	"net"
+	"net/url"
 	"strings"
 )
 
@@ -18,19 +21,36 @@ func checked(r *Report, check string) bool {
 	return true
 }
 
+// port is the audited HTTPS port, for the listen lines of fixes.
+func (r *Report) port() string {
+	if _, p, err := net.SplitHostPort(r.Address); err == nil {
+		return p
+	}
+	return "443"
+}
+
+// connectionRounds is the round trips of a new connection: 1 for TCP and
+// those of the handshake the default client made (1 for TLS 1.3, else 2).
+func (r *Report) connectionRounds() float64 {
+	if r.Negotiated.Version == tls.VersionName(VersionTLS13) {
+		return 2
+	}
+	return 3
+}
+
 func ruleHTTP2(r *Report) []Finding {
 	if r.Negotiated.ALPN == "h2" || !checked(r, "alpn") {
 		return nil
 	}
-	c := r.rtts(2, "per extra connection (HTTP/1.1 browsers open up to 6 per origin)")
-	c.Note = "each extra connection pays a TCP and a TLS handshake (3 round trips with TLS 1.2)"
+	c := r.rtts(r.connectionRounds(), "per extra connection (HTTP/1.1 browsers open up to 6 per origin)")
+	c.Note = "each extra connection pays a TCP and a " + r.Negotiated.Version + " handshake"
 	got := r.Negotiated.ALPN
 	if got == "" {
 		got = "no protocol"
 	}
 	return one(Finding{ID: "http2-missing", Severity: Medium, Category: Speed, Title: "HTTP/2 is not offered",
 		Evidence: "offered h2 and http/1.1 in ALPN; the server chose " + got, Cost: c,
-		Fix:       versionFix(r.HTTP.NginxVersion, "1.25.1", "http2 on;", "listen 443 ssl http2;"),
+		Fix:       versionFix(r.HTTP.NginxVersion, "1.25.1", "http2 on;", "listen "+r.port()+" ssl http2;"),
 		Reason:    "HTTP/2 multiplexes all requests over one connection: one handshake per origin",
 		Reference: refRFC9113})
 }
@@ -50,7 +70,7 @@ func ruleHTTP3(r *Report) []Finding {
 	}
 	return one(Finding{ID: "http3-missing", Severity: Info, Category: About, Title: "HTTP/3 is not advertised",
 		Evidence: "no h3 in Alt-Svc", Cost: Cost{Note: "QUIC sets up transport and TLS in 1 round trip instead of 2"},
-		Fix: versionFix(r.HTTP.NginxVersion, "1.25.0", "listen 443 quic reuseport;\nadd_header Alt-Svc 'h3=\":443\"; ma=86400';",
+		Fix: versionFix(r.HTTP.NginxVersion, "1.25.0", "listen "+r.port()+" quic reuseport;\nadd_header Alt-Svc 'h3=\":"+r.port()+"\"; ma=86400';",
 			"# HTTP/3 needs nginx 1.25.0 or later (ngx_http_v3_module)"),
 		Reason: "HTTP/3 saves a round trip per connection and avoids TCP head-of-line blocking", Reference: refRFC9114})
 }
@@ -59,8 +79,8 @@ func ruleKeepAlive(r *Report) []Finding {
 	if r.HTTP.KeepAlive || r.HTTP.KeepAliveRequests == 0 {
 		return nil
 	}
-	c := r.rtts(2, "per request after the first")
-	c.Note = "every request pays a new TCP and TLS handshake"
+	c := r.rtts(r.connectionRounds(), "per request after the first")
+	c.Note = "every request pays a new TCP and " + r.Negotiated.Version + " handshake"
 	return one(Finding{ID: "keepalive-off", Severity: High, Category: Speed, Title: "connections are not kept alive",
 		Evidence: fmt.Sprintf("%d of %d requests in a row used the first connection", r.HTTP.KeepAliveRequests, keepAliveRequests),
 		Cost:     c, Fix: "keepalive_timeout 65s;\nkeepalive_requests 1000;",
@@ -101,7 +121,7 @@ func ruleRedirect(r *Report) []Finding {
 		return one(Finding{ID: "http-no-redirect", Severity: Medium, Category: Safety,
 			Title:    "plain HTTP is served without a redirect to HTTPS",
 			Evidence: fmt.Sprintf("GET %s answered %d", first.URL, first.Status),
-			Fix:      "server {\n    listen 80;\n    return 301 https://$host$request_uri;\n}",
+			Fix:      redirectFix(first.URL, r.port()),
 			Reason:   "visitors who type the name without https:// stay on an unencrypted connection", Reference: refRFC6797})
 	}
 	if len(rd.Hops) <= 1 {
@@ -112,6 +132,21 @@ func ruleRedirect(r *Report) []Finding {
 		Evidence: fmt.Sprintf("%d hops from %s", len(rd.Hops), rd.URL), Cost: c,
 		Fix:    "return 301 https://$host$request_uri;  # straight to the final URL",
 		Reason: "each hop is a request, often on a new connection", Reference: refRFC6797})
+}
+
+// redirectFix is a plain-HTTP server block that redirects to the audited
+// HTTPS port: on the port of plainURL, to https://$host with the HTTPS
+// port unless it is 443.
+func redirectFix(plainURL, httpsPort string) string {
+	port := "80"
+	if u, err := url.Parse(plainURL); err == nil && u.Port() != "" {
+		port = u.Port()
+	}
+	host := "$host"
+	if httpsPort != "443" {
+		host += ":" + httpsPort
+	}
+	return "server {\n    listen " + port + ";\n    return 301 https://" + host + "$request_uri;\n}"
 }
 
 // hstsYear is the max-age preload lists require.

@@ -78,3 +78,23 @@ func TestRoundTripCost(t *testing.T) {
 		t.Errorf("cost = %+v; want 1 round trip = 20ms at a 20ms RTT", c)
 	}
 }
+
+// TestConnectionCost: a missing HTTP/2 or keep-alive costs a new
+// connection, whose round trips are TCP's and those of the handshake the
+// server gave a default client: 3 with TLS 1.2, 2 with TLS 1.3.
+func TestConnectionCost(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		want    float64
+	}{{"TLS 1.2", 3}, {"TLS 1.3", 2}} {
+		r := baseReport()
+		r.Negotiated = Negotiated{Version: tt.version, ALPN: "http/1.1"}
+		r.HTTP.KeepAlive, r.HTTP.KeepAliveRequests = false, 1
+		for _, id := range []string{"http2-missing", "keepalive-off"} {
+			f := findingByID(findings(r), id)
+			if f == nil || f.Cost.RoundTrips != tt.want || f.Cost.Time != Duration(tt.want*float64(20*time.Millisecond)) {
+				t.Errorf("%s with %s: %+v; want %g round trips at a 20 ms RTT", id, tt.version, f, tt.want)
+			}
+		}
+	}
+}

@@ -140,13 +140,16 @@ func ruleNoForwardSecrecy(r *Report) []Finding {
 		Reference: refMozilla})
 }
 
+// dhparamFile is where the dh-small fix puts a new DH prime.
+const dhparamFile = "/etc/nginx/dhparam.pem"
+
 func ruleSmallDH(r *Report) []Finding {
 	groups := append([]GroupResult{{DHBits: r.Enumeration.DHBits}}, r.Enumeration.Groups...)
 	for _, g := range groups {
 		if g.DHBits > 0 && g.DHBits < 2048 {
 			return one(Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits",
 				Evidence: fmt.Sprintf("ServerKeyExchange with a %d-bit prime", g.DHBits),
-				Fix:      "ssl_dhparam /etc/nginx/ffdhe2048.pem;  # RFC 7919 group",
+				Fix:      "# make a 2048-bit prime: openssl dhparam -out " + dhparamFile + " 2048\nssl_dhparam " + dhparamFile + ";",
 				Reason:   "DH groups under 2048 bits are within reach of precomputation (Logjam)", Reference: refMozilla})
 		}
 	}
