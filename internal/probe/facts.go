@@ -3,6 +3,7 @@ package probe
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net/http"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -47,9 +48,13 @@ func certFacts(c *x509.Certificate) Cert {
 
 // headerSize is the size of the response header as HTTP/1.1 text (status
 // line, fields, blank line). For HTTP/2 and HTTP/3 it is the decoded size,
-// not the compressed bytes on the wire.
+// not the compressed bytes on the wire, with the status line as curl
+// writes it for them ("HTTP/2 200 \r\n"): they carry no reason phrase.
 func headerSize(resp *http.Response) int64 {
 	n := len(resp.Proto) + 1 + len(resp.Status) + 2
+	if resp.ProtoMajor >= 2 {
+		n = len(fmt.Sprintf("HTTP/%d %03d \r\n", resp.ProtoMajor, resp.StatusCode))
+	}
 	for k, vs := range resp.Header {
 		for _, v := range vs {
 			n += len(k) + 2 + len(v) + 2

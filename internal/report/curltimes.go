@@ -99,16 +99,29 @@ func redirectTime(hops []probe.Timeline) time.Duration {
 
 // requestSize is the size of the request head as HTTP/1.1 writes it
 // (request line, headers, blank line) plus the body, from the recorded
-// request headers; curl counts HTTP/2 and HTTP/3 requests the same way.
+// request headers; curl counts HTTP/2 and HTTP/3 requests the same way,
+// with "HTTP/2" or "HTTP/3" ending the request line. A request that was
+// never sent (the connection or its handshake failed) counts 0, as in
+// curl.
 func requestSize(t *probe.Timeline) int64 {
 	if t.Method == "" {
+		return 0
+	}
+	if _, sent := t.Phase(probe.PhaseSend); !sent {
 		return 0
 	}
 	target, host := "/", ""
 	if u, err := url.Parse(t.URL); err == nil {
 		target, host = u.RequestURI(), u.Host
 	}
-	n := int64(len(t.Method) + 1 + len(target) + len(" HTTP/1.1\r\n"))
+	version := " HTTP/1.1\r\n"
+	switch httpVersion(t.Proto) {
+	case "2":
+		version = " HTTP/2\r\n"
+	case "3":
+		version = " HTTP/3\r\n"
+	}
+	n := int64(len(t.Method) + 1 + len(target) + len(version))
 	if firstOf(t.RequestHeader, "Host") == "" && host != "" {
 		n += int64(len("Host: ") + len(host) + 2)
 	}

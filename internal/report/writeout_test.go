@@ -109,9 +109,11 @@ func TestWriteOutOutputFile(t *testing.T) {
 
 func TestWriteOutFailedTransfer(t *testing.T) {
 	in := WriteOutInput{Hops: []probe.Timeline{refused()}, ExitCode: 1}
-	format := "%{http_code} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{exitcode} [%{errormsg}]%{onerror} failed"
+	format := "%{http_code} %{response_code} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{size_request} %{exitcode} [%{errormsg}]%{onerror} failed"
 	got, _, _ := execute(t, format, in)
-	want := "000 0.000045 0.000000 0.000000 0.000000 0.000000 0.000400 1 [dial tcp 127.0.0.1:1: connect: connection refused] failed"
+	// As curl: response codes in three digits, and no request size for a
+	// request that was never sent.
+	want := "000 000 0.000045 0.000000 0.000000 0.000000 0.000000 0.000400 0 1 [dial tcp 127.0.0.1:1: connect: connection refused] failed"
 	if got != want {
 		t.Errorf("failed transfer:\n got %q\nwant %q", got, want)
 	}
@@ -300,16 +302,21 @@ func TestWriteOutCurlVariables(t *testing.T) {
 }
 
 func TestWriteOutUpload(t *testing.T) {
-	// size_request: "POST /headers HTTP/1.1\r\n" (24), User-Agent (22),
-	// Accept (13), Content-Type (49), the -H Host (21), the blank line (2)
-	// and the 1000 B body. speed_upload: 1000 B in 3.7 ms.
+	// size_request: "POST /headers HTTP/2\r\n" (22: curl ends the
+	// request line of an HTTP/2 request so), User-Agent (22), Accept
+	// (13), Content-Type (49), the -H Host (21), the blank line (2) and
+	// the 1000 B body. speed_upload: 1000 B in 3.7 ms.
+	h1 := h2Fresh()
+	h1.Proto = "HTTP/1.1"
 	tests := []struct {
 		name string
 		hops []probe.Timeline
 		want string
 	}{
-		{"post", []probe.Timeline{post()}, "1000 270270 1131"},
-		{"get", []probe.Timeline{h2Fresh()}, "0 0 89"}, // no body, Host from the URL
+		{"post", []probe.Timeline{post()}, "1000 270270 1129"},
+		{"get", []probe.Timeline{h2Fresh()}, "0 0 87"},        // no body, Host from the URL
+		{"get over HTTP/1.1", []probe.Timeline{h1}, "0 0 89"}, // "HTTP/1.1" ends the request line
+		{"not sent", []probe.Timeline{refused()}, "0 0 0"},    // the connection failed
 	}
 	for _, tt := range tests {
 		got, _, _ := execute(t, "%{size_upload} %{speed_upload} %{size_request}", WriteOutInput{Hops: tt.hops})

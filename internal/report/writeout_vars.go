@@ -95,7 +95,7 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 	"referer":                 func(c *woContext) woValue { return strOrNull(firstOf(c.last.RequestHeader, "Referer")) },
 	"remote_ip":               func(c *woContext) woValue { return str(hostOf(c.last.RemoteAddr)) },
 	"remote_port":             func(c *woContext) woValue { return num(portOf(c.last.RemoteAddr)) },
-	"response_code":           func(c *woContext) woValue { return num(int64(c.last.Status)) },
+	"response_code":           func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.last.Status)} },
 	"scheme":                  func(c *woContext) woValue { return str(c.scheme()) },
 	"size_download":           func(c *woContext) woValue { return num(c.last.Bytes.BodySize) },
 	"size_header": func(c *woContext) woValue {
