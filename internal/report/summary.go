@@ -162,11 +162,7 @@ func writeResumeSaving(ew *errWriter, runs []probe.Timeline) {
 		return
 	}
 	f, r := summarize(full).Median, summarize(res).Median
-	verdict := fmt.Sprintf("resumption saved %s per handshake (%.0f%%)", ms(f-r), 100*float64(f-r)/float64(f))
-	if r >= f {
-		verdict = "resumption saved no time"
-	}
-	ew.printf("%s: TLS median %s full (%d) vs %s resumed (%d)\n", verdict, ms(f), len(full), ms(r), len(res))
+	ew.printf("resumption %s: TLS median %s full (%d) vs %s resumed (%d)\n", saved(f, r, "handshake"), ms(f), len(full), ms(r), len(res))
 	fb, rb := summarize(fullBytes).Median, summarize(resBytes).Median
 	ew.printf("  handshake bytes median %s full vs %s resumed (%s fewer)\n", byteCount(fb), byteCount(rb), byteCount(fb-rb))
 }
@@ -197,11 +193,16 @@ func writeEarlySaving(ew *errWriter, runs []probe.Timeline) {
 		return
 	}
 	f, e := summarize(full).Median, summarize(early).Median
-	verdict := fmt.Sprintf("0-RTT saved %s per request (%.0f%%)", ms(f-e), 100*float64(f-e)/float64(f))
-	if e >= f {
-		verdict = "0-RTT saved no time"
+	ew.printf("0-RTT %s: total median %s full (%d) vs %s with 0-RTT (%d)\n", saved(f, e, "request"), ms(f), len(full), ms(e), len(early))
+}
+
+// saved says what a shorter time than before saved, per unit, and in
+// percent of before.
+func saved(before, after time.Duration, per string) string {
+	if after >= before {
+		return "saved no time"
 	}
-	ew.printf("%s: total median %s full (%d) vs %s with 0-RTT (%d)\n", verdict, ms(f), len(full), ms(e), len(early))
+	return fmt.Sprintf("saved %s per %s (%.0f%%)", ms(before-after), per, 100*float64(before-after)/float64(before))
 }
 
 // dist is the summary of one sample (durations or byte counts).
