@@ -95,6 +95,23 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 	return c
 }
 
+// leafCurve returns the curve of an ECDSA leaf key as a TLS group, 0 for
+// other keys.
+func (c Chain) leafCurve() tls.CurveID {
+	if len(c.Certs) == 0 {
+		return 0
+	}
+	switch c.Certs[0].Key {
+	case "ECDSA P-256":
+		return tls.CurveP256
+	case "ECDSA P-384":
+		return tls.CurveP384
+	case "ECDSA P-521":
+		return tls.CurveP521
+	}
+	return 0
+}
+
 func isSelfSigned(c *x509.Certificate) bool {
 	return bytes.Equal(c.RawIssuer, c.RawSubject) && c.CheckSignatureFrom(c) == nil
 }

@@ -246,7 +246,11 @@ func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupR
 			suites = append(suites, s)
 		}
 	}
-	r, err := p.send(ctx, clientHello{version: v, suites: suites, groups: []tls.CurveID{g}}, true)
+	groups := []tls.CurveID{g}
+	if kind == "_ECDHE_" && p.certGroup != 0 && p.certGroup != g {
+		groups = append(groups, p.certGroup)
+	}
+	r, err := p.send(ctx, clientHello{version: v, suites: suites, groups: groups}, true)
 	if err != nil || r.kex == nil {
 		return nil, err
 	}

@@ -26,6 +26,11 @@ type prober struct {
 	timeout    time.Duration
 	sem        chan struct{}
 	dialer     *countingDialer
+	// certGroup is the curve of the server's ECDSA certificate, if known.
+	// A TLS 1.2 server signs with it only for a client that lists it
+	// among its groups (RFC 8422, 5.1.1), so it is listed with each ECDHE
+	// group asked about.
+	certGroup tls.CurveID
 
 	mu    sync.Mutex
 	rtt   time.Duration // smallest TCP connect time seen

@@ -137,6 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	p := newProber(addr, cfg.Host, cfg.Concurrency, cfg.Timeout, d)
+	p.certGroup = rep.Chain.leafCurve()
 	defer func() {
 		rep.RTT = Duration(p.RTT())
 		rep.Connections = d.n.Load()

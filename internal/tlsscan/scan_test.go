@@ -161,6 +161,22 @@ func checkWellConfigured(t *testing.T, rep *Report) {
 	if got := rep.Enumeration.Supported(); !slices.Equal(got, []uint16{VersionTLS12, VersionTLS13}) {
 		t.Errorf("versions %v; want TLS 1.2 and 1.3", got)
 	}
+	// OpenSSL offers the same elliptic curves in TLS 1.2 as in 1.3; with
+	// an ECDSA P-256 certificate a TLS 1.2 client must also list P-256.
+	var ec12, ec13 []string
+	for _, g := range rep.Enumeration.Groups {
+		if g.DHBits != 0 || strings.HasPrefix(g.Name, "ffdhe") {
+			continue
+		}
+		if g.Version == VersionTLS12 {
+			ec12 = append(ec12, g.Name)
+		} else {
+			ec13 = append(ec13, g.Name)
+		}
+	}
+	if !slices.Equal(ec12, ec13) || len(ec12) < 4 {
+		t.Errorf("TLS 1.2 groups %v, TLS 1.3 groups %v; want the same elliptic curves (X25519, P-256, P-384...)", ec12, ec13)
+	}
 	if rep.Elapsed > 2*time.Second {
 		t.Errorf("audit took %v; want under 2 s", rep.Elapsed)
 	}
