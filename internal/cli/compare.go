@@ -60,7 +60,8 @@ Each request gives up after 30 s unless --max-time says otherwise (0: never).
 
 Per variant: the median total time with its distribution-free 95% interval,
 the median connect, TLS and wait phases, the difference from the first
-variant (the Hodges-Lehmann shift with its interval, in ms and in RTTs), the
+variant (the Hodges-Lehmann shift with its interval at 1 - alpha, which
+leaves out zero when the difference is significant, in ms and in RTTs), the
 Mann-Whitney p-value ("~" when not significant at --alpha; --holm adjusts
 the p-values for the number of comparisons), the bytes on the
 wire and the CPU time of this process per request (which includes the

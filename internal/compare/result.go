@@ -102,10 +102,14 @@ func summarize(xs []float64, level float64) Summary {
 // Diff is how much slower (positive) or faster (negative) a variant is
 // than another, in ms and, when the RTT is known, in round trips.
 type Diff struct {
-	MS      float64 `json:"ms"` // Hodges-Lehmann shift
+	MS float64 `json:"ms"` // Hodges-Lehmann shift
+	// Lo and Hi bound the shift at level 1 - alpha (not Result.Level,
+	// which is that of the medians), so that the interval leaves out zero
+	// when the difference is significant; CILevel is the interval's exact
+	// coverage, 0 when too few samples for an interval.
 	Lo      float64 `json:"ci_lo_ms"`
 	Hi      float64 `json:"ci_hi_ms"`
-	CILevel float64 `json:"ci_level"`       // 0 when too few samples for an interval
+	CILevel float64 `json:"ci_level"`
 	RTTs    float64 `json:"rtts,omitempty"` // MS over the RTT; 0 (left out) when the RTT is unknown or too short to count round trips
 	P       float64 `json:"p"`              // Mann-Whitney two-sided p-value
 	Exact   bool    `json:"p_exact"`
@@ -197,7 +201,11 @@ func (res *Result) adjust(family []*Diff) {
 // diff compares variant j against variant i; nil when a side is empty.
 func (res *Result) diff(i, j int) *Diff {
 	a, b := res.Variants[i], res.Variants[j]
-	c, err := stats.Compare(totalsMS(a.Samples), totalsMS(b.Samples), res.Level)
+	// The interval is at 1 - alpha, the level that goes with the test:
+	// Moses' interval is the Mann-Whitney test inverted, so it leaves out
+	// zero exactly when p < alpha (before Holm's adjustment), and a
+	// "significant" difference never comes with an interval across zero.
+	c, err := stats.Compare(totalsMS(a.Samples), totalsMS(b.Samples), 1-res.Alpha)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,10 +101,11 @@ func insertTail(clause, tail string) string {
 
 // verb states a difference: "costs +1.0 RTT (+51 ms, 95% CI 49 to 53)",
 // "saves 1.0 RTT (51 ms, 95% CI 49 to 53)", or "makes no significant
-// difference (~ +0.2 ms, p = 0.41)".
+// difference (~ +0.2 ms, p = 0.410)". The interval is at 1 - alpha, as
+// Diff's.
 func (res *Result) verb(d Diff) string {
 	if !d.Significant {
-		return fmt.Sprintf("makes no significant difference (~ %s ms, p = %.2f)", signed(d.MS), res.p(d))
+		return fmt.Sprintf("makes no significant difference (~ %s ms, p %s)", signed(d.MS), pText(res.p(d)))
 	}
 	sign, v, lo, hi := "+", d.MS, d.Lo, d.Hi
 	word := "costs"
@@ -112,7 +114,7 @@ func (res *Result) verb(d Diff) string {
 	}
 	ci := ""
 	if d.CILevel > 0 {
-		ci = fmt.Sprintf(", %.0f%% CI %s to %s", res.Level*100, num(lo), num(hi))
+		ci = fmt.Sprintf(", %s CI %s to %s", percent(1-res.Alpha), num(lo), num(hi))
 	}
 	rtt := ms(res.RTT)
 	if rtt < minRTTForRounds || v < 0.05*rtt { // "+0.0 RTT" would hide a real, small difference
@@ -143,4 +145,19 @@ func signed(v float64) string {
 		return "+" + num(v)
 	}
 	return num(v)
+}
+
+// percent writes a level such as 0.95 or 0.995 as "95%" or "99.5%".
+func percent(level float64) string {
+	return strconv.FormatFloat(math.Round(level*1000)/10, 'f', -1, 64) + "%"
+}
+
+// pText writes a p-value as the table does, after "p": "= 0.052",
+// "< 0.001". Two decimals would show 0.052 as "0.05", which reads as
+// significant at alpha 0.05.
+func pText(p float64) string {
+	if p < 0.001 {
+		return "< 0.001"
+	}
+	return fmt.Sprintf("= %.3f", p)
 }

@@ -120,6 +120,9 @@ func (res *Result) writeFooter(w io.Writer) {
 	if res.Holm {
 		holm = ", p-values Holm-adjusted per table"
 	}
+	if percent(1-res.Alpha) != percent(res.Level) {
+		holm += ", intervals of the differences at " + percent(1-res.Alpha)
+	}
 	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f%s\n",
 		res.Rounds, res.Seed, res.Stop, res.Alpha, holm)
 	if res.Steal != nil {
