@@ -25,6 +25,7 @@ const (
 	msgCertificate       = 11
 	msgServerKeyExchange = 12
 	msgServerHelloDone   = 14
+	msgCertificateVerify = 15
 	msgFinished          = 20
 )
 

@@ -99,6 +99,9 @@ type ServerRecords struct {
 	// Certificate is the size of the Certificate message as sent, its
 	// handshake header included.
 	Certificate int `json:"certificate_bytes"`
+	// CertificateVerify is the size of the TLS 1.3 CertificateVerify
+	// message, the signature a resumed handshake does without.
+	CertificateVerify int `json:"certificate_verify_bytes,omitempty"`
 	// FirstDataRecord is the length of the first record carrying
 	// response bytes, as on the wire (ciphertext, without the header).
 	FirstDataRecord int `json:"first_data_record_bytes"`
@@ -173,6 +176,8 @@ func (out *ServerRecords) readHandshake(hs *handshakeReader, dec **decrypter, cs
 			flightEnd = true
 		case typ == msgCertificate && out.Certificate == 0:
 			out.Certificate = 4 + len(body)
+		case typ == msgCertificateVerify && out.CertificateVerify == 0:
+			out.CertificateVerify = 4 + len(body)
 		case typ == msgNewSessionTicket:
 			out.Tickets++
 			out.readTicket(body, cs.Version == tls.VersionTLS13)

@@ -135,6 +135,9 @@ func TestAuditNginx(t *testing.T) {
 			if tt.name == "well configured" {
 				checkWellConfigured(t, rep)
 			}
+			if tt.name == "no session cache, no tickets" {
+				checkNoResumption(t, rep)
+			}
 		})
 	}
 }
@@ -179,6 +182,25 @@ func checkWellConfigured(t *testing.T, rep *Report) {
 	}
 	if rep.Elapsed > 2*time.Second {
 		t.Errorf("audit took %v; want under 2 s", rep.Elapsed)
+	}
+}
+
+// checkNoResumption asserts that what resumption would save is measured:
+// the certificate and signature messages as the server sent them; and
+// that no resumed handshake time is shown when none resumed.
+func checkNoResumption(t *testing.T, rep *Report) {
+	t.Helper()
+	rec := rep.Records
+	f := findingByID(rep.Findings, "tls13-resumption-off")
+	if rec.Certificate == 0 || rec.CertificateVerify == 0 || f == nil || f.Cost.Bytes != int64(rec.Certificate+rec.CertificateVerify) {
+		t.Errorf("records %+v, finding %+v; want a cost of the measured Certificate and CertificateVerify bytes", rec, f)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "resumed 0 of 10; handshake full ") || !strings.Contains(b.String(), ", resumed none\n") {
+		t.Errorf("report text does not say that none of 10 resumed:\n%s", b.String())
 	}
 }
 

@@ -172,8 +172,12 @@ func writeResumption(b *strings.Builder, r *Report) {
 		tri(res.TLS12SessionID), tri(res.TLS12Ticket), ticketSeconds(res.TLS12Ticket, res.TLS12TicketHint, "lifetime hint"),
 		tri(res.TLS13PSK), ticketSeconds(res.TLS13PSK, res.TLS13TicketLifetime, "lifetime"))
 	if res.Attempts > 0 {
+		resumed := ms(res.ResumedHandshake)
+		if res.Resumed == 0 {
+			resumed = "none"
+		}
 		line(b, "", "%s: resumed %d of %d; handshake full %s, resumed %s", res.Version, res.Resumed, res.Attempts,
-			ms(res.FullHandshake), ms(res.ResumedHandshake))
+			ms(res.FullHandshake), resumed)
 	}
 	tcp := "not offered"
 	if res.MaxEarlyData > 0 {
