@@ -116,6 +116,9 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	if cs != nil && cs.Version != 0 && (resp != nil || r.tlsErr == nil) {
 		early := st.known && st.entry.quic != nil && st.entry.quic.ConnectionState().Used0RTT
 		tl.TLS = tlsFacts(cs, early)
+		if !tl.TLS.Verified {
+			tl.TLS.VerifyResult, tl.TLS.VerifyError = checkChain(cs, c.baseTLS.RootCAs)
+		}
 	}
 	if st.known {
 		c.fillWire(tl, st, r.reused)

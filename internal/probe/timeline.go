@@ -146,6 +146,12 @@ type TLS struct {
 	ChainBytes  int    `json:"chain_bytes"` // sum of the DER sizes
 	OCSPStapled bool   `json:"ocsp_stapled"`
 	Verified    bool   `json:"verified"` // false only with -k
+	// VerifyResult is OpenSSL's code for the chain check (VerifyOK and
+	// the others), curl's ssl_verify_result: with -k the check is run
+	// all the same (without the host name, as curl does) and only its
+	// outcome ignored. VerifyError says why the chain does not verify.
+	VerifyResult int    `json:"verify_result"`
+	VerifyError  string `json:"verify_error,omitempty"`
 }
 
 // Timeline is one request and everything measured about it. With -L a

@@ -38,7 +38,13 @@ func writeTLS(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 	}
 	row("OCSP staple", yesNo(s.OCSPStapled))
 	verified := yesNo(s.Verified)
-	if !s.Verified {
+	switch {
+	case s.Verified:
+	case s.VerifyError != "":
+		verified += " (-k; without it the check fails: " + s.VerifyError + ")"
+	case s.VerifyResult == probe.VerifyOK:
+		verified += " (-k; the chain would verify, the host name was not checked)"
+	default:
 		verified += " (-k: the chain was not checked)"
 	}
 	row("verified", verified)

@@ -47,7 +47,7 @@ func TestWaterfallRows(t *testing.T) {
 		{"hrr, 0-RTT, 103, expired", hrrEarly(), t0.Add(41 * 24 * time.Hour), []string{
 			"HelloRetry    yes (the server asked for another key share: one more round trip)",
 			"0-RTT         accepted", "informational 103 at 2.300 ms", "OCSP staple   yes",
-			"EXPIRED 2027-01-01 (1 days ago)", "verified      no (-k: the chain was not checked)",
+			"EXPIRED 2027-01-01 (1 days ago)", "verified      no (-k; without it the check fails: x509: certificate has expired or is not yet valid)",
 		}, nil},
 		{"h2", h2Fresh(), time.Time{}, []string{
 			"  DNS          0.010 ms    0.100 ms",
@@ -117,6 +117,7 @@ func hrrEarly() probe.Timeline {
 	tl := h2Fresh()
 	s := *tl.TLS
 	s.HelloRetry, s.EarlyData, s.OCSPStapled, s.Verified = true, true, true, false
+	s.VerifyResult, s.VerifyError = probe.VerifyExpired, "x509: certificate has expired or is not yet valid"
 	tl.TLS = &s
 	tl.Informational = []probe.Informational{{Status: 103, At: 2300 * time.Microsecond}}
 	return tl

@@ -69,6 +69,9 @@ type WriteOutInput struct {
 	// ErrorMessage is the error of the run (%{errormsg}); empty means the
 	// last hop's Err.
 	ErrorMessage string
+	// Err is the run's failure, for the certificate error of a
+	// handshake that failed (%{ssl_verify_result}); nil for none.
+	Err error
 	// Filename is where the body was written (-o), for
 	// %{filename_effective}.
 	Filename string

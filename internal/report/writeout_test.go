@@ -2,12 +2,17 @@ package report
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
 )
@@ -265,19 +270,35 @@ func FuzzParseWriteOut(f *testing.F) {
 	})
 }
 
+// TestWriteOutVerifyResult: OpenSSL's code for the chain, as curl
+// reports it, with -k too, and for a handshake that failed on the
+// certificate.
 func TestWriteOutVerifyResult(t *testing.T) {
 	plain := redirectHops()[0]
+	valid := h2Fresh()
+	valid.TLS.Verified = false
+	selfSigned := h2Fresh()
+	selfSigned.TLS.Verified, selfSigned.TLS.VerifyResult = false, probe.VerifySelfSignedLeaf
+	failed := refused()
+	failed.Events.ConnectDone, failed.Events.TLSStart = at(100), at(110)
+	expired := x509.CertificateInvalidError{Reason: x509.Expired, Cert: &x509.Certificate{NotBefore: time.Now().Add(-time.Hour)}}
 	tests := []struct {
 		name string
 		tl   probe.Timeline
+		err  error
 		want string
 	}{
-		{"verified", h2Fresh(), "0"},
-		{"-k", hrrEarly(), "1"},
-		{"plain HTTP", plain, "0"},
+		{"verified", h2Fresh(), nil, "0"},
+		{"-k, a chain that verifies", valid, nil, "0"},
+		{"-k, expired", hrrEarly(), nil, "10"},
+		{"-k, self-signed", selfSigned, nil, "18"},
+		{"plain HTTP", plain, nil, "0"},
+		{"refused before TLS", refused(), errors.New("refused"), "0"},
+		{"handshake failed on an expired certificate", failed, &tls.CertificateVerificationError{Err: expired}, "10"},
+		{"handshake failed otherwise", failed, io.EOF, "1"},
 	}
 	for _, tt := range tests {
-		got, _, _ := execute(t, "%{ssl_verify_result}", WriteOutInput{Hops: []probe.Timeline{tt.tl}})
+		got, _, _ := execute(t, "%{ssl_verify_result}", WriteOutInput{Hops: []probe.Timeline{tt.tl}, Err: tt.err})
 		if got != tt.want {
 			t.Errorf("%s: ssl_verify_result = %q; want %q", tt.name, got, tt.want)
 		}

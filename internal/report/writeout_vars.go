@@ -241,15 +241,20 @@ func (c *woContext) scheme() string {
 	return strings.ToUpper(u.Scheme)
 }
 
-// verifyResult is 0 when the chain verified (or for plain HTTP). httpslab
-// does not run OpenSSL's verifier, so for a chain that was not verified
-// (-k) it reports OpenSSL's X509_V_ERR_UNSPECIFIED (1), not curl's exact
-// reason code.
+// verifyResult is OpenSSL's code for the chain check, as curl reports
+// it: 0 for a verified chain or plain HTTP; with -k the code of the check
+// that was run all the same; for a handshake that failed, the code of
+// its certificate error, or 1 (unspecified) when it failed otherwise.
 func (c *woContext) verifyResult() int64 {
-	if c.last.TLS == nil || c.last.TLS.Verified {
-		return 0
+	switch {
+	case c.last.TLS != nil && c.last.TLS.Verified:
+		return probe.VerifyOK
+	case c.last.TLS != nil:
+		return int64(c.last.TLS.VerifyResult)
+	case c.last.Events.TLSStart.IsZero():
+		return probe.VerifyOK // no handshake began
 	}
-	return 1
+	return int64(probe.VerifyResult(c.in.Err))
 }
 
 func (c *woContext) firstHeader(name string) string {
