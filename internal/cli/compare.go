@@ -252,6 +252,9 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 	if runErr != nil {
 		return withHint(runErr, hintFor(runErr))
 	}
+	if err := res.Failure(); err != nil {
+		return withHint(err, hintFor(err)) // the report above shows what was measured
+	}
 	return nil
 }
 

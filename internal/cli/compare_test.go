@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -230,5 +232,46 @@ func TestCompareHTTPBaselineFails(t *testing.T) {
 	code, _, stderr := run(t, context.Background(), "compare", srv.HTTPSURL+"/", "--cacert", ca, "--http-url", "http://"+closed+"/", "-n", "2")
 	if want := "hint: the plain-HTTP baseline cannot be measured"; code != ExitFailure || !strings.Contains(stderr, want) {
 		t.Errorf("compare with an unreachable --http-url = %d, stderr %q; want %d and %q", code, stderr, ExitFailure, want)
+	}
+}
+
+// TestCompareNothingMeasured: a run in which no HTTPS variant, or no
+// variant but the baseline, could be measured is a failure with the
+// reason and its hint, after the report of what was measured; it exited
+// 0 with a comparison of plain HTTP alone when the certificate was not
+// trusted.
+func TestCompareNothingMeasured(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	only13 := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS13})
+	ca13 := filepath.Join(t.TempDir(), "ca13.pem")
+	if err := only13.CA.WriteFile(ca13); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+		wantOut string
+	}{
+		{"untrusted certificate", []string{srv.HTTPSURL + "/", "--http-url", srv.HTTPURL + "/", "--vary", "scheme,conn", "-n", "2"},
+			[]string{"error: no HTTPS variant could be measured: https h1 TLS1.3: ", "hint: the certificate is not signed by a CA you trust"},
+			"dropped https h1 TLS1.3: failed in the warm-up"},
+		{"no TLS 1.2", []string{only13.HTTPSURL + "/", "--cacert", ca13, "--vary", "tls", "-n", "2"},
+			[]string{"error: nothing to compare with the baseline https h1 TLS1.3: https h1 TLS1.2: ", "hint: the server and the client share no TLS version"},
+			"dropped https h1 TLS1.2: failed in the warm-up"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := run(t, context.Background(), append([]string{"compare"}, tt.args...)...)
+		if code != ExitFailure || !strings.Contains(stdout, tt.wantOut) {
+			t.Errorf("%s: compare = %d, stdout %q; want %d and the report with %q", tt.name, code, stdout, ExitFailure, tt.wantOut)
+		}
+		for _, w := range tt.wantErr {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q; want %q", tt.name, stderr, w)
+			}
+		}
+	}
+	if code, _, stderr := run(t, context.Background(), "compare", srv.HTTPSURL+"/", "--cacert", ca, "--http-url", srv.HTTPURL+"/", "--vary", "scheme", "-n", "2"); code != ExitOK {
+		t.Errorf("compare with the CA = %d; want %d\n%s", code, ExitOK, stderr)
 	}
 }

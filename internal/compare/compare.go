@@ -229,6 +229,7 @@ func (r *runner) fail(i, round int, err error) error {
 	default:
 		return nil
 	}
+	v.Err = err
 	if i == 0 {
 		return fmt.Errorf("measuring the baseline %s: %w", v.Name, err)
 	}

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -50,8 +52,10 @@ type VariantResult struct {
 	Samples []Sample `json:"samples"`
 	// Errors counts failed requests by message.
 	Errors map[string]int `json:"errors,omitempty"`
-	// Dropped says why the variant stopped being measured, if it did.
+	// Dropped says why the variant stopped being measured, if it did;
+	// Err is the error that dropped it.
 	Dropped string `json:"dropped,omitempty"`
+	Err     error  `json:"-"`
 	// Total summarises the total time of a request, in ms.
 	Total Summary `json:"total_ms"`
 	// Phases summarises each phase that happened, in ms.
@@ -128,6 +132,59 @@ type Effect struct {
 	From int    `json:"from"` // index into Variants: the reference value
 	To   int    `json:"to"`
 	Diff Diff   `json:"diff"`
+}
+
+// Failure returns an error when a finished run leaves the question it was
+// asked without an answer: no variant but the baseline was measured, or
+// HTTPS variants were asked for and none of them was (a certificate the
+// client does not trust fails them all in the warm-up, and a report of
+// plain HTTP alone would pass for a comparison). The error wraps the one
+// that dropped the first such variant, for the caller's hint. An
+// interrupted run, or one whose baseline failed, is left to Run's error.
+func (res *Result) Failure() error {
+	if res.Stop == StopInterrupted || res.Stop == StopBaselineFailed || len(res.Variants) < 2 {
+		return nil
+	}
+	var others, https, httpsMeasured int
+	var firstHTTPS, firstOther *VariantResult
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		if v.Key.Scheme == "https" {
+			https++
+			if v.Total.N > 0 {
+				httpsMeasured++
+			} else if firstHTTPS == nil {
+				firstHTTPS = v
+			}
+		}
+		if i == 0 {
+			continue
+		}
+		if v.Total.N > 0 {
+			others++
+		} else if firstOther == nil {
+			firstOther = v
+		}
+	}
+	switch {
+	case https > 0 && httpsMeasured == 0:
+		return fmt.Errorf("no HTTPS variant could be measured: %s: %w", firstHTTPS.Name, firstHTTPS.dropErr())
+	case others == 0:
+		return fmt.Errorf("nothing to compare with the baseline %s: %s: %w", res.Variants[0].Name, firstOther.Name, firstOther.dropErr())
+	}
+	return nil
+}
+
+// dropErr is the error that dropped the variant, or one made of its
+// reason when that error is not known (a result read back from JSON).
+func (v *VariantResult) dropErr() error {
+	switch {
+	case v.Err != nil:
+		return v.Err
+	case v.Dropped != "":
+		return errors.New(v.Dropped)
+	}
+	return errors.New("not measured")
 }
 
 func newResult(cfg Config) *Result {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,52 @@ func TestPercentAndPText(t *testing.T) {
 	}{{0.052, "= 0.052"}, {0.41, "= 0.410"}, {0.0004, "< 0.001"}, {1, "= 1.000"}} {
 		if got := pText(tt.p); got != tt.want {
 			t.Errorf("pText(%v) = %q; want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestFailure: a finished run that measured no HTTPS variant, or nothing
+// but the baseline, fails with the error that dropped the first variant
+// missing; an interrupted run, or one with something to compare, does
+// not.
+func TestFailure(t *testing.T) {
+	untrusted := errors.New("x509: certificate signed by unknown authority")
+	failing := func(context.Context) (Sample, error) { return Sample{}, untrusted }
+	httpKey, httpsKey := twoKeys()
+	reuse := httpKey.with(DimConn, "reuse")
+	tests := []struct {
+		name    string
+		keys    []Key
+		failing []bool
+		want    string // "" for no failure
+	}{
+		{"HTTPS all dropped", []Key{httpKey, httpsKey, reuse}, []bool{false, true, false}, "no HTTPS variant could be measured: https h1 TLS1.3: x509"},
+		{"only the baseline", []Key{httpsKey, httpsKey.with(DimTLS, "1.2")}, []bool{false, true}, "nothing to compare with the baseline https h1 TLS1.3: https h1 TLS1.2: x509"},
+		{"one left to compare", []Key{httpKey, httpsKey, reuse}, []bool{false, false, true}, ""},
+		{"plain HTTP only", []Key{httpKey, reuse}, []bool{false, false}, ""},
+	}
+	for _, tt := range tests {
+		var vs []Variant
+		for i, k := range tt.keys {
+			s := fixed(uint64(i+1), time.Millisecond, 0)
+			if tt.failing[i] {
+				s = failing
+			}
+			vs = append(vs, Variant{Key: k, Sampler: s})
+		}
+		res, err := Run(context.Background(), Config{Variants: vs, Runs: 3, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Failure()
+		if (got == nil) != (tt.want == "") || got != nil && (!strings.HasPrefix(got.Error(), tt.want) || !errors.Is(got, untrusted)) {
+			t.Errorf("%s: Failure() = %v; want %q wrapping the variant's error", tt.name, got, tt.want)
+		}
+		if tt.want != "" {
+			res.Stop = StopInterrupted
+			if err := res.Failure(); err != nil {
+				t.Errorf("%s, interrupted: Failure() = %v; want nil (the interruption is the news)", tt.name, err)
+			}
 		}
 	}
 }
