@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -192,10 +193,19 @@ func writeAudit(w io.Writer, rep *tlsscan.Report, jsonOut bool) error {
 
 // auditError adds the hint that helps with the usual failures.
 func auditError(err error, cfg tlsscan.Config) error {
-	var op *net.OpError
+	var (
+		op     *net.OpError
+		dnsErr *net.DNSError
+		alert  tls.AlertError
+	)
 	switch {
 	case errors.Is(err, tlsscan.ErrUntrusted):
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
+	case errors.As(err, &dnsErr):
+		return withHint(err, fmt.Sprintf("the name %s does not resolve; check its spelling and the DNS", cfg.Host))
+	case errors.As(err, &alert) && (alert == 40 || alert == 70), remoteAlert(err, "protocol version not supported", "handshake failure"):
+		return withHint(err, "the server accepts none of the TLS versions and cipher suites Go implements, which audit needs for its first "+
+			"handshake; 'sslscan HOST:PORT' lists what it accepts")
 	case errors.As(err, &op) && op.Op == "dial":
 		return withHint(err, fmt.Sprintf("is a TLS server listening on %s port %d?", cfg.Host, cfg.Port))
 	case errors.Is(err, context.DeadlineExceeded):

@@ -109,3 +109,26 @@ func walkNumbers(t *testing.T, path string, v any) {
 		}
 	}
 }
+
+// TestAuditHintsForAudit: the hints of a name that does not resolve and of
+// a server that shares no suite with Go's TLS name audit's situation,
+// not the flags of probe and bench (--resolve, --ciphers) that audit lacks.
+func TestAuditHintsForAudit(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers CAMELLIA256-SHA:@SECLEVEL=0;"})
+	tests := []struct {
+		name, target string
+		want         string
+	}{
+		{"name does not resolve", "https://no-such-host.invalid:8443/", "hint: the name no-such-host.invalid does not resolve"},
+		{"no suite Go implements", n.HTTPSURL + "/", "hint: the server accepts none of the TLS versions and cipher suites Go implements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, context.Background(), "audit", tt.target, "-k", "--connect-timeout", "3s")
+			if code != ExitFailure || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "--resolve") || strings.Contains(stderr, "--ciphers") {
+				t.Errorf("audit %s = %d\n%s\nwant %d and %q, no flag audit lacks", tt.target, code, stderr, ExitFailure, tt.want)
+			}
+		})
+	}
+}
