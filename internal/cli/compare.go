@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -154,6 +156,18 @@ func parsePercent(s string) (float64, error) {
 	return v / 100, err
 }
 
+// checkCompareURL checks a URL given to compare as probe would, so that
+// an error names the URL the user gave, not the plain-HTTP one derived
+// from it ("https://" failed as "setting up http h1: URL \"http:\": no
+// host").
+func checkCompareURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	return transport.CheckURL(u)
+}
+
 // keys returns the matrix the flags ask for.
 func (f *compareFlags) keys() ([]compare.Key, error) {
 	if f.vary == "" {
@@ -209,6 +223,9 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 			return withHint(usagef("compare %s: want an https:// URL", args[0]),
 				"the plain-HTTP variants use --http-url, or the https URL's host on port 80")
 		}
+		if err := checkCompareURL(args[0]); err != nil {
+			return usagef("compare %s: %v", args[0], err)
+		}
 		if f.link.fs.Changed("path") {
 			return withHint(usagef("--path %s: the path is that of the URL when one is given", f.path),
 				"put the path in the URL (and in --http-url); --path is for the embedded server")
@@ -216,6 +233,11 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 		if f.httpURL != "" && !strings.HasPrefix(strings.ToLower(f.httpURL), "http://") {
 			return withHint(usagef("--http-url %s: want an http:// URL", f.httpURL),
 				"--http-url is the plain-HTTP URL of the same resource, e.g. http://HOST:8080/")
+		}
+		if f.httpURL != "" {
+			if err := checkCompareURL(f.httpURL); err != nil {
+				return usagef("--http-url %s: %v", f.httpURL, err)
+			}
 		}
 		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
 	}

@@ -41,6 +41,11 @@ func TestCompareUsageErrors(t *testing.T) {
 		{[]string{"compare", "a", "b"}, "accepts at most 1 arg"},
 		{[]string{"compare", "http://127.0.0.1:1/"}, "want an https:// URL"},
 		{[]string{"compare", "https://127.0.0.1:8443/"}, "cannot tell the plain-HTTP port"},
+		{[]string{"compare", "https://"}, `compare https://: no host`},
+		{[]string{"compare", "https:///x"}, `compare https:///x: no host`},
+		{[]string{"compare", "https://127.0.0.1:99999/"}, `compare https://127.0.0.1:99999/: `},
+		{[]string{"compare", "https://127.0.0.1/", "--http-url", "http://:80/"}, `--http-url http://:80/: no host`},
+		{[]string{"compare", "https://127.0.0.1/", "--http-url", "http://127.0.0.1:0/"}, `--http-url http://127.0.0.1:0/: `},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, context.Background(), tt.args...)
