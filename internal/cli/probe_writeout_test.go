@@ -77,3 +77,14 @@ func TestProbeWriteOutSuccess(t *testing.T) {
 		t.Errorf("probe -w = %d, %q; want %d, %q\nstderr:\n%s", code, stdout, ExitOK, want, stderr)
 	}
 }
+
+// TestProbeWriteOutRemoteOfFailedHandshake: a handshake that failed
+// still names the server it connected to, as curl does.
+func TestProbeWriteOutRemoteOfFailedHandshake(t *testing.T) {
+	srv, _ := probeTarget(t, lab.Config{NoHTTP3: true})
+	want := strings.TrimPrefix(srv.HTTPSURL, "https://")
+	code, stdout, stderr := run(t, context.Background(), "probe", "-s", "-w", "%{remote_ip}:%{remote_port}", srv.HTTPSURL+"/")
+	if code != ExitFailure || stdout != want {
+		t.Errorf("probe of an untrusted certificate = %d, %q; want %d, %q\nstderr:\n%s", code, stdout, ExitFailure, want, stderr)
+	}
+}

@@ -104,6 +104,8 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	}
 	if r.conn != nil {
 		tl.RemoteAddr, tl.LocalAddr = r.conn.RemoteAddr().String(), r.conn.LocalAddr().String()
+	} else {
+		tl.RemoteAddr = connectedAddr(r.dials) // the handshake failed on it
 	}
 	cs := r.tlsState
 	if resp != nil {
@@ -151,4 +153,15 @@ func (c *Client) fillWire(tl *Timeline, st hopState, reused bool) {
 		s := st.entry.quic.ConnectionStats()
 		tl.RTT.Kernel, tl.RTT.KernelVar = s.SmoothedRTT, s.MeanDeviation
 	}
+}
+
+// connectedAddr returns the address of the TCP dial attempt that
+// connected, "" when none did.
+func connectedAddr(dials []Dial) string {
+	for _, d := range dials {
+		if d.Err == "" && d.Duration > 0 && d.Network != "udp" {
+			return d.Addr
+		}
+	}
+	return ""
 }

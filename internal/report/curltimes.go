@@ -51,6 +51,8 @@ func hopTimes(t *probe.Timeline) curlTimes {
 		c.namelookup = hs.Start
 	case hasSend:
 		c.namelookup = send.Start
+	case len(t.Dials) > 0:
+		c.namelookup = t.Dials[0].Start // no connection, but the name was known
 	}
 	switch {
 	case hasTCP:

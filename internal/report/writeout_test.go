@@ -129,6 +129,9 @@ func TestWriteOutFailedTransfer(t *testing.T) {
 // time_redirect covers the hops before the final one.
 func TestWriteOutTimes(t *testing.T) {
 	format := "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_posttransfer} %{time_starttransfer} %{time_redirect} %{time_total}"
+	refusedByIP := refused()
+	refusedByIP.Events.DNSStart, refusedByIP.Events.DNSDone = time.Time{}, time.Time{}
+	refusedByIP = timeline(refusedByIP)
 	tests := []struct {
 		name string
 		hops []probe.Timeline
@@ -138,6 +141,9 @@ func TestWriteOutTimes(t *testing.T) {
 		{"reused", []probe.Timeline{reused()}, "0.000005 0.000005 0.000005 0.000005 0.000030 0.001030 0.000000 0.001100"},
 		{"h3 by IP", []probe.Timeline{h3()}, "0.000020 0.001020 0.001020 0.001030 0.001040 0.002040 0.000000 0.002100"},
 		{"plain then TLS", redirectHops(), "0.000090 0.001110 0.002560 0.003140 0.003200 0.004700 0.002000 0.005200"},
+		// As curl: the name of an IP literal was known when the first
+		// dial attempt began, though none connected.
+		{"refused by IP", []probe.Timeline{refusedByIP}, "0.000050 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000400"},
 	}
 	for _, tt := range tests {
 		got, _, _ := execute(t, format, WriteOutInput{Hops: tt.hops})
