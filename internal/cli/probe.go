@@ -327,7 +327,10 @@ func (e *env) summary(results []*probe.Result, f probeFlags) error {
 			finals = append(finals, *fin)
 		}
 	}
-	return report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume, ZeroRTT: f.zeroRTT})
+	if err := report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume, ZeroRTT: f.zeroRTT}); err != nil {
+		return err
+	}
+	return report.RedirectSummary(e.stdout, results)
 }
 
 // waterfalls prints each run's waterfall, headed by its connection mode

@@ -88,3 +88,13 @@ func TestProbeWriteOutRemoteOfFailedHandshake(t *testing.T) {
 		t.Errorf("probe of an untrusted certificate = %d, %q; want %d, %q\nstderr:\n%s", code, stdout, ExitFailure, want, stderr)
 	}
 }
+
+// TestProbeSummaryRedirects: -n with -L says that the table is of the
+// final hops and what the redirects before them took.
+func TestProbeSummaryRedirects(t *testing.T) {
+	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
+	code, stdout, stderr := run(t, context.Background(), "probe", "-n", "2", "-L", "--cacert", ca, srv.HTTPSURL+"/redirect/2")
+	if code != ExitOK || !strings.Contains(stdout, "final hop, after 2 redirects:\n  redirects     2 ") || !strings.Contains(stdout, "\n  transfer      2 ") {
+		t.Errorf("probe -n 2 -L = %d:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,31 @@
+package report
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// TestRedirectSummary: with -L -n the redirects before the final hop and
+// the whole transfer are summarized (curl's time_redirect and
+// time_total); failed runs and runs without redirects are left out.
+func TestRedirectSummary(t *testing.T) {
+	failed := &probe.Result{Hops: redirectHops(), Err: errors.New("cut"), Error: "cut"}
+	runs := []*probe.Result{{Hops: redirectHops()}, {Hops: []probe.Timeline{h2Fresh()}}, failed}
+	var b strings.Builder
+	if err := RedirectSummary(&b, runs); err != nil {
+		t.Fatal(err)
+	}
+	want := "with -L the rows above are each run's final hop, after 1 redirect:\n" +
+		"  redirects     1    2.000 ms    2.000 ms    2.000 ms    2.000 ms\n" +
+		"  transfer      1    5.200 ms    5.200 ms    5.200 ms    5.200 ms\n"
+	if b.String() != want {
+		t.Errorf("RedirectSummary:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := RedirectSummary(&b, runs[1:2]); err != nil || b.Len() != 0 {
+		t.Errorf("RedirectSummary without redirects = %q, %v; want nothing", b.String(), err)
+	}
+}
