@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -268,16 +269,31 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 	if runErr != nil && ctx.Err() != nil {
 		return e.interrupted() // the report, of the rounds done, is on stdout
 	}
-	if runErr != nil && res != nil && res.Stop == compare.StopBaselineFailed && len(keys) > 0 && keys[0].Scheme == "http" {
+	var status *compare.StatusError
+	if runErr != nil && !errors.As(runErr, &status) && res != nil && res.Stop == compare.StopBaselineFailed && len(keys) > 0 && keys[0].Scheme == "http" {
 		return withHint(runErr, "the plain-HTTP baseline cannot be measured; give the server's plain-HTTP URL with --http-url, or --vary without scheme to compare HTTPS variants only")
 	}
 	if runErr != nil {
-		return withHint(runErr, hintFor(runErr))
+		return withHint(runErr, compareHint(runErr))
 	}
 	if err := res.Failure(); err != nil {
-		return withHint(err, hintFor(err)) // the report above shows what was measured
+		return withHint(err, compareHint(err)) // the report above shows what was measured
 	}
 	return nil
+}
+
+// compareHint is hintFor with the failures of compare's own checks: a
+// response that is not the resource (an error status, or plain HTTP
+// redirected to HTTPS) would have been compared with the resource.
+func compareHint(err error) string {
+	var status *compare.StatusError
+	switch {
+	case errors.As(err, &status) && status.Location != "":
+		return "this URL only redirects to the other scheme; give the URL that serves the resource itself (--http-url for plain HTTP), or --vary without scheme to compare HTTPS variants only"
+	case errors.As(err, &status):
+		return fmt.Sprintf("the server answers %d; give the URL of a resource it serves (the same path in --http-url)", status.Status)
+	}
+	return hintFor(err)
 }
 
 // writeCompare prints the text report or the JSON document.

@@ -280,3 +280,44 @@ func TestCompareNothingMeasured(t *testing.T) {
 		t.Errorf("compare with the CA = %d; want %d\n%s", code, ExitOK, stderr)
 	}
 }
+
+// TestCompareNotTheResource: a plain-HTTP URL that only redirects to
+// HTTPS (nginx's "return 301 https://$host$request_uri", the usual
+// setup) or an error status is not measured as the resource: the run
+// fails with a hint that says so. The redirect was measured as plain
+// HTTP's time, 456 bytes against the 1000-byte file over HTTPS.
+func TestCompareNotTheResource(t *testing.T) {
+	ngx := lab.StartTestNginx(t, lab.NginxConfig{PlainDirectives: "return 301 https://$host$request_uri;"})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := ngx.CA.WriteFile(ca); err != nil {
+		t.Fatal(err)
+	}
+	srv, srvCA := probeTarget(t, lab.Config{NoHTTP3: true})
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{"redirect to HTTPS", []string{ngx.HTTPSURL + "/1k.bin", "--http-url", ngx.HTTPURL + "/1k.bin", "--cacert", ca, "--vary", "scheme"},
+			[]string{"error: measuring the baseline http h1: status 301 from " + ngx.HTTPURL + "/1k.bin: redirected to https://", "hint: this URL only redirects to the other scheme"}},
+		{"not found", []string{srv.HTTPSURL + "/no/such/thing", "--http-url", srv.HTTPURL + "/no/such/thing", "--cacert", srvCA, "--vary", "scheme"},
+			[]string{"error: measuring the baseline http h1: status 404 from ", "hint: the server answers 404"}},
+		{"not found over HTTPS", []string{srv.HTTPSURL + "/no/such/thing", "--cacert", srvCA, "--vary", "tls"},
+			[]string{"error: measuring the baseline https h1 TLS1.3: status 404 from ", "hint: the server answers 404"}},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, context.Background(), append([]string{"compare", "-n", "3"}, tt.args...)...)
+		if code != ExitFailure {
+			t.Errorf("%s: compare = %d; want %d\n%s", tt.name, code, ExitFailure, stderr)
+		}
+		for _, w := range tt.wantErr {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q; want %q", tt.name, stderr, w)
+			}
+		}
+	}
+	// The same nginx with its HTTPS variants alone is measured.
+	if code, _, stderr := run(t, context.Background(), "compare", "-n", "3", ngx.HTTPSURL+"/1k.bin", "--cacert", ca, "--vary", "tls"); code != ExitOK {
+		t.Errorf("compare --vary tls on nginx = %d; want %d\n%s", code, ExitOK, stderr)
+	}
+}

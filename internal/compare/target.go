@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
@@ -142,11 +143,47 @@ func sampler(c *probe.Client, k Key) Sampler {
 	}
 }
 
+// StatusError is a response that does not serve the resource: an error
+// status, or a redirect to the other scheme (plain HTTP sent to HTTPS, as
+// nginx's "return 301 https://$host$request_uri" does), whose time would
+// be compared with that of the resource itself.
+type StatusError struct {
+	URL      string
+	Status   int
+	Location string // the other scheme's URL a redirect points to, if that is the error
+}
+
+func (e *StatusError) Error() string {
+	if e.Location != "" {
+		return fmt.Sprintf("status %d from %s: redirected to %s, not the resource", e.Status, e.URL, e.Location)
+	}
+	return fmt.Sprintf("status %d from %s", e.Status, e.URL)
+}
+
+// crossScheme returns the Location of a redirect to another scheme than
+// the request's, or "".
+func crossScheme(tl *probe.Timeline) string {
+	if tl.Status < 300 || tl.Status > 399 || len(tl.Header["Location"]) == 0 {
+		return ""
+	}
+	req, err := url.Parse(tl.URL)
+	if err != nil {
+		return ""
+	}
+	loc, err := req.Parse(tl.Header["Location"][0])
+	if err != nil || strings.EqualFold(loc.Scheme, req.Scheme) {
+		return ""
+	}
+	return loc.String()
+}
+
 // check refuses a request that is not what its variant claims.
 func check(k Key, tl *probe.Timeline) error {
 	switch {
 	case tl.Status >= 400:
-		return fmt.Errorf("status %d from %s", tl.Status, tl.URL)
+		return &StatusError{URL: tl.URL, Status: tl.Status}
+	case crossScheme(tl) != "":
+		return &StatusError{URL: tl.URL, Status: tl.Status, Location: crossScheme(tl)}
 	case k.Conn == "reuse" && !tl.Reused:
 		return errors.New("the kept-alive connection was not reused (the server closed it?)")
 	case k.Conn == "fresh" && tl.Reused:
