@@ -27,6 +27,10 @@ type probeFlags struct {
 	json      bool
 	silent    bool
 	output    string
+	// curl's spellings of a few request options
+	userAgent, referer string
+	head               bool
+	h2Prior            bool
 }
 
 // defaultProbeTimeout bounds a probe, all hops, when --max-time is not
@@ -81,6 +85,10 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.BoolVarP(&f.silent, "silent", "s", false, "print no waterfall (errors, -w and --json still print)")
 	fl.StringVarP(&f.output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
+	fl.StringVarP(&f.userAgent, "user-agent", "A", "", "send this User-Agent (default httpslab; a -H User-Agent wins)")
+	fl.StringVarP(&f.referer, "referer", "e", "", "send this Referer (a -H Referer wins)")
+	fl.BoolVarP(&f.head, "head", "I", false, "send a HEAD request")
+	fl.BoolVar(&f.h2Prior, "http2-prior-knowledge", false, "HTTP/2 without Upgrade over http:// (what --http2 does here)")
 	return cmd
 }
 
@@ -133,9 +141,26 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 		}
 		f.req.http3 = true
 	}
+	if f.h2Prior {
+		f.req.http2 = true
+	}
+	if f.head {
+		if m := strings.ToUpper(f.req.method); m != "" && m != "HEAD" {
+			return probe.Config{}, usagef("-I sends HEAD, -X %s another method: choose one", f.req.method)
+		}
+		if len(f.req.data) > 0 || len(f.req.dataBinary) > 0 {
+			return probe.Config{}, usagef("-I sends HEAD, which has no body: leave out -d and --data-binary")
+		}
+		f.req.method = "HEAD"
+	}
 	cfg, err := f.req.probeConfig(url, defaultProbeTimeout)
 	if err != nil {
 		return cfg, err
+	}
+	for name, v := range map[string]string{"User-Agent": f.userAgent, "Referer": f.referer} {
+		if _, set := cfg.Header[name]; !set && v != "" {
+			cfg.Header[name] = []string{v}
+		}
 	}
 	cfg.FollowRedirects = f.location
 	switch {

@@ -98,3 +98,23 @@ func TestProbeSummaryRedirects(t *testing.T) {
 		t.Errorf("probe -n 2 -L = %d:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestProbeCurlRequestOptions: curl's -A, -e, -I and
+// --http2-prior-knowledge, with -H winning over -A as in curl.
+func TestProbeCurlRequestOptions(t *testing.T) {
+	srv, _ := probeTarget(t, lab.Config{NoHTTP3: true})
+	code, stdout, stderr := run(t, context.Background(), "probe", "-s", "-w", "%{method} %{http_version} %{http_code} %{referer}",
+		"-A", "agent/1", "-e", "http://from.test/", "-I", "--http2-prior-knowledge", srv.HTTPURL+"/")
+	if want := "HEAD 2 200 http://from.test/"; code != ExitOK || stdout != want {
+		t.Errorf("probe -A -e -I --http2-prior-knowledge = %d, %q; want %d, %q\nstderr:\n%s", code, stdout, ExitOK, want, stderr)
+	}
+	code, stdout, stderr = run(t, context.Background(), "probe", "--json", "-A", "agent/1", "-H", "User-Agent: header/2", srv.HTTPURL+"/")
+	if code != ExitOK || !strings.Contains(stdout, `"User-Agent": [`+"\n") || !strings.Contains(stdout, `"header/2"`) || strings.Contains(stdout, "agent/1") {
+		t.Errorf("probe -A with -H User-Agent = %d; want the -H value alone:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{{"-I", "-X", "GET"}, {"-I", "-d", "x"}} {
+		if code, _, stderr := run(t, context.Background(), append([]string{"probe", srv.HTTPURL + "/"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "-I sends HEAD") {
+			t.Errorf("probe %q = %d; want %d and why\nstderr:\n%s", args, code, ExitUsage, stderr)
+		}
+	}
+}
