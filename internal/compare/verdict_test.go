@@ -122,3 +122,39 @@ func TestFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecisionBothSides: a run stopped for precision has every median's
+// interval within ±precision of it on both sides. Latencies are skewed
+// to the right, so their intervals are too: half the width within 5% let
+// an interval reach 7% above its median.
+func TestPrecisionBothSides(t *testing.T) {
+	a, b := twoKeys()
+	const precision = 0.05
+	stopped := 0
+	for seed := range uint64(40) {
+		res, err := Run(context.Background(), Config{
+			Variants: []Variant{
+				{Key: a, Sampler: fixed(2*seed+1, 10*time.Millisecond, 2*time.Millisecond)},
+				{Key: b, Sampler: fixed(2*seed+2, 20*time.Millisecond, 4*time.Millisecond)},
+			},
+			Precision: precision, MaxRuns: 60, Warmup: -1, Seed: seed + 1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != StopPrecision {
+			continue
+		}
+		stopped++
+		for _, v := range res.Variants {
+			m := v.Total.Median
+			if v.Total.Lo < m*(1-precision) || v.Total.Hi > m*(1+precision) {
+				t.Errorf("seed %d: %s stopped for precision after %d rounds with median %.3f, interval %.3f to %.3f (%+.1f%%, %+.1f%%); want within ±%.0f%%",
+					seed, v.Name, res.Rounds, m, v.Total.Lo, v.Total.Hi, 100*(v.Total.Lo/m-1), 100*(v.Total.Hi/m-1), 100*precision)
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Error("no run stopped for precision; want some, for the test to tell anything")
+	}
+}
