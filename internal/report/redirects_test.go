@@ -29,3 +29,18 @@ func TestRedirectSummary(t *testing.T) {
 		t.Errorf("RedirectSummary without redirects = %q, %v; want nothing", b.String(), err)
 	}
 }
+
+// TestWriteOutFailedRedirectTarget: when the hop a redirect led to
+// failed, the response variables keep the redirect's response, as curl
+// 7.88 prints them (http_code 302 for a redirect to a server whose
+// certificate did not verify), while url_effective is the failed URL.
+func TestWriteOutFailedRedirectTarget(t *testing.T) {
+	hops := redirectHops()
+	hops[1].Status, hops[1].Proto, hops[1].Header = 0, "", nil
+	hops[1].Err = "tls: failed to verify certificate"
+	got, _, _ := execute(t, "%{http_code} %{response_code} %{http_version} %{content_type} %header{location} %{num_headers} %{url_effective} %{exitcode}",
+		WriteOutInput{Hops: hops})
+	if want := "301 301 1.1 text/html https://localhost:8443/final 2 https://localhost:8443/final 1"; got != want {
+		t.Errorf("failed redirect target:\n got %q\nwant %q", got, want)
+	}
+}

@@ -80,9 +80,9 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 	"errormsg":                func(c *woContext) woValue { return strOrNull(c.errMsg()) },
 	"exitcode":                func(c *woContext) woValue { return num(int64(c.exitCode())) },
 	"filename_effective":      func(c *woContext) woValue { return strOrNull(c.in.Filename) },
-	"http_code":               func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.last.Status)} },
+	"http_code":               func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.resp.Status)} },
 	"http_connect":            func(c *woContext) woValue { return woValue{kind: kindCode} },
-	"http_version":            func(c *woContext) woValue { return str(httpVersion(c.last.Proto)) },
+	"http_version":            func(c *woContext) woValue { return str(httpVersion(c.resp.Proto)) },
 	"local_ip":                func(c *woContext) woValue { return str(hostOf(c.last.LocalAddr)) },
 	"local_port":              func(c *woContext) woValue { return num(portOf(c.last.LocalAddr)) },
 	"method":                  func(c *woContext) woValue { return str(c.last.Method) },
@@ -95,7 +95,7 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 	"referer":                 func(c *woContext) woValue { return strOrNull(firstOf(c.last.RequestHeader, "Referer")) },
 	"remote_ip":               func(c *woContext) woValue { return str(hostOf(c.last.RemoteAddr)) },
 	"remote_port":             func(c *woContext) woValue { return num(portOf(c.last.RemoteAddr)) },
-	"response_code":           func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.last.Status)} },
+	"response_code":           func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.resp.Status)} },
 	"scheme":                  func(c *woContext) woValue { return str(c.scheme()) },
 	"size_download":           func(c *woContext) woValue { return num(c.last.Bytes.BodySize) },
 	"size_header": func(c *woContext) woValue {
@@ -123,14 +123,25 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 type woContext struct {
 	in          *WriteOutInput
 	first, last *probe.Timeline
-	times       curlTimes // summed over the hops
-	redirect    time.Duration
+	// resp is the last hop that got a response: the final one, or with
+	// -L the redirect before a hop that failed. As in curl, the response
+	// variables (http_code, http_version, content_type, headers) keep
+	// the last response received.
+	resp     *probe.Timeline
+	times    curlTimes // summed over the hops
+	redirect time.Duration
 }
 
 func newWriteoutContext(in *WriteOutInput) *woContext {
 	c := &woContext{in: in, first: &probe.Timeline{}, last: &probe.Timeline{}}
 	if n := len(in.Hops); n > 0 {
 		c.first, c.last = &in.Hops[0], &in.Hops[n-1]
+	}
+	c.resp = c.last
+	for i := len(in.Hops) - 1; i >= 0 && c.resp.Status == 0; i-- {
+		if in.Hops[i].Status != 0 {
+			c.resp = &in.Hops[i]
+		}
 	}
 	for i := range in.Hops {
 		c.times = c.times.add(hopTimes(&in.Hops[i]))
@@ -205,7 +216,7 @@ func (c *woContext) numConnects() int64 {
 
 func (c *woContext) numHeaders() int64 {
 	var n int64
-	for _, v := range c.last.Header {
+	for _, v := range c.resp.Header {
 		n += int64(len(v))
 	}
 	return n
@@ -258,12 +269,12 @@ func (c *woContext) verifyResult() int64 {
 }
 
 func (c *woContext) firstHeader(name string) string {
-	return firstOf(c.last.Header, name)
+	return firstOf(c.resp.Header, name)
 }
 
 // header is %header{name}: the first value, trimmed.
 func (c *woContext) header(name string) string {
-	return strings.TrimSpace(firstOf(c.last.Header, name))
+	return strings.TrimSpace(firstOf(c.resp.Header, name))
 }
 
 // writeJSON writes %{json}: every variable, sorted by name.
@@ -289,8 +300,8 @@ func (c *woContext) writeJSON(w io.Writer) error {
 // writeHeaderJSON writes %{header_json}: lower-case names, values in
 // arrays, names sorted (the wire order is not kept in the Timeline).
 func (c *woContext) writeHeaderJSON(w io.Writer) error {
-	h := make(map[string][]string, len(c.last.Header))
-	for k, v := range c.last.Header {
+	h := make(map[string][]string, len(c.resp.Header))
+	for k, v := range c.resp.Header {
 		lk := strings.ToLower(k)
 		h[lk] = append(h[lk], v...)
 	}
