@@ -291,7 +291,7 @@ func compareHint(err error) string {
 	case errors.As(err, &status) && status.Location != "":
 		return "this URL only redirects to the other scheme; give the URL that serves the resource itself (--http-url for plain HTTP), or --vary without scheme to compare HTTPS variants only"
 	case errors.As(err, &status):
-		return fmt.Sprintf("the server answers %d; give the URL of a resource it serves (the same path in --http-url)", status.Status)
+		return fmt.Sprintf("the server answers %d; measure a path it serves (in the URL and --http-url, or --path on the embedded server)", status.Status)
 	}
 	return hintFor(err)
 }
