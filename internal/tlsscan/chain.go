@@ -2,6 +2,7 @@ package tlsscan
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
@@ -49,6 +50,12 @@ type Chain struct {
 	ExpiresIn    Duration `json:"expires_in_ns"`
 	OCSPServers  []string `json:"ocsp_servers,omitempty"`
 	Stapled      bool     `json:"stapled"`
+	// StapleHandshakes counts the full handshakes looked at for a staple,
+	// and StapleWait the time from the first to the last of them: nginx
+	// fetches its staple after the first handshake that wants one, so one
+	// handshake without it proves nothing.
+	StapleHandshakes int      `json:"staple_handshakes,omitempty"`
+	StapleWait       Duration `json:"staple_wait_ns,omitempty"`
 }
 
 // checkChain inspects the certificates of a completed handshake.
@@ -110,6 +117,39 @@ func (c Chain) leafCurve() tls.CurveID {
 		return tls.CurveP521
 	}
 	return 0
+}
+
+// staplePauses are the pauses before each further handshake that looks
+// for a staple the first one lacked: 0.75 s in all, at most.
+var staplePauses = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond}
+
+// recheckStaple makes further full handshakes when the certificate names
+// an OCSP responder but the first handshake carried no staple, until one
+// does or the pauses run out.
+func (t *target) recheckStaple(ctx context.Context, c *Chain) {
+	if len(c.OCSPServers) == 0 || c.Stapled {
+		return
+	}
+	c.StapleHandshakes = 1
+	start := time.Now()
+	for _, pause := range staplePauses {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		s, err := t.dial(ctx, t.config(VersionTLS13), noRecording)
+		if err != nil {
+			return
+		}
+		c.StapleHandshakes++
+		c.StapleWait = Duration(time.Since(start))
+		c.Stapled = len(s.conn.ConnectionState().OCSPResponse) > 0
+		s.conn.Close()
+		if c.Stapled {
+			return
+		}
+	}
 }
 
 func isSelfSigned(c *x509.Certificate) bool {

@@ -172,6 +172,14 @@ func ruleCertTrust(r *Report) []Finding {
 	return out
 }
 
+// stapleTries says which handshakes were looked at for a staple.
+func stapleTries(c Chain) string {
+	if c.StapleHandshakes <= 1 {
+		return "the handshake"
+	}
+	return fmt.Sprintf("%d full handshakes over %s", c.StapleHandshakes, ms(c.StapleWait))
+}
+
 func ruleStapling(r *Report) []Finding {
 	c := r.Chain
 	if len(c.Certs) == 0 {
@@ -187,7 +195,7 @@ func ruleStapling(r *Report) []Finding {
 		return nil
 	}
 	return one(Finding{ID: "ocsp-not-stapled", Severity: Medium, Category: Speed, Title: "OCSP responses are not stapled",
-		Evidence: "the certificate names " + strings.Join(c.OCSPServers, ", ") + " but the handshake carried no OCSP response",
+		Evidence: fmt.Sprintf("the certificate names %s but %s carried no OCSP response", strings.Join(c.OCSPServers, ", "), stapleTries(c)),
 		Cost: Cost{Per: "per first visit of a client that checks revocation",
 			Note: "the client asks the CA's responder itself: a DNS lookup, a TCP connection and a request, seconds when the responder is slow or blocked"},
 		Fix:    "ssl_stapling on;\nssl_stapling_verify on;\nssl_trusted_certificate /etc/nginx/chain.pem;\nresolver 127.0.0.53;",

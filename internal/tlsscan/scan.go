@@ -156,6 +156,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Enumeration, enumErr = enumerate(ctx, p)
 	})
 	wg.Go(func() { rep.httpChecks(ctx, t, cfg, notChecked) })
+	wg.Go(func() { t.recheckStaple(ctx, &rep.Chain) })
 	wg.Go(func() {
 		if cfg.HTTPPort != 0 {
 			r := t.checkRedirect(ctx, fmt.Sprintf("http://%s%s", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HTTPPort)), cfg.Path))
