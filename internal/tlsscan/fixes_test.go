@@ -61,7 +61,10 @@ func TestFixesFixFindings(t *testing.T) {
 			"ssl_protocols TLSv1.2;", "ssl_session_cache off;", "ssl_session_tickets off;", "keepalive_timeout 0;",
 			"add_header Strict-Transport-Security max-age=300;",
 		}, []string{"tls13-missing", "tls12-resumption-off", "keepalive-off", "compression-off", "http2-missing", "hsts-short",
-			"csp-missing", "dotfiles-exposed", "http-no-redirect", "cbc-suites", "no-forward-secrecy"}},
+			"csp-missing", "dotfiles-exposed", "http-no-redirect", "cbc-suites", "no-forward-secrecy", "record-size-large"}},
+		{"TLS 1.3 with P-384 only and no resumption", []string{
+			"ssl_protocols TLSv1.2 TLSv1.3;", "ssl_ecdh_curve secp384r1;", "ssl_session_cache off;", "ssl_session_tickets off;",
+		}, []string{"hello-retry", "tls13-resumption-off", "tls12-resumption-off"}},
 		{"legacy versions and suites", []string{
 			"ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;", "ssl_ciphers ALL:@SECLEVEL=0;", "ssl_dhparam " + dh1024 + ";",
 		}, []string{"tls1.0-enabled", "tls1.1-enabled", "weak-suites", "dh-small", "cbc-suites", "no-forward-secrecy"}},
