@@ -16,7 +16,8 @@ package report
 // A phase that did not happen is -1 (blocked, dns, connect, ssl, which
 // HAR allows to be absent) or 0 (send, wait, receive, which HAR requires
 // to be present). time is the sum of the timings other than ssl, as the
-// spec defines it. A failed request has status 0 and its error in the
+// spec defines it; a phase that overlaps the one before it (0-RTT) counts
+// only from that one's end, so that time stays the time the request took. A failed request has status 0 and its error in the
 // custom field _error.
 
 import (
@@ -172,35 +173,44 @@ func harEntry(t *probe.Timeline) HAREntry {
 	return e
 }
 
-// harTimings maps the phases onto HAR's timings.
+// harTimings maps the phases onto HAR's timings. HAR's timings follow
+// one another and time is their sum, so a phase that overlaps the one
+// before it counts only from that one's end: a 0-RTT request is sent and
+// answered while the QUIC handshake runs, and its send and wait would
+// otherwise be counted twice, making time longer than the request took.
 func harTimings(t *probe.Timeline) HARTimings {
-	opt := func(name string) float64 {
-		if ph, ok := t.Phase(name); ok {
-			return msFloat(ph.Duration)
-		}
-		return -1
-	}
-	req := func(name string) float64 { return max(opt(name), 0) }
-	tm := HARTimings{
-		Blocked: -1,
-		DNS:     opt(probe.PhaseDNS),
-		SSL:     opt(probe.PhaseTLS),
-		Send:    req(probe.PhaseSend),
-		Wait:    req(probe.PhaseWait),
-		Receive: req(probe.PhaseDownload),
-	}
+	tm := HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}
+	var covered time.Duration // where the timings so far end
 	if len(t.Phases) > 0 {
-		tm.Blocked = msFloat(t.Phases[0].Start)
+		covered = t.Phases[0].Start
+		tm.Blocked = msFloat(covered)
 	}
-	tcp, tls := opt(probe.PhaseConnect), tm.SSL
+	// next is the part of the named phase after covered, in ms.
+	next := func(name string) (float64, bool) {
+		ph, ok := t.Phase(name)
+		if !ok {
+			return 0, false
+		}
+		from, to := max(ph.Start, covered), ph.Start+ph.Duration
+		covered = max(covered, to)
+		return msFloat(max(to-from, 0)), true
+	}
+	if d, ok := next(probe.PhaseDNS); ok {
+		tm.DNS = d
+	}
+	tcp, hasTCP := next(probe.PhaseConnect)
+	hs, hasTLS := next(probe.PhaseTLS)
 	switch {
-	case tcp >= 0 && tls >= 0:
-		tm.Connect = roundMs(tcp + tls)
-	case tcp >= 0:
+	case hasTCP && hasTLS:
+		tm.Connect, tm.SSL = roundMs(tcp+hs), hs
+	case hasTCP:
 		tm.Connect = tcp
-	default:
-		tm.Connect = tls // QUIC, or -1 for none
+	case hasTLS: // QUIC: the handshake is the connection's setup
+		tm.Connect, tm.SSL = hs, hs
 	}
+	tm.Send, _ = next(probe.PhaseSend)
+	tm.Wait, _ = next(probe.PhaseWait)
+	tm.Receive, _ = next(probe.PhaseDownload)
 	return tm
 }
 

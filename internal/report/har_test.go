@@ -227,12 +227,31 @@ func TestHARTimings(t *testing.T) {
 		{"h3", h3(), HARTimings{Blocked: 0.02, DNS: -1, Connect: 1, SSL: 1, Send: 0.01, Wait: 1, Receive: 0.06}},
 		{"reused", reused(), HARTimings{Blocked: 0.005, DNS: -1, Connect: -1, SSL: -1, Send: 0.025, Wait: 1, Receive: 0.07}},
 		{"refused", refused(), HARTimings{Blocked: 0.005, DNS: 0.04, Connect: -1, SSL: -1}},
+		// Sent and answered during the handshake: send and wait count
+		// from the handshake's end only.
+		{"0-RTT", zeroRTT(), HARTimings{Blocked: 0.02, DNS: -1, Connect: 2.53, SSL: 2.53, Send: 0, Wait: 0.02, Receive: 0.02}},
 	}
 	for _, tt := range tests {
 		if got := harTimings(&tt.tl); got != tt.want {
 			t.Errorf("harTimings(%s) = %+v; want %+v", tt.name, got, tt.want)
 		}
 	}
+	// time, the sum of the timings, is what the request took.
+	if e, tl := harEntry(ptr(zeroRTT())), zeroRTT(); e.Time != msFloat(tl.Total) {
+		t.Errorf("0-RTT entry time = %v ms; want the request's %v ms", e.Time, msFloat(tl.Total))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// zeroRTT is an HTTP/3 request sent as 0-RTT early data: written 0.4 ms
+// into a 2.53 ms handshake and answered 20 µs after it ended.
+func zeroRTT() probe.Timeline {
+	tl := h3()
+	tl.Events = probe.Events{Start: at(0), TLSStart: at(20), TLSDone: at(2550),
+		GotConn: at(430), WroteRequest: at(450), FirstByte: at(2570), BodyDone: at(2590)}
+	tl.TLS.EarlyData, tl.TLS.Resumed = true, true
+	return timeline(tl)
 }
 
 func TestHAREntryFields(t *testing.T) {
