@@ -117,8 +117,16 @@ const fullHandshakes = 3
 // tickets arrive after the handshake), then reconnects attempts times,
 // each time with a request as a browser would, so that servers issuing
 // single-use tickets are judged fairly.
-func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, attempts int) error {
-	var full []time.Duration
+func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, attempts int) (err error) {
+	var full, resumed []time.Duration
+	// Also when the audit is stopped part way: what was measured stands,
+	// and resumptions seen prove PSK support (none seen proves nothing).
+	defer func() {
+		res.FullHandshake, res.ResumedHandshake = median(full), median(resumed)
+		if version == VersionTLS13 && (err == nil || res.Resumed > 0) {
+			res.TLS13PSK = boolPtr(res.Resumed > 0)
+		}
+	}()
 	for range fullHandshakes {
 		s, err := t.dial(ctx, t.config(version), noRecording)
 		if err != nil {
@@ -139,7 +147,6 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 		res.TLS13TicketLifetime, res.MaxEarlyData = recs.TicketLifetime, recs.MaxEarlyData
 	}
 	res.Version = tls.VersionName(version)
-	var resumed []time.Duration
 	for range attempts {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -155,11 +162,6 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 		}
 		_, _, _ = t.get(ctx, s, t.path)
 	}
-	if version == VersionTLS13 {
-		res.TLS13PSK = boolPtr(res.Resumed > 0)
-	}
-	res.FullHandshake = median(full)
-	res.ResumedHandshake = median(resumed)
 	return nil
 }
 
