@@ -10,7 +10,9 @@ package report
 //	  ...
 //	  total                 12.345 ms                                          82.3 RTT
 //
-// followed by the dial attempts (when more than one), the TLS facts,
+// A failed request shows the phase it failed in, from its start to the
+// end of the request, marked "failed here". Then come the dial attempts
+// (when more than one), the TLS facts,
 // bytes on the wire and the RTT. Start is the offset from the start of
 // the request; the bar spans the phase on a scale where the full width is
 // the request's total time. Round trips are shown for every phase but DNS
@@ -95,6 +97,10 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 		ew.printf("  %-9s %11s %11s  %s  %s\n", name, ms(ph.Start), ms(ph.Duration),
 			p.paint(phaseColors[ph.Name], bar(ph, t.Total, opt.Width)), rt)
 	}
+	if ph, ok := unfinished(t); ok {
+		ew.printf("  %-9s %11s %11s  %s  %s\n", label(ph.Name), ms(ph.Start), ms(ph.Duration),
+			p.paint(ansiRed, bar(ph, t.Total, opt.Width)), p.paint(ansiRed, "failed here"))
+	}
 	ew.printf("  %-9s %11s %11s  %-*s  %s\n", "total", "", ms(t.Total), opt.Width, "", rtts(t.Total, rtt))
 	if t.Reused {
 		ew.printf("  connection reused: no DNS, connect or TLS\n")
@@ -106,6 +112,33 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 	if t.Err != "" {
 		ew.printf("  %s %s\n", p.paint(ansiRed, "failed:"), t.Err)
 	}
+}
+
+// unfinished returns the phase a failed request was in when it failed,
+// from its start to the end of the request, so that the time it spent
+// there (a handshake that failed, a server that never answered) shows.
+func unfinished(t *probe.Timeline) (probe.Phase, bool) {
+	if t.Err == "" || t.Events.Start.IsZero() {
+		return probe.Phase{}, false
+	}
+	e := t.Events
+	for _, p := range []struct {
+		name       string
+		begin, end time.Time
+	}{
+		{probe.PhaseDownload, e.FirstByte, e.BodyDone},
+		{probe.PhaseWait, e.WroteRequest, e.FirstByte},
+		{probe.PhaseSend, e.GotConn, e.WroteRequest},
+		{probe.PhaseTLS, e.TLSStart, e.TLSDone},
+		{probe.PhaseConnect, e.ConnectStart, e.ConnectDone},
+		{probe.PhaseDNS, e.DNSStart, e.DNSDone},
+	} {
+		if !p.begin.IsZero() && p.end.IsZero() {
+			start := p.begin.Sub(e.Start)
+			return probe.Phase{Name: p.name, Start: start, Duration: max(t.Total-start, 0)}, true
+		}
+	}
+	return probe.Phase{}, false
 }
 
 // hopHeading is "GET URL → 200 HTTP/2.0 (addr)".

@@ -62,7 +62,11 @@ func TestWaterfallRows(t *testing.T) {
 		}, []string{"dial attempts", "reused", "failed"}},
 		{"reused", reused(), time.Time{}, []string{"connection reused", "  send"}, []string{"  DNS ", "  connect ", "  TLS  "}},
 		{"h3", h3(), time.Time{}, []string{"  QUIC+TLS     0.020 ms    1.000 ms", "1.0 RTT", "QUIC estimate", "not measurable: 120 B on the wire for 250 B decoded"}, []string{"  DNS ", "  connect "}},
-		{"refused", refused(), time.Time{}, []string{"  DNS ", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"}, []string{"  connect ", "TLS\n", "bytes on the wire", "round-trip time"}},
+		// The phase a request failed in shows, up to the failure.
+		{"refused", refused(), time.Time{}, []string{"  DNS ", "  connect      0.050 ms    0.350 ms", "█  failed here\n", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"},
+			[]string{"TLS\n", "bytes on the wire", "round-trip time"}},
+		{"handshake failed", tlsFailed(), time.Time{}, []string{"  connect      0.010 ms    0.100 ms", "  TLS          0.120 ms   15.000 ms", "█  failed here\n", "failed: tls:"},
+			[]string{"  send ", "TLS\n"}},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
@@ -120,5 +124,18 @@ func hrrEarly() probe.Timeline {
 	s.VerifyResult, s.VerifyError = probe.VerifyExpired, "x509: certificate has expired or is not yet valid"
 	tl.TLS = &s
 	tl.Informational = []probe.Informational{{Status: 103, At: 2300 * time.Microsecond}}
+	return tl
+}
+
+// tlsFailed connected in 0.1 ms, then spent 15 ms in a handshake that
+// failed on the certificate.
+func tlsFailed() probe.Timeline {
+	tl := timeline(probe.Timeline{
+		URL: "https://localhost:8443/", Method: "GET",
+		Events: probe.Events{Start: at(0), ConnectStart: at(10), ConnectDone: at(110), TLSStart: at(120)},
+		Dials:  []probe.Dial{{Network: "tcp4", Addr: "127.0.0.1:8443", Start: 10 * time.Microsecond, Duration: 100 * time.Microsecond}},
+		Err:    "tls: failed to verify certificate: x509: certificate signed by unknown authority",
+	})
+	tl.Total = 15120 * time.Microsecond
 	return tl
 }
