@@ -299,17 +299,21 @@ func compareHint(err error) string {
 // writeCompare prints the text report or the JSON document.
 func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
 	if asJSON {
-		findings := res.Findings()
+		findings, notes := res.Findings(), res.Notes()
 		if findings == nil {
 			findings = []string{} // nothing measured: an empty list, not null
+		}
+		if notes == nil {
+			notes = []string{}
 		}
 		return report.WriteJSON(e.stdout, "compare", struct {
 			Target   string          `json:"target"`
 			URL      string          `json:"url"`
 			HTTPURL  string          `json:"http_url,omitempty"`
 			Findings []string        `json:"findings"`
+			Notes    []string        `json:"notes"`
 			Result   *compare.Result `json:"comparison"`
-		}{where, target.URL, target.HTTPURL, findings, res})
+		}{where, target.URL, target.HTTPURL, findings, notes, res})
 	}
 	fmt.Fprintf(e.stdout, "compare %s\n\n", where)
 	return res.WriteText(e.stdout)

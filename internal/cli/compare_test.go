@@ -66,6 +66,7 @@ func compareJSON(t *testing.T, args ...string) compare.Result {
 		Schema string `json:"schema"`
 		Result struct {
 			Findings   []string       `json:"findings"`
+			Notes      []string       `json:"notes"`
 			Comparison compare.Result `json:"comparison"`
 		} `json:"result"`
 	}
@@ -74,6 +75,9 @@ func compareJSON(t *testing.T, args ...string) compare.Result {
 	}
 	if doc.Schema != "httpslab/compare/v1" || len(doc.Result.Findings) == 0 {
 		t.Errorf("compare --json: schema %q, findings %q; want httpslab/compare/v1 and some findings", doc.Schema, doc.Result.Findings)
+	}
+	if want := doc.Result.Comparison.Notes(); !slices.Equal(doc.Result.Notes, want) || doc.Result.Notes == nil {
+		t.Errorf("compare --json: notes %q; want %q, the text report's, as a list", doc.Result.Notes, want)
 	}
 	return doc.Result.Comparison
 }

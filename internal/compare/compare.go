@@ -31,6 +31,9 @@ type Sample struct {
 	// WireBytes counts the bytes on the wire in both directions: TCP or
 	// UDP payload, TLS records and handshake included.
 	WireBytes int64 `json:"wire_bytes"`
+	// BodyBytes is the size of the response body, decoded from the
+	// protocol's framing: the same for every variant of one resource.
+	BodyBytes int64 `json:"body_bytes"`
 	// CPU is the process CPU time (user and system) spent while the
 	// request ran.
 	CPU time.Duration `json:"cpu_ns"`

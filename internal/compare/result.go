@@ -60,9 +60,10 @@ type VariantResult struct {
 	Total Summary `json:"total_ms"`
 	// Phases summarises each phase that happened, in ms.
 	Phases map[string]Summary `json:"phases_ms,omitempty"`
-	// WireBytes and CPU are the medians per request.
-	// Both are left out of JSON for a variant with no sample.
+	// WireBytes, BodyBytes and CPU are the medians per request.
+	// They are left out of JSON for a variant with no sample.
 	WireBytes float64       `json:"wire_bytes,omitempty"`
+	BodyBytes float64       `json:"body_bytes,omitempty"`
 	CPU       time.Duration `json:"cpu_ns,omitempty"`
 	// VsBaseline compares the total time against the first variant; nil
 	// for the baseline itself and when a side has no sample.
@@ -204,6 +205,7 @@ func (res *Result) analyse(cfg Config) {
 		v.Phases = phaseSummaries(v.Samples, cfg.Level)
 		if len(v.Samples) > 0 {
 			v.WireBytes = stats.Median(wireBytes(v.Samples))
+			v.BodyBytes = stats.Median(bodyBytes(v.Samples))
 			v.CPU = time.Duration(stats.Median(cpus(v.Samples)))
 		}
 	}
@@ -331,6 +333,14 @@ func wireBytes(ss []Sample) []float64 {
 	out := make([]float64, len(ss))
 	for i, s := range ss {
 		out[i] = float64(s.WireBytes)
+	}
+	return out
+}
+
+func bodyBytes(ss []Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = float64(s.BodyBytes)
 	}
 	return out
 }

@@ -208,8 +208,9 @@ func sampleOf(tl *probe.Timeline) Sample {
 		RTT:    tl.RTT.Best(),
 		WireBytes: tl.Bytes.HandshakeWritten + tl.Bytes.HandshakeRead +
 			tl.Bytes.RequestWritten + tl.Bytes.ResponseRead,
-		Proto:  tl.Proto,
-		Reused: tl.Reused,
+		BodyBytes: tl.Bytes.BodySize,
+		Proto:     tl.Proto,
+		Reused:    tl.Reused,
 	}
 	for _, p := range tl.Phases {
 		s.Phases[p.Name] = p.Duration

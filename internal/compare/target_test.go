@@ -96,3 +96,41 @@ func testMatrix(t *testing.T) []Key {
 	t.Log("race detector on: leaving out 0-RTT, which races inside quic-go (issue #4303)")
 	return slices.DeleteFunc(keys, func(k Key) bool { return k.Handshake == "0rtt" })
 }
+
+// TestNotesOtherResource: when the plain-HTTP URL serves another body
+// than the HTTPS one (here 10 bytes against 1000), the report says the
+// URLs may not be the same resource; with one resource it says nothing.
+func TestNotesOtherResource(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	probeCfg := probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second}
+	keys := []Key{{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, base}
+	for _, tt := range []struct {
+		httpPath string
+		want     string
+	}{
+		{"/bytes/10", "the responses differ in size from the baseline's (http h1 10 bytes of body): https h1 TLS1.3 1000 bytes; are the URLs the same resource?"},
+		{"/bytes/1000", ""},
+	} {
+		target := Target{URL: srv.HTTPSURL + "/bytes/1000", HTTPURL: srv.HTTPURL + tt.httpPath, Probe: probeCfg}
+		vs, closeAll, err := target.Variants(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), Config{Variants: vs, Runs: 5, Seed: 2})
+		closeAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(res.Notes(), "\n")
+		var text strings.Builder
+		if err := res.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if notes != tt.want || tt.want != "" && !strings.Contains(text.String(), "note: "+tt.want) {
+			t.Errorf("HTTP %s against HTTPS /bytes/1000: notes %q; want %q, in the text too:\n%s", tt.httpPath, notes, tt.want, text.String())
+		}
+		if s := res.Variants[1].Samples[0]; s.BodyBytes != 1000 {
+			t.Errorf("HTTPS sample body = %d bytes; want 1000", s.BodyBytes)
+		}
+	}
+}
