@@ -336,6 +336,37 @@ func TestFalsePositiveRate(t *testing.T) {
 	}
 }
 
+// TestFalsePositiveRateTies is TestFalsePositiveRate on latencies read
+// from a coarse clock (whole ms: many ties), through the exact tied test
+// up to MaxExact and the tie-corrected normal approximation above it:
+// "significant" at about alpha, not more, and not far less either (a
+// test that never finds anything would pass the first check).
+func TestFalsePositiveRateTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const reps, alpha = 300, 0.05
+	for _, n := range []int{8, 30, 80} {
+		sig := 0
+		for range reps {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i] = math.Round(20 + 2*r.ExpFloat64())
+				b[i] = math.Round(20 + 2*r.ExpFloat64())
+			}
+			c, err := Compare(a, b, 0.95)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Significant(alpha) {
+				sig++
+			}
+		}
+		t.Logf("n=%d: %d of %d significant", n, sig, reps)
+		if got := float64(sig) / reps; got > alpha+0.03 || got < alpha/5 {
+			t.Errorf("n=%d: %.3f of identical pairs with ties significant; want about %.2f", n, got, alpha)
+		}
+	}
+}
+
 // TestShiftCoverage checks by simulation that the shift interval covers a
 // known shift between skewed samples, and that the shift is detected.
 func TestShiftCoverage(t *testing.T) {
