@@ -32,9 +32,13 @@ func TestInterruptBySignal(t *testing.T) {
 		wantOut string
 	}{
 		{"probe -n", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20"},
-			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, "requests to " + srv.HTTPSURL},
+			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, " to " + srv.HTTPSURL + "/delay/300ms\n"},
 		{"probe -w", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20", "-w", "%{http_code}\n"},
 			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, "200\n"},
+		// A request cut by Ctrl-C is curl's "aborted" (42), not a
+		// timeout, though its read ends by a deadline.
+		{"probe -w, one request", []string{"probe", srv.HTTPSURL + "/delay/5s", "--cacert", ca, "-w", "%{http_code} %{exitcode}"},
+			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 1 }, "000 42"},
 		{"demo", []string{"demo", "--runs", "200", "--no-audit", "--bench-time", "0"},
 			func(lab.Stats, string) bool { return listening.Load() > 0 }, "HTTP/1.1 plain"},
 		{"audit", []string{"audit", srv.HTTPSURL + "/", "--cacert", ca, "--attempts", "1000", "--concurrency", "1"},

@@ -25,6 +25,7 @@ const (
 	curlPartialFile        = 18 // the body ended before its announced length
 	curlOperationTimedOut  = 28 // --max-time, or no QUIC answer
 	curlSSLConnectError    = 35 // the TLS (or QUIC) handshake failed
+	curlAborted            = 42 // the run was interrupted (Ctrl-C)
 	curlTooManyRedirects   = 47 // -L reached --max-redirs
 	curlGotNothing         = 52 // the server closed the connection without an answer
 	curlSendError          = 55 // writing the request failed
@@ -78,6 +79,8 @@ func curlCodeOf(err error) int {
 		netErr    net.Error
 	)
 	switch {
+	case errors.Is(err, context.Canceled): // first: the cut-off read also times out
+		return curlAborted
 	case errors.Is(err, probe.ErrRedirectLimit):
 		return curlTooManyRedirects
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &idle), errors.As(err, &hsTimeout),
