@@ -18,6 +18,10 @@ type Resumption struct {
 	TLS12SessionID *bool `json:"tls12_session_id"`
 	// TLS12Ticket: the server resumed a TLS 1.2 session by ticket.
 	TLS12Ticket *bool `json:"tls12_ticket"`
+	// TLS12Rounds is the round trips of a full TLS 1.2 handshake and
+	// TLS12ResumedRounds of one resumed by ticket, counted on the wire.
+	TLS12Rounds        int `json:"tls12_rounds,omitempty"`
+	TLS12ResumedRounds int `json:"tls12_resumed_rounds,omitempty"`
 	// TLS12TicketHint is the ticket lifetime hint in seconds (0: none given).
 	TLS12TicketHint uint32 `json:"tls12_ticket_hint_s,omitempty"`
 	// TLS13PSK: the server resumed a TLS 1.3 session with a PSK ticket.
@@ -76,12 +80,16 @@ func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 	}
 	recs, _ := readServerRecords(s.rec.bytesRead(), s.conn.ConnectionState(), s.keys)
 	s.conn.Close()
+	res.TLS12Rounds = s.rounds
 	res.TLS12TicketHint = recs.TicketLifetime
 	s2, err := t.dial(ctx, cfg, noRecording)
 	if err != nil {
 		return err
 	}
 	res.TLS12Ticket = boolPtr(s2.conn.ConnectionState().DidResume)
+	if *res.TLS12Ticket {
+		res.TLS12ResumedRounds = s2.rounds
+	}
 	s2.conn.Close()
 
 	cfg = t.config(tls.VersionTLS12)

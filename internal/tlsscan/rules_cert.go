@@ -36,6 +36,11 @@ func ruleResumption(r *Report) []Finding {
 		}
 		c := r.rtts(1, "per reconnection of a TLS 1.2 client")
 		c.Note = handshakeNote(r)
+		if res.TLS12Rounds > 1 {
+			// A resumed TLS 1.2 handshake takes 1 round trip (RFC 5246, 7.3).
+			c = r.rtts(float64(res.TLS12Rounds-1), c.Per)
+			c.Note = fmt.Sprintf("a full TLS 1.2 handshake took %d round trips here; %s", res.TLS12Rounds, handshakeNote(r))
+		}
 		out = append(out, Finding{ID: "tls12-resumption-off", Severity: sev, Category: Speed,
 			Title:    "TLS 1.2 sessions are never resumed",
 			Evidence: "a reconnection offering the session ID and one offering the session ticket both got a full handshake",
@@ -67,7 +72,11 @@ func ruleResumptionRate(r *Report) []Finding {
 	}
 	c := Cost{Per: fmt.Sprintf("on %d of %d reconnections", res.Attempts-res.Resumed, res.Attempts), Note: handshakeNote(r)}
 	if res.Version == tls.VersionName(VersionTLS12) {
-		c = r.rtts(1, c.Per)
+		rounds := 1.0
+		if res.TLS12Rounds > res.TLS12ResumedRounds && res.TLS12ResumedRounds > 0 {
+			rounds = float64(res.TLS12Rounds - res.TLS12ResumedRounds) // as counted here
+		}
+		c = r.rtts(rounds, c.Per)
 		c.Note = handshakeNote(r)
 	}
 	return one(Finding{ID: "resumption-unreliable", Severity: Medium, Category: Speed,

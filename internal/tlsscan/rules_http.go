@@ -30,12 +30,22 @@ func (r *Report) port() string {
 }
 
 // connectionRounds is the round trips of a new connection: 1 for TCP and
-// those of the handshake the default client made (1 for TLS 1.3, else 2).
+// those the default client's full handshake took, as counted (when not
+// counted, 1 for TLS 1.3, else 2).
 func (r *Report) connectionRounds() float64 {
-	if r.Negotiated.Version == tls.VersionName(VersionTLS13) {
-		return 2
+	return 1 + r.fullRounds()
+}
+
+// fullRounds is the round trips of the default client's full handshake,
+// as counted on the wire; when not counted, what its version takes.
+func (r *Report) fullRounds() float64 {
+	switch {
+	case r.Negotiated.HandshakeRounds > 0:
+		return float64(r.Negotiated.HandshakeRounds)
+	case r.Negotiated.Version == tls.VersionName(VersionTLS13):
+		return 1
 	}
-	return 3
+	return 2
 }
 
 func ruleHTTP2(r *Report) []Finding {

@@ -23,8 +23,8 @@ func ruleTLS13Missing(r *Report) []Finding {
 	if supports(r, VersionTLS13) {
 		return nil
 	}
-	c := r.rtts(1, "per full handshake")
-	c.Note = "a TLS 1.2 full handshake takes 2 round trips, TLS 1.3 takes 1"
+	c := r.rtts(max(r.fullRounds()-1, 1), "per full handshake")
+	c.Note = fmt.Sprintf("a full %s handshake took %g round trips here, TLS 1.3 takes 1", r.Negotiated.Version, r.fullRounds())
 	return one(Finding{ID: "tls13-missing", Severity: Medium, Category: Speed, Title: "TLS 1.3 is not offered",
 		Evidence: "versions accepted: " + versionList(r), Cost: c,
 		Fix:       "ssl_protocols TLSv1.2 TLSv1.3;  # needs OpenSSL 1.1.1 or later",
@@ -81,10 +81,21 @@ func ruleHelloRetry(r *Report) []Finding {
 	return one(Finding{ID: "hello-retry", Severity: Medium, Category: Speed,
 		Title:     "a client sending an X25519 key share gets a HelloRetryRequest",
 		Evidence:  "ClientHello with an X25519 key share was answered by a HelloRetryRequest for " + r.Enumeration.HelloRetryGroup,
-		Cost:      r.rtts(1, "per full TLS 1.3 handshake of browsers and Go clients"),
+		Cost:      r.helloRetryCost(),
 		Fix:       "ssl_ecdh_curve X25519:prime256v1:secp384r1;",
 		Reason:    "browsers and Go send an X25519 share first; a server that prefers another group makes them retry",
 		Reference: refRFC8446 + " section 4.1.4"})
+}
+
+// helloRetryCost is the round trip a HelloRetryRequest adds; when Go's own
+// TLS 1.3 handshake met it too, the round trips it took beyond 1.
+func (r *Report) helloRetryCost() Cost {
+	c := r.rtts(1, "per full TLS 1.3 handshake of browsers and Go clients")
+	if r.Negotiated.Version == tls.VersionName(VersionTLS13) && r.Negotiated.HandshakeRounds > 1 {
+		c = r.rtts(float64(r.Negotiated.HandshakeRounds-1), c.Per)
+		c.Note = fmt.Sprintf("Go's TLS 1.3 handshake took %d round trips here instead of 1", r.Negotiated.HandshakeRounds)
+	}
+	return c
 }
 
 // acceptedSuites returns every accepted suite of TLS 1.2 and older that

@@ -85,6 +85,10 @@ type Negotiated struct {
 	Group   string `json:"group,omitempty"`
 	// ALPN is the protocol the server chose from h2 and http/1.1.
 	ALPN string `json:"alpn"`
+	// HandshakeRounds is the round trips of this full handshake, counted
+	// on the wire (the client's waits for the server): 1 for TLS 1.3, 2
+	// for TLS 1.2, one more after a HelloRetryRequest.
+	HandshakeRounds int `json:"handshake_rounds"`
 }
 
 // Report is the result of an audit.
@@ -192,7 +196,7 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 		return err
 	}
 	cs := s.conn.ConnectionState()
-	rep.Negotiated = Negotiated{Version: tls.VersionName(cs.Version), Suite: SuiteName(cs.CipherSuite)}
+	rep.Negotiated = Negotiated{Version: tls.VersionName(cs.Version), Suite: SuiteName(cs.CipherSuite), HandshakeRounds: s.rounds}
 	if cs.CurveID != 0 {
 		rep.Negotiated.Group = GroupName(cs.CurveID)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -42,6 +43,44 @@ type session struct {
 	rec       *recordingConn // nil when not recorded
 	keys      *keyLog
 	handshake time.Duration // from the ClientHello to the handshake's end
+	// rounds is the round trips the handshake took, counted on the wire:
+	// each time the client waited for the server after sending.
+	rounds int
+}
+
+// turnConn counts the turns of a conversation: a read that follows a
+// write is the client waiting for the server's answer, one round trip.
+type turnConn struct {
+	net.Conn
+	mu      sync.Mutex
+	wrote   bool
+	waits   int
+	counted bool // stop counting after the handshake
+}
+
+func (c *turnConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.wrote = true
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *turnConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	if c.wrote && !c.counted {
+		c.waits++
+	}
+	c.wrote = false
+	c.mu.Unlock()
+	return c.Conn.Read(p)
+}
+
+// stop ends the count and returns it.
+func (c *turnConn) stop() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counted = true
+	return c.waits
 }
 
 // Whether a dial records what the server sends (see recordingConn).
@@ -61,6 +100,8 @@ func (t *target) dial(ctx context.Context, cfg *tls.Config, rec bool) (*session,
 	}
 	s := &session{keys: &keyLog{}}
 	cfg = cfg.Clone()
+	turns := &turnConn{Conn: raw}
+	raw = turns
 	if rec {
 		s.rec = &recordingConn{Conn: raw, limit: maxRecorded}
 		raw = s.rec
@@ -73,6 +114,7 @@ func (t *target) dial(ctx context.Context, cfg *tls.Config, rec bool) (*session,
 		return nil, fmt.Errorf("TLS handshake with %s: %w", t.addr, err)
 	}
 	s.handshake = time.Since(start)
+	s.rounds = turns.stop()
 	return s, nil
 }
 
