@@ -253,12 +253,14 @@ func tiedExactP(x, y []float64, r1 float64) float64 {
 		ways[k] = make([]float64, maxSum+1)
 	}
 	ways[0][0] = 1
+	top := 0 // no sum above it has a way yet
 	for i := 0; i < len(pooled); {
 		j := i
 		for j < len(pooled) && pooled[j] == pooled[i] {
 			j++
 		}
-		addGroup(ways, j-i, i+j+1) // ranks i+1 .. j: doubled mean i+j+1
+		addGroup(ways, j-i, i+j+1, top) // ranks i+1 .. j: doubled mean i+j+1
+		top = min(maxSum, top+min(j-i, n1)*(i+j+1))
 		i = j
 	}
 	obs := int(math.Round(2 * r1))
@@ -277,8 +279,8 @@ func tiedExactP(x, y []float64, r1 float64) float64 {
 
 // addGroup adds a group of t tied values with doubled rank d to the
 // counts of tiedExactP, in place: k counts down so that each count it
-// reads does not hold this group yet.
-func addGroup(ways [][]float64, t, d int) {
+// reads does not hold this group yet. No count above top is set yet.
+func addGroup(ways [][]float64, t, d, top int) {
 	n1 := len(ways) - 1
 	for k := n1; k >= 1; k-- {
 		row := ways[k]
@@ -286,7 +288,7 @@ func addGroup(ways [][]float64, t, d int) {
 		for c := 1; c <= min(t, k); c++ {
 			choose = choose * float64(t-c+1) / float64(c)
 			from, shift := ways[k-c], c*d
-			for s := 0; s+shift < len(row); s++ {
+			for s := 0; s <= top && s+shift < len(row); s++ {
 				if from[s] != 0 {
 					row[s+shift] += choose * from[s]
 				}
