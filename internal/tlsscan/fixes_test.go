@@ -62,9 +62,10 @@ func TestFixesFixFindings(t *testing.T) {
 			"add_header Strict-Transport-Security max-age=300;",
 		}, []string{"tls13-missing", "tls12-resumption-off", "keepalive-off", "compression-off", "http2-missing", "hsts-short",
 			"csp-missing", "dotfiles-exposed", "http-no-redirect", "cbc-suites", "no-forward-secrecy", "record-size-large"}},
-		{"TLS 1.3 with P-384 only and no resumption", []string{
+		{"TLS 1.3 with P-384 only, no resumption, 128-byte records", []string{
 			"ssl_protocols TLSv1.2 TLSv1.3;", "ssl_ecdh_curve secp384r1;", "ssl_session_cache off;", "ssl_session_tickets off;",
-		}, []string{"hello-retry", "tls13-resumption-off", "tls12-resumption-off"}},
+			"ssl_buffer_size 128;",
+		}, []string{"hello-retry", "tls13-resumption-off", "tls12-resumption-off", "record-size-small"}},
 		{"legacy versions and suites", []string{
 			"ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;", "ssl_ciphers ALL:@SECLEVEL=0;", "ssl_dhparam " + dh1024 + ";",
 		}, []string{"tls1.0-enabled", "tls1.1-enabled", "weak-suites", "dh-small", "cbc-suites", "no-forward-secrecy"}},
@@ -79,6 +80,10 @@ func TestFixesFixFindings(t *testing.T) {
 				f := findingByID(rep.Findings, id)
 				if f == nil {
 					t.Fatalf("findings %v lack %s", ids(rep), id)
+				}
+				if rec := rep.Records; id == "record-size-small" && f.Cost.Bytes != int64(22*rec.DataRecords) {
+					// TLS 1.3 with an AEAD: a 5-byte header, the content type and a 16-byte tag per record.
+					t.Errorf("record-size-small costs %d bytes for %d records; want 22 per record", f.Cost.Bytes, rec.DataRecords)
 				}
 				switch {
 				case strings.HasPrefix(f.Fix, "server {"):

@@ -105,6 +105,13 @@ type ServerRecords struct {
 	// FirstDataRecord is the length of the first record carrying
 	// response bytes, as on the wire (ciphertext, without the header).
 	FirstDataRecord int `json:"first_data_record_bytes"`
+	// DataRecords counts the records carrying the response, DataWireBytes
+	// their bytes on the wire (headers included) and DataPlainBytes the
+	// response bytes they carried (TLS 1.3 only, where they are
+	// decrypted): the difference is what the record framing cost.
+	DataRecords    int   `json:"data_records"`
+	DataWireBytes  int64 `json:"data_wire_bytes"`
+	DataPlainBytes int64 `json:"data_plain_bytes,omitempty"`
 	// TicketLifetime is the lifetime (TLS 1.3) or lifetime hint (TLS 1.2)
 	// of the last session ticket, in seconds; Tickets counts tickets.
 	TicketLifetime uint32 `json:"ticket_lifetime_s"`
@@ -141,6 +148,11 @@ func readServerRecords(raw []byte, cs tls.ConnectionState, kl *keyLog) (ServerRe
 		case recordApplicationData:
 			if out.FirstDataRecord == 0 {
 				out.FirstDataRecord = len(rec.payload)
+			}
+			out.DataRecords++
+			out.DataWireBytes += int64(5 + len(rec.payload))
+			if dec != nil {
+				out.DataPlainBytes += int64(len(body))
 			}
 		case recordHandshake:
 			hs.buf = append(hs.buf, body...)

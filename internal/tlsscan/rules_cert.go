@@ -231,3 +231,25 @@ func ruleRecordSize(r *Report) []Finding {
 		Reason:    "small records let the browser start parsing the HTML after the first packets",
 		Reference: refNginxSSL + "#ssl_buffer_size"})
 }
+
+// smallRecord is the average record payload under which a response is cut
+// into more records than TCP segments: each record costs its own header,
+// tag and decryption for nothing.
+const smallRecord = 1400
+
+func ruleSmallRecords(r *Report) []Finding {
+	rec := r.Records
+	if rec.DataRecords < 4 || rec.DataPlainBytes == 0 || rec.DataPlainBytes/int64(rec.DataRecords) >= smallRecord {
+		return nil
+	}
+	overhead := rec.DataWireBytes - rec.DataPlainBytes
+	return one(Finding{ID: "record-size-small", Severity: Low, Category: Speed, Title: "the response is cut into small TLS records",
+		Evidence: fmt.Sprintf("a %d-byte response came in %d records of %d bytes on average; %d bytes on the wire", rec.DataPlainBytes,
+			rec.DataRecords, rec.DataPlainBytes/int64(rec.DataRecords), rec.DataWireBytes),
+		Cost: Cost{Bytes: overhead, Per: fmt.Sprintf("per %d-byte response (%.1f%%, measured)", rec.DataPlainBytes,
+			100*float64(overhead)/float64(rec.DataPlainBytes)),
+			Note: "every record adds a header and an authentication tag, and one encryption and decryption"},
+		Fix:       "ssl_buffer_size 4k;",
+		Reason:    "records smaller than a TCP segment buy no earlier first byte, only overhead",
+		Reference: refNginxSSL + "#ssl_buffer_size"})
+}
