@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +54,9 @@ measured RTT, with confidence intervals and a significance test:
 Without --vary it runs the questions people ask: HTTP, HTTPS with TLS 1.3 and
 1.2, both resumed, HTTP/2, HTTP/3 with and without 0-RTT, and HTTP and HTTPS on
 a kept-alive connection. --vary scheme,tls (or all) measures every valid
-combination of the named dimensions instead.
+combination of the named dimensions instead. A variant that does not vary
+the TLS version uses TLS 1.3; for a server without it, --tls-max 1.2 makes
+them use TLS 1.2 and leaves out HTTP/3 and 0-RTT.
 
 The variants run interleaved after a warm-up round, in a new random order in
 every round, so that drift, caches and position do not favour one of them.
@@ -81,6 +85,7 @@ trip takes microseconds and the differences are computation.
 		Example: `  httpslab compare --rtt 40ms
   httpslab compare --profile 3g -n 15
   httpslab compare --vary scheme,tls --precision 5% --max-runs 200
+  httpslab compare https://127.0.0.1:8443/ --http-url http://127.0.0.1:8080/ --cacert ca.pem --vary scheme,proto --tls-max 1.2
   httpslab compare https://127.0.0.1:8443/ --http-url http://127.0.0.1:8080/ --cacert ca.pem
   httpslab compare --rtt 50ms --json > compare.json`,
 		Args: cobra.MaximumNArgs(1),
@@ -91,6 +96,7 @@ trip takes microseconds and the differences are computation.
 	for _, n := range fixedPerVariant {
 		fl.MarkHidden(n)
 	}
+	fl.Lookup("tls-max").Usage = "1.2 for a server without TLS 1.3: its variants use TLS 1.2, HTTP/3 and 0-RTT are left out"
 	f.link.add(fl)
 	fl.IntVarP(&f.runs, "runs", "n", 0, "measured requests per variant (default 20; the minimum with --precision, default 10)")
 	fl.IntVar(&f.warmup, "warmup", 1, "unmeasured rounds first (0: none)")
@@ -112,7 +118,8 @@ trip takes microseconds and the differences are computation.
 const defaultCompareTimeout = 30 * time.Second
 
 // fixedPerVariant are the request flags compare sets itself per variant.
-var fixedPerVariant = []string{"tlsv1.2", "tlsv1.3", "tls-max", "http1.1", "http2", "http3"}
+// --tls-max is not among them: 1.2 says the server has no TLS 1.3.
+var fixedPerVariant = []string{"tlsv1.2", "tlsv1.3", "http1.1", "http2", "http3"}
 
 // compareConfig checks the flags and returns the runner's configuration
 // without the variants.
@@ -169,18 +176,34 @@ func checkCompareURL(s string) error {
 	return transport.CheckURL(u)
 }
 
-// keys returns the matrix the flags ask for.
+// keys returns the matrix the flags ask for: with --tls-max 1.2, for a
+// server without TLS 1.3, its variants use TLS 1.2 (every other variant
+// of compare would fail against it).
 func (f *compareFlags) keys() ([]compare.Key, error) {
-	if f.vary == "" {
-		return compare.DefaultMatrix(), nil
+	noTLS13 := false
+	switch v := f.req.tlsMax; v {
+	case "", "1.3":
+	case "1.2":
+		noTLS13 = true
+	default:
+		return nil, withHint(usagef("--tls-max %s: compare measures TLS 1.2 and 1.3", v),
+			"--tls-max 1.2 is for a server without TLS 1.3")
 	}
-	dims, err := compare.ParseVary(f.vary)
-	if err != nil {
-		return nil, usageError{err}
+	keys := compare.DefaultMatrix()
+	if f.vary != "" {
+		dims, err := compare.ParseVary(f.vary)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		if noTLS13 && slices.Contains(dims, compare.DimTLS) {
+			return nil, usagef("--tls-max 1.2 with --vary %s: a server without TLS 1.3 has one TLS version to measure; leave tls out of --vary", f.vary)
+		}
+		if keys, err = compare.Matrix(dims); err != nil {
+			return nil, usageError{err}
+		}
 	}
-	keys, err := compare.Matrix(dims)
-	if err != nil {
-		return nil, usageError{err}
+	if noTLS13 {
+		keys = compare.WithoutTLS13(keys)
 	}
 	if len(keys) < 2 {
 		return nil, usagef("--vary %s gives a single variant", f.vary)
@@ -286,8 +309,15 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 // response that is not the resource (an error status, or plain HTTP
 // redirected to HTTPS) would have been compared with the resource.
 func compareHint(err error) string {
-	var status *compare.StatusError
+	var (
+		status *compare.StatusError
+		alert  tls.AlertError
+	)
 	switch {
+	case errors.As(err, &alert) && alert == 70, remoteAlert(err, "protocol version not supported"):
+		return "the server does not speak this variant's TLS version; for a server without TLS 1.3 (nginx before 1.23.4 by default), --tls-max 1.2 measures its variants with TLS 1.2"
+	case remoteAlert(err, "no application protocol"):
+		return "the server does not offer this variant's protocol in ALPN (nginx: 'listen 443 ssl http2'); --vary without proto leaves HTTP/2 out"
 	case errors.As(err, &status) && status.Location != "":
 		return "this URL only redirects to the other scheme; give the URL that serves the resource itself (--http-url for plain HTTP), or --vary without scheme to compare HTTPS variants only"
 	case errors.As(err, &status):

@@ -25,7 +25,6 @@ func TestCompareUsageErrors(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"compare", "--http2"}, "--http2: compare chooses"},
-		{[]string{"compare", "--tls-max", "1.2"}, "--tls-max: compare chooses"},
 		{[]string{"compare", "--vary", "speed"}, `unknown dimension "speed"`},
 		{[]string{"compare", "--precision", "lots"}, `--precision "lots"`},
 		{[]string{"compare", "--precision", "nan"}, `--precision "nan"`},
@@ -41,6 +40,8 @@ func TestCompareUsageErrors(t *testing.T) {
 		{[]string{"compare", "a", "b"}, "accepts at most 1 arg"},
 		{[]string{"compare", "http://127.0.0.1:1/"}, "want an https:// URL"},
 		{[]string{"compare", "https://127.0.0.1:8443/"}, "cannot tell the plain-HTTP port"},
+		{[]string{"compare", "--tls-max", "1.1"}, "--tls-max 1.1: compare measures TLS 1.2 and 1.3"},
+		{[]string{"compare", "--tls-max", "1.2", "--vary", "scheme,tls"}, "--tls-max 1.2 with --vary scheme,tls: a server without TLS 1.3 has one TLS version"},
 		{[]string{"compare", "https://"}, `compare https://: no host`},
 		{[]string{"compare", "https:///x"}, `compare https:///x: no host`},
 		{[]string{"compare", "https://127.0.0.1:99999/"}, `compare https://127.0.0.1:99999/: `},
@@ -323,5 +324,40 @@ func TestCompareNotTheResource(t *testing.T) {
 	// The same nginx with its HTTPS variants alone is measured.
 	if code, _, stderr := run(t, context.Background(), "compare", "-n", "3", ngx.HTTPSURL+"/1k.bin", "--cacert", ca, "--vary", "tls"); code != ExitOK {
 		t.Errorf("compare --vary tls on nginx = %d; want %d\n%s", code, ExitOK, stderr)
+	}
+}
+
+// TestCompareWithoutTLS13 reproduces the table of a study of HTTP/2 on
+// nginx (HTTP, HTTPS and HTTP/2 over HTTPS, on a server of TLS 1.2
+// only): every variant of compare but plain HTTP used TLS 1.3 and failed
+// there; --tls-max 1.2 measures them with TLS 1.2, and the error of a
+// run without it says so.
+func TestCompareWithoutTLS13(t *testing.T) {
+	// NoDefaults: a second ssl_protocols line adds to the first.
+	ngx := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, NoDefaults: true, TLSDirectives: "ssl_protocols TLSv1.2;"})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := ngx.CA.WriteFile(ca); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{ngx.HTTPSURL + "/1k.bin", "--http-url", ngx.HTTPURL + "/1k.bin", "--cacert", ca, "--vary", "scheme,proto", "-n", "5"}
+	code, _, stderr := run(t, context.Background(), append([]string{"compare"}, args...)...)
+	if code != ExitFailure || !strings.Contains(stderr, "hint: the server does not speak this variant's TLS version; for a server without TLS 1.3") {
+		t.Errorf("compare on nginx without TLS 1.3 = %d, stderr %q; want %d and the --tls-max hint", code, stderr, ExitFailure)
+	}
+	res := compareJSON(t, append(args, "--tls-max", "1.2")...)
+	var names []string
+	for _, v := range res.Variants {
+		names = append(names, v.Name)
+		if v.Total.N != 5 || v.Dropped != "" {
+			t.Errorf("%s: n=%d, dropped %q; want 5 runs", v.Name, v.Total.N, v.Dropped)
+		}
+		for _, s := range v.Samples {
+			if v.Key.Scheme == "https" && s.TLSVersion != "TLS 1.2" {
+				t.Errorf("%s: a sample with %q; want TLS 1.2", v.Name, s.TLSVersion)
+			}
+		}
+	}
+	if want := []string{"http h1", "https h1 TLS1.2", "https h2 TLS1.2"}; !slices.Equal(names, want) {
+		t.Errorf("variants %q; want %q (HTTP/3 needs TLS 1.3)", names, want)
 	}
 }

@@ -209,3 +209,21 @@ func ParseVary(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// WithoutTLS13 returns the keys for a server that speaks TLS 1.2 at most
+// (nginx before 1.23.4 unless told otherwise, the servers of most older
+// studies): each TLS 1.3 variant is measured with TLS 1.2 instead, those
+// that need TLS 1.3 (HTTP/3, 0-RTT) are left out, and so are the
+// duplicates that leaves. The order, and so the baseline, is kept.
+func WithoutTLS13(keys []Key) []Key {
+	var out []Key
+	for _, k := range keys {
+		if k.TLS == "1.3" {
+			k.TLS = "1.2"
+		}
+		if k.valid() && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
