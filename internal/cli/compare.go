@@ -96,7 +96,7 @@ trip takes microseconds and the differences are computation.
 	for _, n := range fixedPerVariant {
 		fl.MarkHidden(n)
 	}
-	fl.Lookup("tls-max").Usage = "1.2 for a server without TLS 1.3: its variants use TLS 1.2, HTTP/3 and 0-RTT are left out"
+	fl.Lookup("tls-max").Usage = "highest TLS `version`: 1.2 for a server without TLS 1.3 (its variants use TLS 1.2; HTTP/3 and 0-RTT are left out)"
 	f.link.add(fl)
 	fl.IntVarP(&f.runs, "runs", "n", 0, "measured requests per variant (default 20; the minimum with --precision, default 10)")
 	fl.IntVar(&f.warmup, "warmup", 1, "unmeasured rounds first (0: none)")
