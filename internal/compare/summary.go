@@ -39,16 +39,17 @@ func (res *Result) Findings() []string {
 	add(res.joined("resumption", DimHandshake, func(k Key) (string, bool) {
 		return "on TLS " + k.TLS, k.Handshake == "resumed" && k.Proto == "http1.1"
 	}, ""))
-	for _, p := range []struct{ proto, name string }{{"http2", "HTTP/2"}, {"http3", "HTTP/3"}} {
-		add(res.joined(p.name, DimProto, func(k Key) (string, bool) {
-			return "", k.Proto == p.proto && k.Conn == "fresh" && k.Handshake == "full" && k.TLS == "1.3"
-		}, "over HTTP/1.1 on a fresh connection"))
-	}
+	add(res.joined("HTTP/2", DimProto, func(k Key) (string, bool) {
+		return "with TLS " + k.TLS, k.Proto == "http2" && k.Conn == "fresh" && k.Handshake == "full"
+	}, "over HTTP/1.1 on a fresh connection"))
+	add(res.joined("HTTP/3", DimProto, func(k Key) (string, bool) {
+		return "", k.Proto == "http3" && k.Conn == "fresh" && k.Handshake == "full" // TLS 1.3 only
+	}, "over HTTP/1.1 on a fresh connection"))
 	add(res.joined("0-RTT", DimHandshake, func(k Key) (string, bool) {
 		return "", k.Handshake == "0rtt"
 	}, "over a full QUIC handshake"))
 	add(res.joined("a kept-alive connection", DimConn, func(k Key) (string, bool) {
-		return "", k.Scheme == "https" && k.Proto == "http1.1" && k.TLS == "1.3"
+		return "with TLS " + k.TLS, k.Scheme == "https" && k.Proto == "http1.1"
 	}, "over a fresh HTTPS connection"))
 	return out
 }
