@@ -2,6 +2,7 @@ package report
 
 import (
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
@@ -116,12 +117,15 @@ func requestSize(t *probe.Timeline) int64 {
 	if u, err := url.Parse(t.URL); err == nil {
 		target, host = u.RequestURI(), u.Host
 	}
-	version := " HTTP/1.1\r\n"
+	// curl counts the body of an HTTP/1.1 request, which it sends with
+	// the head, and not that of an HTTP/2 or HTTP/3 one, sent in frames
+	// of its own.
+	version, body := " HTTP/1.1\r\n", uploadSize(t)
 	switch httpVersion(t.Proto) {
 	case "2":
-		version = " HTTP/2\r\n"
+		version, body = " HTTP/2\r\n", 0
 	case "3":
-		version = " HTTP/3\r\n"
+		version, body = " HTTP/3\r\n", 0
 	}
 	n := int64(len(t.Method) + 1 + len(target) + len(version))
 	if firstOf(t.RequestHeader, "Host") == "" && host != "" {
@@ -132,7 +136,22 @@ func requestSize(t *probe.Timeline) int64 {
 			n += int64(len(k) + 2 + len(v) + 2)
 		}
 	}
-	return n + 2 + uploadSize(t)
+	if firstOf(t.RequestHeader, "Content-Length") == "" && sendsLength(t) {
+		// net/http keeps Content-Length out of the recorded header.
+		n += int64(len("Content-Length: ") + len(strconv.FormatInt(uploadSize(t), 10)) + 2)
+	}
+	return n + 2 + body
+}
+
+// sendsLength reports whether the request carried a Content-Length: it
+// had a body, or its method is one that has one (an empty POST sends
+// "Content-Length: 0").
+func sendsLength(t *probe.Timeline) bool {
+	switch t.Method {
+	case "POST", "PUT", "PATCH":
+		return true
+	}
+	return uploadSize(t) > 0
 }
 
 // uploadSize is the size of the request body sent.

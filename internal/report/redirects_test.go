@@ -44,3 +44,14 @@ func TestWriteOutFailedRedirectTarget(t *testing.T) {
 		t.Errorf("failed redirect target:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestWriteOutEffectiveURL: url_effective shows an empty path as "/",
+// as curl does; url is the URL as given.
+func TestWriteOutEffectiveURL(t *testing.T) {
+	tl := h2Fresh()
+	tl.URL = "https://localhost:8443"
+	got, _, _ := execute(t, "%{url} %{url_effective}", WriteOutInput{Hops: []probe.Timeline{tl}})
+	if want := "https://localhost:8443 https://localhost:8443/"; got != want {
+		t.Errorf("url url_effective = %q; want %q", got, want)
+	}
+}

@@ -329,18 +329,26 @@ func TestWriteOutCurlVariables(t *testing.T) {
 }
 
 func TestWriteOutUpload(t *testing.T) {
-	// size_request: "POST /headers HTTP/2\r\n" (22: curl ends the
-	// request line of an HTTP/2 request so), User-Agent (22), Accept
-	// (13), Content-Type (49), the -H Host (21), the blank line (2) and
-	// the 1000 B body. speed_upload: 1000 B in 3.7 ms.
+	// size_request, as curl 7.88 counts it: "POST /headers HTTP/2\r\n"
+	// (22), User-Agent (22), Accept (13), Content-Type (49), the -H Host
+	// (21), the Content-Length net/http sends (22), the blank line (2);
+	// over HTTP/2 without the body, over HTTP/1.1 ("HTTP/1.1", 2 B more)
+	// with its 1000 B. speed_upload: 1000 B in 3.7 ms.
 	h1 := h2Fresh()
 	h1.Proto = "HTTP/1.1"
+	postH1 := post()
+	postH1.Proto = "HTTP/1.1"
+	// A POST redirected by a 302 becomes a GET: curl's size_upload is
+	// the final request's (0), its size_request the sum of both.
+	redirected := []probe.Timeline{postH1, h1}
 	tests := []struct {
 		name string
 		hops []probe.Timeline
 		want string
 	}{
-		{"post", []probe.Timeline{post()}, "1000 270270 1129"},
+		{"post", []probe.Timeline{post()}, "1000 270270 151"},
+		{"post over HTTP/1.1", []probe.Timeline{postH1}, "1000 270270 1153"},
+		{"post redirected", redirected, "0 0 1242"},
 		{"get", []probe.Timeline{h2Fresh()}, "0 0 87"},        // no body, Host from the URL
 		{"get over HTTP/1.1", []probe.Timeline{h1}, "0 0 89"}, // "HTTP/1.1" ends the request line
 		{"not sent", []probe.Timeline{refused()}, "0 0 0"},    // the connection failed

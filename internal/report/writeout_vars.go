@@ -102,9 +102,9 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 		return num(c.sum(func(t *probe.Timeline) int64 { return t.Bytes.HeaderSize }))
 	},
 	"size_request":       func(c *woContext) woValue { return num(c.sum(requestSize)) },
-	"size_upload":        func(c *woContext) woValue { return num(c.sum(uploadSize)) },
+	"size_upload":        func(c *woContext) woValue { return num(uploadSize(c.last)) },
 	"speed_download":     func(c *woContext) woValue { return num(perSecond(c.last.Bytes.BodySize, c.total())) },
-	"speed_upload":       func(c *woContext) woValue { return num(perSecond(c.sum(uploadSize), c.total())) },
+	"speed_upload":       func(c *woContext) woValue { return num(perSecond(uploadSize(c.last), c.total())) },
 	"ssl_verify_result":  func(c *woContext) woValue { return num(c.verifyResult()) },
 	"time_appconnect":    func(c *woContext) woValue { return secs(c.times.appconnect) },
 	"time_connect":       func(c *woContext) woValue { return secs(c.times.connect) },
@@ -115,7 +115,7 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 	"time_starttransfer": func(c *woContext) woValue { return secs(c.times.starttransfer) },
 	"time_total":         func(c *woContext) woValue { return secs(c.total()) },
 	"url":                func(c *woContext) woValue { return str(c.first.URL) },
-	"url_effective":      func(c *woContext) woValue { return str(c.last.URL) },
+	"url_effective":      func(c *woContext) woValue { return str(effectiveURL(c.last.URL)) },
 	"urlnum":             func(c *woContext) woValue { return num(0) },
 }
 
@@ -362,4 +362,15 @@ func perSecond(n int64, d time.Duration) int64 {
 		return 0
 	}
 	return int64(float64(n) / d.Seconds())
+}
+
+// effectiveURL is the URL as curl shows it in url_effective: an empty
+// path is "/", the path it requested.
+func effectiveURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Path != "" || u.Opaque != "" || u.RawPath != "" {
+		return s
+	}
+	u.Path = "/"
+	return u.String()
 }
