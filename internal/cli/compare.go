@@ -310,12 +310,16 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 // redirected to HTTPS) would have been compared with the resource.
 func compareHint(err error) string {
 	var (
-		status *compare.StatusError
-		alert  tls.AlertError
+		status  *compare.StatusError
+		alert   tls.AlertError
+		variant *compare.VariantError
 	)
+	version := errors.As(err, &alert) && alert == 70 || remoteAlert(err, "protocol version not supported")
 	switch {
-	case errors.As(err, &alert) && alert == 70, remoteAlert(err, "protocol version not supported"):
-		return "the server does not speak this variant's TLS version; for a server without TLS 1.3 (nginx before 1.23.4 by default), --tls-max 1.2 measures its variants with TLS 1.2"
+	case version && errors.As(err, &variant) && variant.Key.TLS == "1.2":
+		return "the server does not speak TLS 1.2; leave tls out of --vary to measure TLS 1.3 alone"
+	case version:
+		return "the server does not speak TLS 1.3; for a server without it (nginx before 1.23.4 by default), --tls-max 1.2 measures the variants with TLS 1.2"
 	case remoteAlert(err, "no application protocol"):
 		return "the server does not offer this variant's protocol in ALPN (nginx: 'listen 443 ssl http2'); --vary without proto leaves HTTP/2 out"
 	case errors.As(err, &status) && status.Location != "":

@@ -234,10 +234,20 @@ func (r *runner) fail(i, round int, err error) error {
 	}
 	v.Err = err
 	if i == 0 {
-		return fmt.Errorf("measuring the baseline %s: %w", v.Name, err)
+		return fmt.Errorf("measuring the baseline %w", &VariantError{Key: v.Key, Err: err})
 	}
 	return nil
 }
+
+// VariantError is the error that dropped a variant, with the variant, so
+// that a hint can speak of its TLS version or protocol.
+type VariantError struct {
+	Key Key
+	Err error
+}
+
+func (e *VariantError) Error() string { return e.Key.Name() + ": " + e.Err.Error() }
+func (e *VariantError) Unwrap() error { return e.Err }
 
 // measure runs one sampler and adds the process CPU time it took.
 func measure(ctx context.Context, s Sampler) (Sample, error) {

@@ -169,9 +169,9 @@ func (res *Result) Failure() error {
 	}
 	switch {
 	case https > 0 && httpsMeasured == 0:
-		return fmt.Errorf("no HTTPS variant could be measured: %s: %w", firstHTTPS.Name, firstHTTPS.dropErr())
+		return fmt.Errorf("no HTTPS variant could be measured: %w", &VariantError{Key: firstHTTPS.Key, Err: firstHTTPS.dropErr()})
 	case others == 0:
-		return fmt.Errorf("nothing to compare with the baseline %s: %s: %w", res.Variants[0].Name, firstOther.Name, firstOther.dropErr())
+		return fmt.Errorf("nothing to compare with the baseline %s: %w", res.Variants[0].Name, &VariantError{Key: firstOther.Key, Err: firstOther.dropErr()})
 	}
 	return nil
 }
