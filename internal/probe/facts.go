@@ -43,6 +43,7 @@ func certFacts(c *x509.Certificate) Cert {
 		SigAlg:   c.SignatureAlgorithm.String(),
 		NotAfter: c.NotAfter,
 		Bytes:    len(c.Raw),
+		DER:      c.Raw,
 	}
 }
 

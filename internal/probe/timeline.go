@@ -128,6 +128,7 @@ type Cert struct {
 	SigAlg   string    `json:"signature_algorithm"`
 	NotAfter time.Time `json:"not_after"`
 	Bytes    int       `json:"bytes"` // DER size, as sent on the wire
+	DER      []byte    `json:"-"`     // the certificate, for curl's %{certs}
 }
 
 // TLS holds what the handshake negotiated.

@@ -192,12 +192,12 @@ func (c *woContext) chain() []probe.Cert {
 	return c.last.TLS.Chain
 }
 
-// certs lists the chain's certificates, one block per certificate.
+// certs lists the chain's certificates as curl does with OpenSSL
+// (curlCertInfo).
 func (c *woContext) certs() string {
 	var b strings.Builder
 	for _, cert := range c.chain() {
-		fmt.Fprintf(&b, "Subject:%s\nIssuer:%s\nPublic Key Algorithm:%s\nSignature Algorithm:%s\nExpire date:%s\n\n",
-			cert.Subject, cert.Issuer, cert.KeyType, cert.SigAlg, cert.NotAfter.UTC().Format("2006-01-02 15:04:05 GMT"))
+		b.WriteString(curlCertInfo(cert))
 	}
 	return b.String()
 }
