@@ -114,11 +114,11 @@ func TestWriteOutOutputFile(t *testing.T) {
 
 func TestWriteOutFailedTransfer(t *testing.T) {
 	in := WriteOutInput{Hops: []probe.Timeline{refused()}, ExitCode: 1}
-	format := "%{http_code} %{response_code} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{size_request} %{exitcode} [%{errormsg}]%{onerror} failed"
+	format := "[%{scheme}] %{http_code} %{response_code} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{size_request} %{exitcode} [%{errormsg}]%{onerror} failed"
 	got, _, _ := execute(t, format, in)
-	// As curl: response codes in three digits, and no request size for a
-	// request that was never sent.
-	want := "000 000 0.000045 0.000000 0.000000 0.000000 0.000000 0.000400 0 1 [dial tcp 127.0.0.1:1: connect: connection refused] failed"
+	// As curl: no scheme without a connection, response codes in three
+	// digits, and no request size for a request that was never sent.
+	want := "[] 000 000 0.000045 0.000000 0.000000 0.000000 0.000000 0.000400 0 1 [dial tcp 127.0.0.1:1: connect: connection refused] failed"
 	if got != want {
 		t.Errorf("failed transfer:\n got %q\nwant %q", got, want)
 	}

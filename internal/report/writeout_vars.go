@@ -96,7 +96,7 @@ var writeoutVars = map[string]func(c *woContext) woValue{
 	"remote_ip":               func(c *woContext) woValue { return str(hostOf(c.last.RemoteAddr)) },
 	"remote_port":             func(c *woContext) woValue { return num(portOf(c.last.RemoteAddr)) },
 	"response_code":           func(c *woContext) woValue { return woValue{kind: kindCode, n: int64(c.resp.Status)} },
-	"scheme":                  func(c *woContext) woValue { return str(c.scheme()) },
+	"scheme":                  func(c *woContext) woValue { return strOrNull(c.scheme()) },
 	"size_download":           func(c *woContext) woValue { return num(c.last.Bytes.BodySize) },
 	"size_header": func(c *woContext) woValue {
 		return num(c.sum(func(t *probe.Timeline) int64 { return t.Bytes.HeaderSize }))
@@ -243,8 +243,12 @@ func (c *woContext) redirectURL() string {
 	return base.ResolveReference(ref).String()
 }
 
-// scheme is written upper case, as curl 7.x writes it ("HTTPS").
+// scheme is written upper case, as curl 7.x writes it ("HTTPS"), and is
+// empty (null in JSON) when no connection was made, as in curl.
 func (c *woContext) scheme() string {
+	if c.last.RemoteAddr == "" {
+		return ""
+	}
 	u, err := url.Parse(c.last.URL)
 	if err != nil {
 		return ""
