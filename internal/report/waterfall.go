@@ -90,15 +90,11 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 		if ph.Name != probe.PhaseDNS {
 			rt = rtts(ph.Duration, rtt)
 		}
-		name := label(ph.Name)
-		if ph.Name == probe.PhaseTLS && t.Proto == "HTTP/3.0" {
-			name = "QUIC+TLS" // one handshake for transport and TLS
-		}
-		ew.printf("  %-9s %11s %11s  %s  %s\n", name, ms(ph.Start), ms(ph.Duration),
+		ew.printf("  %-9s %11s %11s  %s  %s\n", rowLabel(t, ph.Name), ms(ph.Start), ms(ph.Duration),
 			p.paint(phaseColors[ph.Name], bar(ph, t.Total, opt.Width)), rt)
 	}
 	if ph, ok := unfinished(t); ok {
-		ew.printf("  %-9s %11s %11s  %s  %s\n", label(ph.Name), ms(ph.Start), ms(ph.Duration),
+		ew.printf("  %-9s %11s %11s  %s  %s\n", rowLabel(t, ph.Name), ms(ph.Start), ms(ph.Duration),
 			p.paint(ansiRed, bar(ph, t.Total, opt.Width)), p.paint(ansiRed, "failed here"))
 	}
 	ew.printf("  %-9s %11s %11s  %-*s  %s\n", "total", "", ms(t.Total), opt.Width, "", rtts(t.Total, rtt))
@@ -155,6 +151,23 @@ func hopHeading(t *probe.Timeline) string {
 		b.WriteString(" (" + t.RemoteAddr + ")")
 	}
 	return b.String()
+}
+
+// rowLabel is the waterfall's name of a phase of t: the TLS phase of
+// HTTP/3 (known from its response, or from its QUIC dial when it
+// failed) is "QUIC+TLS", one handshake for transport and TLS.
+func rowLabel(t *probe.Timeline, name string) string {
+	if name != probe.PhaseTLS {
+		return label(name)
+	}
+	quic := t.Proto == "HTTP/3.0"
+	for _, d := range t.Dials {
+		quic = quic || d.Network == "udp"
+	}
+	if quic {
+		return "QUIC+TLS"
+	}
+	return label(name)
 }
 
 func label(name string) string {

@@ -65,6 +65,7 @@ func TestWaterfallRows(t *testing.T) {
 		// The phase a request failed in shows, up to the failure.
 		{"refused", refused(), time.Time{}, []string{"  DNS ", "  connect      0.050 ms    0.350 ms", "█  failed here\n", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"},
 			[]string{"TLS\n", "bytes on the wire", "round-trip time"}},
+		{"QUIC handshake failed", quicFailed(), time.Time{}, []string{"  QUIC+TLS     0.010 ms    1.190 ms", "█  failed here\n"}, nil},
 		{"handshake failed", tlsFailed(), time.Time{}, []string{"  connect      0.010 ms    0.100 ms", "  TLS          0.120 ms   15.000 ms", "█  failed here\n", "failed: tls:"},
 			[]string{"  send ", "TLS\n"}},
 	}
@@ -137,5 +138,18 @@ func tlsFailed() probe.Timeline {
 		Err:    "tls: failed to verify certificate: x509: certificate signed by unknown authority",
 	})
 	tl.Total = 15120 * time.Microsecond
+	return tl
+}
+
+// quicFailed is an HTTP/3 request whose QUIC handshake failed after
+// 1.19 ms: no response, so no protocol but its UDP dial.
+func quicFailed() probe.Timeline {
+	tl := timeline(probe.Timeline{
+		URL: "https://localhost:8443/", Method: "GET",
+		Events: probe.Events{Start: at(0), TLSStart: at(10)},
+		Dials:  []probe.Dial{{Network: "udp", Addr: "127.0.0.1:8443", Start: 10 * time.Microsecond, Duration: 1190 * time.Microsecond, Err: "connection refused"}},
+		Err:    "quic: transport closed: connection refused",
+	})
+	tl.Total = 1200 * time.Microsecond
 	return tl
 }
