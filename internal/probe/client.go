@@ -249,6 +249,12 @@ func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body
 	}
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("Accept", "*/*")
+	if u.User != nil {
+		// As curl: credentials in the URL are sent as Basic auth (a -H
+		// Authorization replaces them below).
+		pw, _ := u.User.Password()
+		req.SetBasicAuth(u.User.Username(), pw)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"bufio"
+	"encoding/base64"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -70,5 +73,33 @@ func TestReuseForgetsClosedConnections(t *testing.T) {
 	c.mu.Unlock()
 	if n != 1 {
 		t.Errorf("after 5 redials the client tracks %d connections; want 1, the open one", n)
+	}
+}
+
+// TestURLCredentials: user:password in the URL goes out as Basic auth,
+// as curl sends it; a given Authorization header wins.
+func TestURLCredentials(t *testing.T) {
+	got := make(chan string, 2)
+	addr := lab.ServeTCP(t, func(c net.Conn) {
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			got <- err.Error()
+		} else {
+			got <- req.Header.Get("Authorization")
+		}
+		c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
+		c.Close()
+	})
+	for _, tt := range []struct {
+		header http.Header
+		want   string
+	}{
+		{nil, "Basic " + base64.StdEncoding.EncodeToString([]byte("user:p@w"))},
+		{http.Header{"Authorization": {"Bearer t"}}, "Bearer t"},
+	} {
+		do(t, newClient(t, Config{URL: "http://user:p%40w@" + addr + "/", Header: tt.header}), Fresh)
+		if a := <-got; a != tt.want {
+			t.Errorf("Authorization = %q; want %q", a, tt.want)
+		}
 	}
 }
