@@ -150,7 +150,7 @@ func signed(v float64) string {
 
 // percent writes a level such as 0.95 or 0.995 as "95%" or "99.5%".
 func percent(level float64) string {
-	return strconv.FormatFloat(math.Round(level*1000)/10, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(level*100, 'g', 6, 64) + "%"
 }
 
 // pText writes a p-value as the table does, after "p": "= 0.052",

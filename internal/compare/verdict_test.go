@@ -62,7 +62,7 @@ func TestPercentAndPText(t *testing.T) {
 	for _, tt := range []struct {
 		level float64
 		want  string
-	}{{0.95, "95%"}, {0.99, "99%"}, {0.995, "99.5%"}, {0.8, "80%"}} {
+	}{{0.95, "95%"}, {0.99, "99%"}, {0.995, "99.5%"}, {0.8, "80%"}, {1 - 0.0001, "99.99%"}} {
 		if got := percent(tt.level); got != tt.want {
 			t.Errorf("percent(%v) = %q; want %q", tt.level, got, tt.want)
 		}
