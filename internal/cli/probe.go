@@ -135,6 +135,10 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 		return probe.Config{}, withHint(usagef("probe %q: want an http:// or https:// URL", url),
 			fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(url, "/")))
 	}
+	if f.resume && !f.location && strings.HasPrefix(strings.ToLower(url), "http://") {
+		return probe.Config{}, withHint(usagef("--resume resumes TLS sessions: %s has no TLS", url),
+			"probe the https:// URL, or add -L if it redirects there")
+	}
 	if f.zeroRTT {
 		if f.req.http11 || f.req.http2 {
 			return probe.Config{}, usagef("--0rtt needs HTTP/3")

@@ -32,6 +32,7 @@ func TestProbeRejectsBeforeRequest(t *testing.T) {
 		{"0rtt tls-max 1.2", []string{u, "--cacert", ca, "--0rtt", "--tls-max", "1.2"}, []string{"HTTP/3 runs on TLS 1.3 only"}},
 		{"http3 tls-max 1.2", []string{u, "--cacert", ca, "--http3", "--tls-max", "1.2"}, []string{"HTTP/3 runs on TLS 1.3 only"}},
 		{"bad method", []string{u, "--cacert", ca, "-X", "GE T"}, []string{`method "GE T" is not an HTTP token`}},
+		{"resume over plain HTTP", []string{srv.HTTPURL + "/", "--resume"}, []string{"--resume resumes TLS sessions", "hint: probe the https:// URL"}},
 		{"max-redirs -2", []string{u, "--cacert", ca, "-L", "--max-redirs", "-2"}, []string{"--max-redirs -2: want 0 to 1000, or -1"}},
 		{"max-redirs huge", []string{u, "--cacert", ca, "-L", "--max-redirs", "5000"}, []string{"--max-redirs 5000"}},
 		{"har unwritable", []string{u, "--cacert", ca, "--har", filepath.Join(t.TempDir(), "missing", "run.har")},
