@@ -61,3 +61,45 @@ func TestFromSSLScanRejectsBadIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestFacts reads testssl's answers as its JSON gives them and compares
+// them with audit's: a real difference counts, testssl's TLS 1.3 "session
+// ID" resumption on a server without a session cache is explained.
+func TestFacts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "testssl.json")
+	testssl := `[{"id":"sessionresumption_ticket","finding":"supported"},{"id":"sessionresumption_ID","finding":"supported"},
+{"id":"OCSP_stapling","finding":"not offered"},{"id":"HSTS_time","finding":"max-age too short. 0 days (=600 seconds) < 15552000 seconds"},
+{"id":"cert_keySize","finding":"EC 256 bits"}]`
+	if err := os.WriteFile(path, []byte(testssl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := fromTestsslFacts(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, no, age := true, false, int64(600)
+	if *b.SessionID != yes || *b.Ticket != yes || *b.Stapled != no || *b.HSTSMaxAge != 600 || b.Key != "EC 256" {
+		t.Fatalf("fromTestsslFacts = %+v; want ID and ticket yes, no staple, 600 s, EC 256", b)
+	}
+	audit := facts{SessionID: &yes, Ticket: &yes, Stapled: &no, HSTSMaxAge: &age, Key: keyName("ECDSA P-256")}
+	tests := []struct {
+		name             string
+		change           func(*facts)
+		diffs, explained int
+	}{
+		{"same", func(*facts) {}, 0, 0},
+		{"no session cache, TLS 1.3 resumes", func(f *facts) { f.SessionID, f.TLS13PSK = &no, true }, 0, 1},
+		{"no session cache, no TLS 1.3", func(f *facts) { f.SessionID = &no }, 1, 0},
+		{"stapled", func(f *facts) { f.Stapled = &yes }, 1, 0},
+		{"RSA", func(f *facts) { f.Key = keyName("RSA 2048") }, 1, 0},
+		{"not answered", func(f *facts) { f.Ticket, f.HSTSMaxAge = nil, nil }, 0, 0},
+	}
+	for _, tt := range tests {
+		a := audit
+		tt.change(&a)
+		diffs, explained := factDifferences(a, b)
+		if len(diffs) != tt.diffs || len(explained) != tt.explained {
+			t.Errorf("%s: differences %q, explained %q; want %d and %d", tt.name, diffs, explained, tt.diffs, tt.explained)
+		}
+	}
+}
