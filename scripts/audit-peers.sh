@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # audit-peers.sh: time httpslab audit, sslscan and testssl on the same
 # private loopback nginx, print the times side by side, and check that the
-# protocol versions, cipher suites and key-exchange groups they report agree.
+# protocol versions, cipher suites and key-exchange groups they report agree,
+# and with testssl also session resumption, OCSP stapling, HSTS and the key.
 #
 # usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
 #   TESTSSL_ARGS  extra testssl arguments (default: a full default run)
