@@ -124,7 +124,7 @@ func (res *Result) writeFooter(w io.Writer) {
 	if percent(1-res.Alpha) != percent(res.Level) {
 		holm += ", intervals of the differences at " + percent(1-res.Alpha)
 	}
-	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %.2f%s\n",
+	fmt.Fprintf(w, "%d rounds, variant order shuffled each round (seed %d), stopped: %s; \"~\" = not significant at alpha %g%s\n",
 		res.Rounds, res.Seed, res.Stop, res.Alpha, holm)
 	if res.Steal != nil {
 		fmt.Fprintf(w, "steal: %s\n", res.Steal.Line())
@@ -162,7 +162,7 @@ func (res *Result) writeFooter(w io.Writer) {
 func (res *Result) Notes() []string {
 	var out []string
 	if n := res.minN(); n > 0 && stats.MinP(n, n) >= res.Alpha {
-		out = append(out, fmt.Sprintf("with %d runs per variant no difference can be significant at alpha %.2f (the smallest p-value is %.3f); use more runs (-n)",
+		out = append(out, fmt.Sprintf("with %d runs per variant no difference can be significant at alpha %g (the smallest p-value is %.3f); use more runs (-n)",
 			n, res.Alpha, stats.MinP(n, n)))
 	}
 	if odd := res.otherBodies(); len(odd) > 0 {

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 // with an interval across zero.
 func TestDiffIntervalMatchesVerdict(t *testing.T) {
 	a, b := twoKeys()
-	for _, alpha := range []float64{0.01, 0.05, 0.2} {
+	for _, alpha := range []float64{0.005, 0.05, 0.2} {
 		sig, not := 0, 0
 		for rep := range 60 {
 			res, err := Run(context.Background(), Config{
@@ -41,6 +42,9 @@ func TestDiffIntervalMatchesVerdict(t *testing.T) {
 			}
 			if note := "intervals of the differences at " + percent(1-alpha); strings.Contains(text.String(), note) != (alpha != 0.05) {
 				t.Errorf("alpha %v: report %q; want %q there when alpha is not 0.05", alpha, text.String(), note)
+			}
+			if want := fmt.Sprintf("not significant at alpha %v", alpha); !strings.Contains(text.String(), want) {
+				t.Errorf("alpha %v: report %q; want %q", alpha, text.String(), want)
 			}
 			if d.Significant {
 				sig++
