@@ -77,6 +77,9 @@ func summary(b *strings.Builder, r *Report) {
 		line(b, v.Name, "%s (%s)", suiteNames(v.Suites), order)
 	}
 	line(b, "Groups", "%s", groupList(e))
+	if e.DHBits > 0 {
+		line(b, "", "DHE suites use the server's %d-bit prime", e.DHBits)
+	}
 	if e.HelloRetry {
 		line(b, "", "HelloRetryRequest for %s when offered X25519 first", e.HelloRetryGroup)
 	}
