@@ -108,3 +108,33 @@ func checkServerSide(t *testing.T, v VariantResult, es []lab.AccessEntry) {
 		t.Errorf("%s: nginx resumed %d handshakes; want none", v.Name, reused)
 	}
 }
+
+// TestResumptionBySessionIDOnly: nginx with a session cache and tickets
+// off resumes TLS 1.2 by session ID (as openssl s_time -reuse shows),
+// which Go's client does not do: the resumed variant is dropped with a
+// reason that says so, not one that blames the server's cache.
+func TestResumptionBySessionIDOnly(t *testing.T) {
+	ngx := lab.StartTestNginx(t, lab.NginxConfig{NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2; ssl_session_cache shared:lab:1m; ssl_session_tickets off;"})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := ngx.CA.WriteFile(ca); err != nil {
+		t.Fatal(err)
+	}
+	full := base.with(DimTLS, "1.2")
+	target := Target{URL: ngx.HTTPSURL + "/1k.bin", Probe: probe.Config{TLS: transport.TLS{CAFile: ca}, Timeout: 5 * time.Second}}
+	vs, closeAll, err := target.Variants([]Key{full, full.with(DimHandshake, "resumed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	res, err := Run(context.Background(), Config{Variants: vs, Runs: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Variants[1].Dropped; !strings.Contains(got, "failed in the warm-up: the server did not resume the TLS 1.2 session: httpslab resumes TLS 1.2 with session tickets only") {
+		t.Errorf("resumed variant on nginx without tickets: dropped %q; want the session-ID reason", got)
+	}
+	if res.Variants[0].Total.N != 3 {
+		t.Errorf("full handshakes: n=%d; want 3", res.Variants[0].Total.N)
+	}
+}

@@ -190,8 +190,13 @@ func check(k Key, tl *probe.Timeline) error {
 		return errors.New("a fresh request reused a connection")
 	case k.Scheme == "https" && tl.TLS == nil:
 		return errors.New("no TLS on an https request")
+	case k.Handshake == "resumed" && !tl.TLS.Resumed && k.TLS == "1.2":
+		// Go's TLS client resumes TLS 1.2 from tickets alone: a server
+		// with a session cache and tickets off resumes openssl s_time's
+		// sessions, not these.
+		return errors.New("the server did not resume the TLS 1.2 session: httpslab resumes TLS 1.2 with session tickets only, not session IDs (nginx: ssl_session_tickets on)")
 	case k.Handshake == "resumed" && !tl.TLS.Resumed:
-		return errors.New("the server did not resume the TLS session (no session tickets or cache?)")
+		return errors.New("the server did not resume the TLS session (no session tickets, or none accepted?)")
 	case k.Handshake == "0rtt" && !tl.TLS.EarlyData:
 		return errors.New("the server did not accept 0-RTT early data")
 	case k.Handshake == "full" && k.Conn == "fresh" && tl.TLS != nil && tl.TLS.Resumed:
