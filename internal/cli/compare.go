@@ -340,6 +340,10 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 		if notes == nil {
 			notes = []string{}
 		}
+		httpURL := target.HTTPURL
+		if httpURL == "" && slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
+			httpURL, _ = compare.HTTPURLOf(target.URL) // the URL the plain-HTTP variants measured
+		}
 		return report.WriteJSON(e.stdout, "compare", struct {
 			Target   string          `json:"target"`
 			URL      string          `json:"url"`
@@ -347,7 +351,7 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 			Findings []string        `json:"findings"`
 			Notes    []string        `json:"notes"`
 			Result   *compare.Result `json:"comparison"`
-		}{where, target.URL, target.HTTPURL, findings, notes, res})
+		}{where, target.URL, httpURL, findings, notes, res})
 	}
 	fmt.Fprintf(e.stdout, "compare %s\n\n", where)
 	return res.WriteText(e.stdout)

@@ -361,3 +361,24 @@ func TestCompareWithoutTLS13(t *testing.T) {
 		t.Errorf("variants %q; want %q (HTTP/3 needs TLS 1.3)", names, want)
 	}
 }
+
+// TestCompareJSONHTTPURL: the JSON names the plain-HTTP URL the variants
+// measured, also when it was derived from the https URL (port 443 to 80)
+// rather than given; it was left out then.
+func TestCompareJSONHTTPURL(t *testing.T) {
+	// Nothing listens on 127.0.0.2: the run fails, and the JSON still
+	// says what it measured.
+	code, stdout, _ := run(t, context.Background(), "compare", "--json", "https://127.0.0.2/x", "--vary", "scheme", "-n", "2", "--max-time", "2")
+	var doc struct {
+		Result struct {
+			URL     string `json:"url"`
+			HTTPURL string `json:"http_url"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != ExitFailure {
+		t.Fatalf("compare --json = %d, %v:\n%s", code, err, stdout)
+	}
+	if doc.Result.URL != "https://127.0.0.2/x" || doc.Result.HTTPURL != "http://127.0.0.2/x" {
+		t.Errorf("url, http_url = %q, %q; want https://127.0.0.2/x and the derived http://127.0.0.2/x", doc.Result.URL, doc.Result.HTTPURL)
+	}
+}
