@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -229,7 +230,7 @@ func (cfg Config) method() string {
 }
 
 // newRequest builds the request of one hop, with curl's default headers.
-func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body []byte, zeroRTT bool) (*http.Request, error) {
+func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body []byte, zeroRTT bool) (*http.Request, *sentBody, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -245,7 +246,12 @@ func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body
 	}
 	req, err := http.NewRequestWithContext(ctx, wire, u.String(), rd)
 	if err != nil {
-		return nil, fmt.Errorf("probe: building request: %w", err)
+		return nil, nil, fmt.Errorf("probe: building request: %w", err)
+	}
+	var sent *sentBody
+	if req.Body != nil && req.Body != http.NoBody {
+		sent = &sentBody{ReadCloser: req.Body}
+		req.Body = sent // ContentLength and GetBody stay as NewRequest set them
 	}
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("Accept", "*/*")
@@ -270,7 +276,41 @@ func (c *Client) newRequest(ctx context.Context, u *url.URL, method string, body
 		req.Host = h
 		req.Header.Del("Host")
 	}
-	return req, nil
+	return req, sent, nil
+}
+
+// sentBody counts the bytes of a request body that the transport took
+// to send, curl's size_upload: all of it over HTTP/1.1, less or none
+// when an HTTP/2 or HTTP/3 server answered before the body went out.
+type sentBody struct {
+	io.ReadCloser
+	n atomic.Int64 // read on the transport's goroutine
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// sentSize returns the body bytes the transport took so far.
+func (b *sentBody) sentSize() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.n.Load()
+}
+
+// sendsContentLength reports whether a request of method with a body of
+// length n carries a Content-Length, as net/http writes it (which keeps
+// it out of the request's Header): with a body, for POST, PUT and PATCH
+// always, and over HTTP/1.1 for every other method but GET and HEAD.
+func sendsContentLength(method string, n int64, http1 bool) bool {
+	switch {
+	case n > 0, method == http.MethodPost, method == http.MethodPut, method == http.MethodPatch:
+		return true
+	}
+	return http1 && method != http.MethodGet && method != http.MethodHead
 }
 
 // redirect returns where a 3xx response points, or nil.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -34,7 +35,7 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 		}
 		return nil
 	})
-	req, err := c.newRequest(httptrace.WithClientTrace(ctx, rec.trace()), u, method, body, zeroRTT)
+	req, sent, err := c.newRequest(httptrace.WithClientTrace(ctx, rec.trace()), u, method, body, zeroRTT)
 	if err != nil {
 		return tl, nil, err
 	}
@@ -42,17 +43,21 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	if req.Host != "" { // set from a Host field of Config.Header
 		tl.RequestHeader["Host"] = []string{req.Host}
 	}
-	tl.Bytes.RequestBodySize = int64(len(body))
 	resp, err := c.roundTrip(req, rec)
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 		c.fill(&tl, rec.seal(time.Time{}), st, nil)
+		tl.Bytes.RequestBodySize = sent.sentSize()
 		tl.Err = err.Error()
 		return tl, nil, err
+	}
+	if sendsContentLength(req.Method, req.ContentLength, resp.ProtoMajor == 1) {
+		tl.RequestHeader["Content-Length"] = []string{strconv.FormatInt(req.ContentLength, 10)}
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	bodyDone := time.Now()
 	resp.Body.Close()
+	tl.Bytes.RequestBodySize = sent.sentSize()
 	if err != nil {
 		err = fmt.Errorf("%s %s: reading the body: %w", method, u.Redacted(), err)
 		bodyDone = time.Time{}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,6 +101,31 @@ func TestURLCredentials(t *testing.T) {
 		do(t, newClient(t, Config{URL: "http://user:p%40w@" + addr + "/", Header: tt.header}), Fresh)
 		if a := <-got; a != tt.want {
 			t.Errorf("Authorization = %q; want %q", a, tt.want)
+		}
+	}
+}
+
+// TestBodySentSize: RequestBodySize is what the transport took of the
+// body (curl's size_upload): all of it over HTTP/1.1, which writes the
+// body before reading the answer; over HTTP/2 to a handler that answers
+// without reading, no more than flow control let through before the
+// answer ended the stream.
+func TestBodySentSize(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	ca := caFile(t, srv.CA)
+	for _, tt := range []struct {
+		proto string
+		size  int
+		full  bool
+	}{{ProtoHTTP11, 100 << 10, true}, {ProtoHTTP2, 8 << 20, false}} {
+		c := newClient(t, Config{URL: srv.HTTPSURL + "/status/200", Protocol: tt.proto, Body: make([]byte, tt.size), TLS: transport.TLS{CAFile: ca}})
+		tl := do(t, c, Fresh)
+		got := tl.Bytes.RequestBodySize
+		if (tt.full && got != int64(tt.size)) || (!tt.full && (got <= 0 || got >= int64(tt.size))) {
+			t.Errorf("%s: RequestBodySize = %d of a %d B body; want all: %v", tt.proto, got, tt.size, tt.full)
+		}
+		if cl := tl.RequestHeader["Content-Length"]; len(cl) != 1 || cl[0] != strconv.Itoa(tt.size) {
+			t.Errorf("%s: recorded Content-Length %q; want the body's %d", tt.proto, cl, tt.size)
 		}
 	}
 }
