@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -197,8 +198,16 @@ func auditError(err error, cfg tlsscan.Config) error {
 		op     *net.OpError
 		dnsErr *net.DNSError
 		alert  tls.AlertError
+		// A chain that does not verify for a reason other than its CA.
+		hostErr x509.HostnameError
+		invalid x509.CertificateInvalidError
 	)
 	switch {
+	case errors.As(err, &hostErr):
+		return withHint(err, fmt.Sprintf("the certificate does not name %s; audit a name it is valid for, or pass -k to audit anyway "+
+			"(reported as cert-name-mismatch)", cfg.Host))
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return withHint(err, "the certificate has expired or is not yet valid (check the clocks); pass -k to audit anyway (reported as cert-expired)")
 	case errors.Is(err, tlsscan.ErrUntrusted):
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
 	case errors.As(err, &dnsErr):

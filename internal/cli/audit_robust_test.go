@@ -132,3 +132,34 @@ func TestAuditHintsForAudit(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditCertificateHints: a chain from a trusted CA that names another
+// host, or has expired, is not a matter of --cacert: the hint says what is
+// wrong, and -k audits it with the problem as a finding.
+func TestAuditCertificateHints(t *testing.T) {
+	ca, caFile := testCA(t)
+	tests := []struct {
+		name    string
+		addr    string
+		hint    string
+		finding string
+	}{
+		{"another name", tlsServer(t, ca, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour), "other.test"),
+			"hint: the certificate does not name 127.0.0.1", "cert-name-mismatch"},
+		{"expired", tlsServer(t, ca, time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour), "127.0.0.1"),
+			"hint: the certificate has expired or is not yet valid", "cert-expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := "https://" + tt.addr + "/"
+			code, _, stderr := run(t, context.Background(), "audit", u, "--cacert", caFile)
+			if code != ExitFailure || !strings.Contains(stderr, tt.hint) || strings.Contains(stderr, "--cacert FILE") {
+				t.Errorf("audit %s = %d\n%s\nwant %d and %q", u, code, stderr, ExitFailure, tt.hint)
+			}
+			code, stdout, stderr := run(t, context.Background(), "audit", u, "--cacert", caFile, "-k", "--attempts", "1")
+			if code != ExitOK || !strings.Contains(stdout, tt.finding) {
+				t.Errorf("audit -k %s = %d, stdout without %s\n%s", u, code, tt.finding, stderr)
+			}
+		})
+	}
+}

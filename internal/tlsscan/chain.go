@@ -8,6 +8,7 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -41,6 +42,7 @@ type Chain struct {
 	// host name; VerifyError says why not.
 	Trusted     bool   `json:"trusted"`
 	VerifyError string `json:"verify_error,omitempty"`
+	verifyErr   error  // what VerifyError says, for errors.As
 	NameMatch   bool   `json:"name_match"`
 	// Ordered is false when a certificate is not followed by its issuer.
 	Ordered bool `json:"ordered"`
@@ -64,6 +66,7 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 	var c Chain
 	if len(certs) == 0 {
 		c.VerifyError = "the server sent no certificate"
+		c.verifyErr = errors.New(c.VerifyError)
 		return c
 	}
 	c.Bytes = 4 + 3 // handshake header and certificate_list length
@@ -97,7 +100,7 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 	_, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots, Intermediates: inter, CurrentTime: now})
 	c.Trusted = err == nil
 	if err != nil {
-		c.VerifyError = err.Error()
+		c.VerifyError, c.verifyErr = err.Error(), err
 	}
 	return c
 }

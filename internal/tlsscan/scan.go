@@ -203,7 +203,7 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 	rep.Chain = checkChain(cs, cfg.Host, cfg.RootCAs, cfg.Now())
 	if !rep.Chain.Trusted && !cfg.Insecure {
 		s.conn.Close()
-		return fmt.Errorf("auditing %s: %w: %s", t.addr, ErrUntrusted, rep.Chain.VerifyError)
+		return fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted, rep.Chain.verifyErr)
 	}
 	_, body, getErr := t.get(ctx, s, cfg.LargePath)
 	rep.RecordsBody = int64(len(body))
