@@ -332,6 +332,10 @@ func compareHint(err error) string {
 
 // writeCompare prints the text report or the JSON document.
 func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
+	httpURL := target.HTTPURL
+	if httpURL == "" && slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
+		httpURL, _ = compare.HTTPURLOf(target.URL) // the URL the plain-HTTP variants measured
+	}
 	if asJSON {
 		findings, notes := res.Findings(), res.Notes()
 		if findings == nil {
@@ -339,10 +343,6 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 		}
 		if notes == nil {
 			notes = []string{}
-		}
-		httpURL := target.HTTPURL
-		if httpURL == "" && slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
-			httpURL, _ = compare.HTTPURLOf(target.URL) // the URL the plain-HTTP variants measured
 		}
 		return report.WriteJSON(e.stdout, "compare", struct {
 			Target   string          `json:"target"`
@@ -353,7 +353,11 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 			Result   *compare.Result `json:"comparison"`
 		}{where, target.URL, httpURL, findings, notes, res})
 	}
-	fmt.Fprintf(e.stdout, "compare %s\n\n", where)
+	fmt.Fprintf(e.stdout, "compare %s\n", where)
+	if httpURL != "" {
+		fmt.Fprintf(e.stdout, "plain HTTP from %s\n", httpURL)
+	}
+	fmt.Fprintln(e.stdout)
 	return res.WriteText(e.stdout)
 }
 

@@ -381,4 +381,8 @@ func TestCompareJSONHTTPURL(t *testing.T) {
 	if doc.Result.URL != "https://127.0.0.2/x" || doc.Result.HTTPURL != "http://127.0.0.2/x" {
 		t.Errorf("url, http_url = %q, %q; want https://127.0.0.2/x and the derived http://127.0.0.2/x", doc.Result.URL, doc.Result.HTTPURL)
 	}
+	_, stdout, _ = run(t, context.Background(), "compare", "https://127.0.0.2/x", "--vary", "scheme", "-n", "2", "--max-time", "2")
+	if want := "compare https://127.0.0.2/x\nplain HTTP from http://127.0.0.2/x\n\n"; !strings.HasPrefix(stdout, want) {
+		t.Errorf("compare report begins %q; want %q", stdout, want)
+	}
 }
