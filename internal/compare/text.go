@@ -162,8 +162,12 @@ func (res *Result) writeFooter(w io.Writer) {
 func (res *Result) Notes() []string {
 	var out []string
 	if n := res.minN(); n > 0 && stats.MinP(n, n) >= res.Alpha {
-		out = append(out, fmt.Sprintf("with %d runs per variant no difference can be significant at alpha %g (the smallest p-value is %.3f); use more runs (-n)",
-			n, res.Alpha, stats.MinP(n, n)))
+		runs := "runs"
+		if n == 1 {
+			runs = "run"
+		}
+		out = append(out, fmt.Sprintf("with %d %s per variant no difference can be significant at alpha %g (the smallest p-value is %.3f); use more runs (-n)",
+			n, runs, res.Alpha, stats.MinP(n, n)))
 	}
 	if odd := res.otherBodies(); len(odd) > 0 {
 		out = append(out, fmt.Sprintf("the responses differ in size from the baseline's (%s %.0f bytes of body): %s; are the URLs the same resource?",

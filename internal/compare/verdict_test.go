@@ -162,3 +162,27 @@ func TestPrecisionBothSides(t *testing.T) {
 		t.Error("no run stopped for precision; want some, for the test to tell anything")
 	}
 }
+
+// TestNotesTooFewRuns: below 4 runs per variant no difference can be
+// significant at 0.05, and the notes say so, in good English for one run.
+func TestNotesTooFewRuns(t *testing.T) {
+	a, b := twoKeys()
+	for _, tt := range []struct {
+		runs int
+		want string
+	}{
+		{1, "with 1 run per variant no difference can be significant at alpha 0.05 (the smallest p-value is 1.000); use more runs (-n)"},
+		{3, "with 3 runs per variant no difference can be significant at alpha 0.05 (the smallest p-value is 0.100); use more runs (-n)"},
+		{4, ""},
+	} {
+		res, err := Run(context.Background(), Config{Variants: []Variant{
+			{Key: a, Sampler: fixed(1, time.Millisecond, 0)}, {Key: b, Sampler: fixed(2, 2*time.Millisecond, 0)},
+		}, Runs: tt.runs, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(res.Notes(), "\n"); got != tt.want {
+			t.Errorf("-n %d: notes %q; want %q", tt.runs, got, tt.want)
+		}
+	}
+}
