@@ -31,6 +31,8 @@ type probeFlags struct {
 	userAgent, referer string
 	head               bool
 	h2Prior            bool
+	compressed         bool
+	showError          bool // accepted: errors are always shown
 }
 
 // defaultProbeTimeout bounds a probe, all hops, when --max-time is not
@@ -89,6 +91,8 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 	fl.StringVarP(&f.referer, "referer", "e", "", "send this Referer (a -H Referer wins)")
 	fl.BoolVarP(&f.head, "head", "I", false, "send a HEAD request")
 	fl.BoolVar(&f.h2Prior, "http2-prior-knowledge", false, "HTTP/2 without Upgrade over http:// (what --http2 does here)")
+	fl.BoolVar(&f.compressed, "compressed", false, "ask for a compressed response, as curl does (sizes are then the compressed bytes)")
+	fl.BoolVarP(&f.showError, "show-error", "S", false, "accepted as in curl (-sS): errors are always shown")
 	return cmd
 }
 
@@ -161,7 +165,11 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	for name, v := range map[string]string{"User-Agent": f.userAgent, "Referer": f.referer} {
+	encoding := ""
+	if f.compressed {
+		encoding = curlAcceptEncoding
+	}
+	for name, v := range map[string]string{"User-Agent": f.userAgent, "Referer": f.referer, "Accept-Encoding": encoding} {
 		if _, set := cfg.Header[name]; !set && v != "" {
 			cfg.Header[name] = []string{v}
 		}
@@ -179,6 +187,11 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	}
 	return cfg, nil
 }
+
+// curlAcceptEncoding is what curl's --compressed asks for. The body is
+// not decoded (probe keeps none): its sizes are the bytes received, as
+// curl's size_download counts them.
+const curlAcceptEncoding = "deflate, gzip, br, zstd"
 
 // maxRedirsLimit bounds --max-redirs, so that a redirect loop ends.
 const maxRedirsLimit = 1000

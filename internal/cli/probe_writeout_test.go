@@ -99,7 +99,7 @@ func TestProbeSummaryRedirects(t *testing.T) {
 	}
 }
 
-// TestProbeCurlRequestOptions: curl's -A, -e, -I and
+// TestProbeCurlRequestOptions: curl's -A, -e, -I, -S, --compressed and
 // --http2-prior-knowledge, with -H winning over -A as in curl.
 func TestProbeCurlRequestOptions(t *testing.T) {
 	srv, _ := probeTarget(t, lab.Config{NoHTTP3: true})
@@ -111,6 +111,10 @@ func TestProbeCurlRequestOptions(t *testing.T) {
 	code, stdout, stderr = run(t, context.Background(), "probe", "--json", "-A", "agent/1", "-H", "User-Agent: header/2", srv.HTTPURL+"/")
 	if code != ExitOK || !strings.Contains(stdout, `"User-Agent": [`+"\n") || !strings.Contains(stdout, `"header/2"`) || strings.Contains(stdout, "agent/1") {
 		t.Errorf("probe -A with -H User-Agent = %d; want the -H value alone:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, context.Background(), "probe", "-sSL", "--compressed", "-o", os.DevNull, "-w", "%{http_code}", "--json", srv.HTTPURL+"/redirect/1")
+	if code != ExitOK || !strings.Contains(stdout, `"Accept-Encoding": [`+"\n"+`                "deflate, gzip, br, zstd"`) {
+		t.Errorf("probe -sSL --compressed = %d; want curl's Accept-Encoding sent:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, args := range [][]string{{"-I", "-X", "GET"}, {"-I", "-d", "x"}} {
 		if code, _, stderr := run(t, context.Background(), append([]string{"probe", srv.HTTPURL + "/"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "-I sends HEAD") {
