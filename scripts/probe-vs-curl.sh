@@ -19,8 +19,11 @@
 # (`httpslab lab --rtt 20ms`, needs root), where the round trips, not the
 # clients' CPU, make up the totals, as on a real network: there the HTTP
 # total, the HTTPS total and the handshake must agree within 25%.
-# It also fails when `-w @curl-format.txt` (the format of the nginx
-# upgrade study) leaves a variable unprinted.
+# It also fails when a -w variable that must be equal (codes, sizes,
+# counts, URLs, the certificate check and curl's exit code, on success,
+# redirects and failures) differs from curl's, or when
+# `-w @curl-format.txt` (the format of the nginx upgrade study) leaves a
+# variable unprinted.
 #
 # Usage: scripts/probe-vs-curl.sh [N]    (N defaults to 30; NO_LINK=1 skips
 # the emulated-link part, e.g. when not root)
@@ -74,15 +77,17 @@ http {
     uwsgi_temp_path $dir/tmp;
     scgi_temp_path $dir/tmp;
     server {
-        listen ${listen_host:-127.0.0.1}:$port ssl;
+        listen ${listen_host:-127.0.0.1}:$port ssl http2;
         ssl_certificate $dir/cert.pem;
         ssl_certificate_key $dir/key.pem;
         ssl_protocols TLSv1.2 TLSv1.3;
         root $dir/www;
+        location = /redirect { return 302 /1k.bin; }
     }
     server {
         listen ${listen_host:-127.0.0.1}:$plain_port;
         root $dir/www;
+        location = /redirect { return 302 https://127.0.0.1:$port/1k.bin; }
     }
 }
 CONF
@@ -182,6 +187,37 @@ if [[ ${NO_LINK:-0} != 1 ]]; then
 	wait "$lab_pid" 2>/dev/null || true
 	lab_pid=""
 fi
+
+# The variables that must be equal, not just close: codes, sizes,
+# counts, URLs, and what a failed transfer reports. probe sends curl's
+# User-Agent here, so that the request sizes can be compared.
+exact='%{http_code} %{response_code} %{http_version} %{scheme} %{size_download} %{size_header} %{size_request} %{size_upload} %{num_connects} %{num_redirects} %{num_headers} %{content_type} %{redirect_url} %{url_effective} %{ssl_verify_result} %{exitcode}\n'
+agent="User-Agent: curl/$(curl --version | awk 'NR == 1 { print $2 }')"
+refused=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+same() {
+	local c p
+	c=$(curl -s -o /dev/null -w "$exact" "$@" 2>/dev/null || true)
+	p=$("$dir/httpslab" probe -s -o /dev/null -H "$agent" -w "$exact" "$@" 2>/dev/null || true)
+	if [[ $c == "$p" ]]; then
+		printf '  same     %s\n' "$*"
+	else
+		printf '  DIFFERENT %s\n    curl:     %s\n    httpslab: %s\n' "$*" "$c" "$p"
+		status=1
+	fi
+}
+echo "-w variables that must be equal, curl vs httpslab:"
+same "http://127.0.0.1:$plain_port/1k.bin"
+same --http1.1 --cacert "$dir/cert.pem" "$url"
+same --cacert "$dir/cert.pem" "$url"
+# Over HTTP/1.1: an HTTP/2 server that answers before the body went out
+# makes curl's own size_upload vary between runs.
+same --http1.1 --cacert "$dir/cert.pem" -d 'a=1&b=2' "https://127.0.0.1:$port/redirect"
+same -L --cacert "$dir/cert.pem" "http://127.0.0.1:$plain_port/redirect"
+same -L "http://127.0.0.1:$plain_port/redirect"
+same -k "$url"
+same "$url"
+same "http://127.0.0.1:$refused/"
+same -L --max-redirs 0 --cacert "$dir/cert.pem" "https://127.0.0.1:$port/redirect"
 
 out=$("$dir/httpslab" probe -w "@$format" -o /dev/null -s --cacert "$dir/cert.pem" "$url")
 echo "$out"
