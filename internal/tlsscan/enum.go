@@ -204,10 +204,7 @@ func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResul
 		g tls.CurveID
 	}
 	var jobs []job
-	for _, v := range versions {
-		if v != VersionTLS12 && v != VersionTLS13 {
-			continue
-		}
+	for _, v := range groupVersions(versions) {
 		for _, g := range allGroups {
 			jobs = append(jobs, job{v, g})
 		}
@@ -226,6 +223,26 @@ func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResul
 		}
 	}
 	return out, firstErr(errs)
+}
+
+// groupVersions returns the versions whose groups are scanned: TLS 1.3
+// and the newest older one with extensions (TLS 1.2, else 1.1, else 1.0),
+// whose groups the versions before it share.
+func groupVersions(versions []uint16) []uint16 {
+	var out []uint16
+	var older uint16
+	for _, v := range versions {
+		switch {
+		case v == VersionTLS13:
+			out = append(out, v)
+		case v > VersionSSL30 && v > older:
+			older = v
+		}
+	}
+	if older != 0 {
+		out = append(out, older)
+	}
+	return out
 }
 
 func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupResult, error) {

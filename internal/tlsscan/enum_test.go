@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -127,4 +128,34 @@ func TestRunCountsConnections(t *testing.T) {
 		t.Errorf("report counts %d connections; the listener accepted %d (want equal, and dozens)", got, want)
 	}
 	t.Logf("%d connections", rep.Connections)
+}
+
+// TestGroupsOfTLS10Server: a server without TLS 1.2 has its groups found
+// in the newest version it has (they were "none found").
+func TestGroupsOfTLS10Server(t *testing.T) {
+	if got := groupVersions([]uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS13}); !slices.Equal(got, []uint16{VersionTLS13, VersionTLS11}) {
+		t.Errorf("groupVersions = %04x; want TLS 1.3 and TLS 1.1", got)
+	}
+	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1;\nssl_ciphers DEFAULT:@SECLEVEL=0;"})
+	u, _ := url.Parse(n.HTTPSURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil))
+	if err != nil {
+		t.Fatalf("enumerate: %v", err)
+	}
+	var names []string
+	for _, g := range e.Groups {
+		if g.Version == VersionTLS10 {
+			names = append(names, g.Name)
+		}
+	}
+	if !slices.Contains(names, "X25519") || !slices.Contains(names, "CurveP256") {
+		t.Errorf("TLS 1.0 groups %v; want X25519 and P-256 among them", names)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, &Report{Enumeration: e, Partial: true}); err != nil || !strings.Contains(text.String(), "TLS 1.0: X25519") {
+		t.Errorf("WriteText = %v:\n%s\nwant the TLS 1.0 groups", err, text.String())
+	}
 }

@@ -106,7 +106,7 @@ func orNone(s string) string {
 
 func groupList(e *Enumeration) string {
 	var parts []string
-	for _, v := range []uint16{VersionTLS13, VersionTLS12} {
+	for _, v := range []uint16{VersionTLS13, VersionTLS12, VersionTLS11, VersionTLS10} {
 		var names []string
 		for _, g := range e.Groups {
 			if g.Version == v {
