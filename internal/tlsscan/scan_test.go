@@ -214,3 +214,18 @@ func checkOrder(t *testing.T, fs []Finding) {
 		}
 	}
 }
+
+// TestAuditInsecureSuiteOnly audits an nginx whose only suite is one Go
+// implements but does not offer by default: the first handshake must
+// succeed, so that the server is audited rather than refused.
+func TestAuditInsecureSuiteOnly(t *testing.T) {
+	rep := auditNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers AES128-SHA256:@SECLEVEL=0;"})
+	if rep.Negotiated.Suite != "TLS_RSA_WITH_AES_128_CBC_SHA256" || findingByID(rep.Findings, "no-forward-secrecy") == nil {
+		t.Errorf("negotiated %+v, findings %v; want TLS_RSA_WITH_AES_128_CBC_SHA256 and no-forward-secrecy", rep.Negotiated, ids(rep))
+	}
+	var text strings.Builder
+	if err := WriteText(&text, rep); err != nil || !strings.Contains(text.String(), "TLS_RSA_WITH_AES_128_CBC_SHA256, ALPN") {
+		t.Errorf("WriteText = %v:\n%s\nwant the negotiated suite without an empty group", err, text.String())
+	}
+}

@@ -26,6 +26,11 @@ type target struct {
 // config returns a fresh client config. Verification is done by the
 // chain check itself (so that an untrusted chain becomes a finding with
 // -k instead of a failed handshake), hence the skip here.
+//
+// It offers every suite Go implements, the insecure ones too, so that a
+// server that accepts only those (TLS_RSA_WITH_AES_128_CBC_SHA256, 3DES)
+// can be audited: Go ignores the order of the list and prefers its secure
+// suites, so a server that accepts those still negotiates one of them.
 func (t *target) config(maxVersion uint16) *tls.Config {
 	return &tls.Config{
 		ServerName:         t.host,
@@ -33,8 +38,20 @@ func (t *target) config(maxVersion uint16) *tls.Config {
 		MinVersion:         tls.VersionTLS10,
 		MaxVersion:         maxVersion,
 		NextProtos:         []string{"http/1.1"},
+		CipherSuites:       goSuites(),
 	}
 }
+
+// goSuites lists every TLS 1.0 to 1.2 suite Go implements.
+var goSuites = sync.OnceValue(func() []uint16 {
+	var ids []uint16
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		if !isTLS13Suite(s.ID) {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
+})
 
 // session is one TLS connection, with what the server sent recorded when
 // the dial asked for it.

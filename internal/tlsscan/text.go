@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,7 +85,8 @@ func summary(b *strings.Builder, r *Report) {
 		line(b, "", "HelloRetryRequest for %s when offered X25519 first", e.HelloRetryGroup)
 	}
 	n := r.Negotiated
-	line(b, "Negotiated", "%s %s %s, ALPN %s", n.Version, n.Suite, n.Group, orNone(n.ALPN))
+	line(b, "Negotiated", "%s, ALPN %s", strings.Join(slices.DeleteFunc([]string{n.Version, n.Suite, n.Group}, func(s string) bool { return s == "" }), " "),
+		orNone(n.ALPN))
 	writeChain(b, r.Chain)
 	writeResumption(b, r)
 	if r.Records.FirstDataRecord > 0 {
