@@ -36,7 +36,11 @@ type NginxConfig struct {
 	Host string
 	// HTTPDirectives go into the http block, TLSDirectives into the HTTPS
 	// server block and PlainDirectives into the plain HTTP server block.
-	// They may override the defaults (nginx takes the innermost setting).
+	// They override the http block's settings (nginx takes the innermost),
+	// but a TLSDirectives line that repeats one of the HTTPS block's default
+	// ssl_* lines sits in the same block: nginx refuses most as duplicates
+	// and adds ssl_protocols to the default's versions (TLSv1.2 stays on),
+	// so replace those with NoDefaults.
 	HTTPDirectives, TLSDirectives, PlainDirectives string
 	// NoDefaults leaves out the default ssl_* lines of the HTTPS block, so
 	// TLSDirectives alone decide (for studying nginx's own defaults).
