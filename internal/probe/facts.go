@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -47,19 +48,32 @@ func certFacts(c *x509.Certificate) Cert {
 	}
 }
 
-// headerSize is the size of the response header as HTTP/1.1 text (status
-// line, fields, blank line). For HTTP/2 and HTTP/3 it is the decoded size,
-// not the compressed bytes on the wire, with the status line as curl
-// writes it for them ("HTTP/2 200 \r\n"): they carry no reason phrase.
-func headerSize(resp *http.Response) int64 {
+// headerSize is the size of the response header h as HTTP/1.1 text
+// (status line, fields, blank line). For HTTP/2 and HTTP/3 it is the
+// decoded size, not the compressed bytes on the wire, with the status
+// line as curl writes it for them ("HTTP/2 200 \r\n"): they carry no
+// reason phrase.
+func headerSize(resp *http.Response, h http.Header) int64 {
 	n := len(resp.Proto) + 1 + len(resp.Status) + 2
 	if resp.ProtoMajor >= 2 {
 		n = len(fmt.Sprintf("HTTP/%d %03d \r\n", resp.ProtoMajor, resp.StatusCode))
 	}
-	for k, vs := range resp.Header {
+	for k, vs := range h {
 		for _, v := range vs {
 			n += len(k) + 2 + len(v) + 2
 		}
 	}
 	return int64(n + 2)
+}
+
+// wireHeader is the response header as it came: net/http moves an
+// HTTP/1.1 Transfer-Encoding field out of the Header into
+// TransferEncoding, and it is put back.
+func wireHeader(resp *http.Response) http.Header {
+	if resp.ProtoMajor != 1 || len(resp.TransferEncoding) == 0 || resp.Header.Get("Transfer-Encoding") != "" {
+		return resp.Header
+	}
+	h := resp.Header.Clone()
+	h["Transfer-Encoding"] = []string{strings.Join(resp.TransferEncoding, ", ")}
+	return h
 }

@@ -114,8 +114,8 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	}
 	cs := r.tlsState
 	if resp != nil {
-		tl.Proto, tl.Status, tl.Header = resp.Proto, resp.StatusCode, resp.Header
-		tl.Bytes.HeaderSize = headerSize(resp)
+		tl.Proto, tl.Status, tl.Header = resp.Proto, resp.StatusCode, wireHeader(resp)
+		tl.Bytes.HeaderSize = headerSize(resp, tl.Header)
 		if resp.TLS != nil {
 			cs = resp.TLS
 		}
