@@ -71,6 +71,9 @@ error_log $dir/error.log warn;
 events { worker_connections 256; }
 http {
     access_log off;
+    gzip on;   # for --compressed only: neither client asks for it otherwise
+    gzip_types application/octet-stream;
+    gzip_min_length 0;
     client_body_temp_path $dir/tmp;
     proxy_temp_path $dir/tmp;
     fastcgi_temp_path $dir/tmp;
@@ -214,6 +217,8 @@ same --cacert "$dir/cert.pem" "$url"
 same --http1.1 --cacert "$dir/cert.pem" -d 'a=1&b=2' "https://127.0.0.1:$port/redirect"
 same -L --cacert "$dir/cert.pem" "http://127.0.0.1:$plain_port/redirect"
 same -L "http://127.0.0.1:$plain_port/redirect"
+same --compressed --http1.1 --cacert "$dir/cert.pem" "$url"   # gzip, chunked
+same --compressed --cacert "$dir/cert.pem" "$url"
 same -k "$url"
 same "$url"
 same "http://127.0.0.1:$refused/"
