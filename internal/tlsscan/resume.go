@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -48,9 +49,15 @@ func boolPtr(b bool) *bool { return &b }
 // supports; attempts is K of "resumed N of K".
 func checkResumption(ctx context.Context, t *target, versions []uint16, attempts int) (Resumption, error) {
 	var res Resumption
+	var tls12Err error
 	if slices.Contains(versions, VersionTLS12) {
-		if err := t.resumeTLS12(ctx, &res); err != nil {
-			return res, err
+		// A TLS 1.2 that Go cannot speak (suites it does not implement)
+		// leaves the TLS 1.3 checks to run.
+		if tls12Err = t.resumeTLS12(ctx, &res); tls12Err != nil {
+			if ctx.Err() != nil {
+				return res, tls12Err
+			}
+			tls12Err = fmt.Errorf("TLS 1.2: %w", tls12Err)
 		}
 	}
 	top := VersionTLS12
@@ -58,14 +65,14 @@ func checkResumption(ctx context.Context, t *target, versions []uint16, attempts
 		top = VersionTLS13
 	}
 	if !slices.Contains(versions, top) {
-		return res, nil
+		return res, tls12Err
 	}
 	if top == VersionTLS12 && (res.TLS12Ticket == nil || !*res.TLS12Ticket) {
 		// crypto/tls resumes TLS 1.2 by ticket only: no hit rate to measure.
 		res.Version = tls.VersionName(top)
-		return res, nil
+		return res, tls12Err
 	}
-	return res, t.hitRate(ctx, &res, top, attempts)
+	return res, errors.Join(tls12Err, t.hitRate(ctx, &res, top, attempts))
 }
 
 // resumeTLS12 checks resumption by ticket with crypto/tls, and by session

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +36,20 @@ func TestHitRateInterrupted(t *testing.T) {
 	if res.Resumed < 5 || res.Attempts >= 100000 || res.TLS13PSK == nil || !*res.TLS13PSK ||
 		res.FullHandshake <= 0 || res.ResumedHandshake <= 0 {
 		t.Errorf("interrupted hit rate %+v; want resumed 5 or more of fewer than 100000, PSK yes, both handshake times", res)
+	}
+}
+
+// TestResumptionTLS12Unspeakable: a server whose TLS 1.2 suites Go does
+// not implement still has its TLS 1.3 resumption checked; only the TLS
+// 1.2 checks are noted as not run.
+func TestResumptionTLS12Unspeakable(t *testing.T) {
+	rep := auditNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3;\nssl_ciphers CAMELLIA256-SHA:@SECLEVEL=0;\nssl_session_cache shared:c:1m;"})
+	res := rep.Resumption
+	if res.TLS13PSK == nil || !*res.TLS13PSK || res.Resumed != res.Attempts || res.TLS12SessionID != nil {
+		t.Errorf("resumption %+v; want TLS 1.3 resumed every time and TLS 1.2 not checked", res)
+	}
+	if !strings.Contains(strings.Join(rep.NotChecked, "\n"), "resumption: TLS 1.2: ") {
+		t.Errorf("not checked %q; want the TLS 1.2 resumption check named", rep.NotChecked)
 	}
 }
