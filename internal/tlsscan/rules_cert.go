@@ -119,6 +119,16 @@ func ruleChainSize(r *Report) []Finding {
 		Reason: "the server must wait for the client's ACK before sending the rest of its flight", Reference: refRFC6928})
 }
 
+// certEntryOverhead is what a certificate adds to the Certificate message
+// besides its own bytes: a 3-byte length, and in TLS 1.3 its (empty)
+// extensions' 2-byte length (RFC 8446, 4.4.2).
+func certEntryOverhead(version string) int {
+	if version == tls.VersionName(VersionTLS13) {
+		return 5
+	}
+	return 3
+}
+
 func ruleNeedlessRoot(r *Report) []Finding {
 	if !r.Chain.NeedlessRoot {
 		return nil
@@ -126,7 +136,7 @@ func ruleNeedlessRoot(r *Report) []Finding {
 	root := r.Chain.Certs[len(r.Chain.Certs)-1]
 	return one(Finding{ID: "chain-root-sent", Severity: Low, Category: Speed, Title: "the chain includes the root certificate",
 		Evidence: fmt.Sprintf("the last certificate (%s, %d bytes) is self-signed", root.Subject, root.Bytes),
-		Cost:     Cost{Bytes: int64(root.Bytes + 3), Per: "per full handshake"},
+		Cost:     Cost{Bytes: int64(root.Bytes + certEntryOverhead(r.Negotiated.Version)), Per: "per full handshake"},
 		Fix:      "# remove the root (the last, self-signed block) from the file named by ssl_certificate",
 		Reason:   "clients already hold the root; sending it only costs bytes", Reference: "RFC 8446 section 4.4.2"})
 }

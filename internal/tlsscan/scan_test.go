@@ -135,6 +135,14 @@ func TestAuditNginx(t *testing.T) {
 			if tt.name == "well configured" {
 				checkWellConfigured(t, rep)
 			}
+			if f := findingByID(rep.Findings, "chain-root-sent"); f != nil && rep.Negotiated.Version == "TLS 1.3" {
+				// The measured Certificate message less what it would be with
+				// the leaf alone: 4 header, 1 context, 3 list length, then the
+				// leaf's 3-byte length and 2-byte extensions length.
+				if want := int64(rep.Records.Certificate - (4 + 1 + 3 + 3 + rep.Chain.Certs[0].Bytes + 2)); f.Cost.Bytes != want {
+					t.Errorf("chain-root-sent costs %d bytes; the Certificate message measured says %d", f.Cost.Bytes, want)
+				}
+			}
 			if tt.name == "no session cache, no tickets" {
 				checkNoResumption(t, rep)
 			}
