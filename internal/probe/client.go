@@ -208,7 +208,9 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 			return res.fail(fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err))
 		}
 		u = next
-		if tl.Status == http.StatusSeeOther || (tl.Status <= http.StatusFound && method == http.MethodPost) {
+		// As curl: a 303 turns the request into a GET (a HEAD stays a
+		// HEAD), a 301 or 302 turns a POST into a GET.
+		if (tl.Status == http.StatusSeeOther && method != http.MethodHead) || (tl.Status <= http.StatusFound && method == http.MethodPost) {
 			method, body = http.MethodGet, nil
 		}
 	}

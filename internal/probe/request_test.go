@@ -3,6 +3,7 @@ package probe
 import (
 	"bufio"
 	"encoding/base64"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -126,6 +127,39 @@ func TestBodySentSize(t *testing.T) {
 		}
 		if cl := tl.RequestHeader["Content-Length"]; len(cl) != 1 || cl[0] != strconv.Itoa(tt.size) {
 			t.Errorf("%s: recorded Content-Length %q; want the body's %d", tt.proto, cl, tt.size)
+		}
+	}
+}
+
+// TestSeeOtherMethod: a 303 turns the next request into a GET, but a
+// HEAD stays a HEAD, as curl -I -L does.
+func TestSeeOtherMethod(t *testing.T) {
+	methods := make(chan string, 8)
+	addr := lab.ServeTCP(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			methods <- req.Method + " " + req.URL.Path
+			if req.URL.Path == "/first" {
+				c.Write([]byte("HTTP/1.1 303 See Other\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n"))
+			} else {
+				c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
+			}
+		}
+	})
+	for _, tt := range []struct {
+		method string
+		body   []byte
+		want   string
+	}{{"HEAD", nil, "HEAD /next"}, {"", []byte("x=1"), "GET /next"}} {
+		do(t, newClient(t, Config{URL: "http://" + addr + "/first", Method: tt.method, Body: tt.body, FollowRedirects: true}), Fresh)
+		if first, next := <-methods, <-methods; next != tt.want {
+			t.Errorf("%s, then %s; want %s after the 303", first, next, tt.want)
 		}
 	}
 }
