@@ -229,6 +229,10 @@ func TestWriteOutHeaderJSON(t *testing.T) {
 	if len(m["x-multi"]) != 2 || m["content-type"][0] != "application/octet-stream" {
 		t.Errorf("%%{header_json} = %s; want lower-case names with all values", got)
 	}
+	// As curl writes it: one field a line.
+	if want := "{\"content-length\":[\"1000\"],\n\"content-type\":[\"application/octet-stream\"],\n"; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "]\n}") {
+		t.Errorf("%%{header_json} = %q; want one field a line, starting %q", got, want)
+	}
 }
 
 func TestJoinFormatLines(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -309,11 +310,25 @@ func (c *woContext) writeHeaderJSON(w io.Writer) error {
 		lk := strings.ToLower(k)
 		h[lk] = append(h[lk], v...)
 	}
-	b, err := json.Marshal(h)
-	if err != nil {
-		return err
+	// One field a line, as curl writes it.
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(h)) {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		name, _ := json.Marshal(k)
+		values, err := json.Marshal(h[k])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s:%s", name, values)
 	}
-	_, err = w.Write(b)
+	if len(h) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteByte('}')
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
