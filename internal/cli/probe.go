@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -240,7 +243,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	if (f.resume || f.zeroRTT) && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
-	return probeError(runErr, cfg.Protocol)
+	return probeError(runErr, cfg)
 }
 
 // runPlan does the runs of p. A failure on the first run stops (the next
@@ -425,9 +428,16 @@ func firstURL(results []*probe.Result) string {
 }
 
 // probeError attaches a hint to a probe failure; nil stays nil.
-func probeError(err error, protocol string) error {
+func probeError(err error, cfg probe.Config) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	protocol := cfg.Protocol
+	var op *net.OpError
+	if transport.LegacyOnly(cfg.TLS.Max) && errors.As(err, &op) && op.Op == "remote error" {
+		// OpenSSL 3 servers refuse TLS 1.1 and older at their default
+		// security level, often with an "internal error" alert.
+		return withHint(err, fmt.Sprintf("the server refused the handshake at --tls-max %s; most servers no longer speak TLS 1.1 or older (OpenSSL 3 turns them off by default): raise --tls-max", tlsVersionFlag(cfg.TLS.Max)))
 	}
 	if errors.Is(err, probe.ErrRedirectLimit) {
 		return withHint(err, "the server redirects more often than --max-redirs allows (a loop?); raise --max-redirs, or leave out -L to see the first answer")
@@ -439,4 +449,9 @@ func probeError(err error, protocol string) error {
 		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")
 	}
 	return withHint(err, hintFor(err))
+}
+
+// tlsVersionFlag writes a TLS version as --tls-max takes it ("1.1").
+func tlsVersionFlag(v uint16) string {
+	return strings.TrimPrefix(tls.VersionName(v), "TLS ")
 }

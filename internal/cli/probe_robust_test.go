@@ -213,3 +213,15 @@ func TestProbeHTTP2NotOffered(t *testing.T) {
 		t.Errorf("probe --http2 against HTTP/1.1-only nginx = %d, stderr %q; want %d and %q", code, stderr, ExitFailure, want)
 	}
 }
+
+// TestProbeLegacyTLSRefused: nginx on OpenSSL 3 refuses TLS 1.1 with an
+// "internal error" alert, which says nothing of versions; the hint says
+// that the server refused the old version.
+func TestProbeLegacyTLSRefused(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	code, _, stderr := run(t, context.Background(), "probe", "-s", "-k", "--tls-max", "1.1", n.HTTPSURL+"/")
+	if code != ExitFailure || !strings.Contains(stderr, "httpslab: error: ") ||
+		!strings.Contains(stderr, "hint: the server refused the handshake at --tls-max 1.1; most servers no longer speak TLS 1.1") {
+		t.Errorf("probe --tls-max 1.1 of nginx = %d; want %d and a hint about the old version\nstderr:\n%s", code, ExitFailure, stderr)
+	}
+}
