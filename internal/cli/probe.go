@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -36,6 +37,8 @@ type probeFlags struct {
 	h2Prior            bool
 	compressed         bool
 	showError          bool // accepted: errors are always shown
+	fail               bool
+	user               string
 }
 
 // defaultProbeTimeout bounds a probe, all hops, when --max-time is not
@@ -96,6 +99,8 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 	fl.BoolVar(&f.h2Prior, "http2-prior-knowledge", false, "HTTP/2 without Upgrade over http:// (what --http2 does here)")
 	fl.BoolVar(&f.compressed, "compressed", false, "ask for a compressed response, as curl does (sizes are then the compressed bytes)")
 	fl.BoolVarP(&f.showError, "show-error", "S", false, "accepted as in curl (-sS): errors are always shown")
+	fl.BoolVarP(&f.fail, "fail", "f", false, "a final response of 400 or more is a failure (exit 1; -w %{exitcode} 22), as in curl")
+	fl.StringVarP(&f.user, "user", "u", "", "send `user:password` as Basic auth (a -H Authorization wins)")
 	return cmd
 }
 
@@ -177,7 +182,11 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 			cfg.Header[name] = []string{v}
 		}
 	}
-	cfg.FollowRedirects = f.location
+	cfg.FollowRedirects, cfg.FailOnHTTPError = f.location, f.fail
+	if _, set := cfg.Header["Authorization"]; !set && f.user != "" {
+		name, pw, _ := strings.Cut(f.user, ":")
+		cfg.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(name+":"+pw)))
+	}
 	switch {
 	case f.maxRedirs == 0:
 		cfg.MaxRedirects = probe.NoRedirects

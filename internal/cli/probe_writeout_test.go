@@ -51,6 +51,7 @@ func TestProbeWriteOutFailures(t *testing.T) {
 		{"plain HTTP on https://", []string{plainAsTLS, "-k"}, "35", "does not look like a TLS handshake"},
 		{"empty reply", []string{"http://" + closer + "/"}, "52", "EOF"},
 		{"closes mid-body", []string{"http://" + cut + "/"}, "18", "unexpected EOF"},
+		{"-f and a 404", []string{srv.HTTPURL + "/status/404", "-f"}, "22", "status 404"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,8 +100,8 @@ func TestProbeSummaryRedirects(t *testing.T) {
 	}
 }
 
-// TestProbeCurlRequestOptions: curl's -A, -e, -I, -S, --compressed and
-// --http2-prior-knowledge, with -H winning over -A as in curl.
+// TestProbeCurlRequestOptions: curl's -A, -e, -I, -S, -u, -f, --compressed
+// and --http2-prior-knowledge, with -H winning over -A as in curl.
 func TestProbeCurlRequestOptions(t *testing.T) {
 	srv, _ := probeTarget(t, lab.Config{NoHTTP3: true})
 	code, stdout, stderr := run(t, context.Background(), "probe", "-s", "-w", "%{method} %{http_version} %{http_code} %{referer}",
@@ -115,6 +116,13 @@ func TestProbeCurlRequestOptions(t *testing.T) {
 	code, stdout, stderr = run(t, context.Background(), "probe", "-sSL", "--compressed", "-o", os.DevNull, "-w", "%{http_code}", "--json", srv.HTTPURL+"/redirect/1")
 	if code != ExitOK || !strings.Contains(stdout, `"Accept-Encoding": [`+"\n"+`                "deflate, gzip, br, zstd"`) {
 		t.Errorf("probe -sSL --compressed = %d; want curl's Accept-Encoding sent:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, context.Background(), "probe", "-u", "user:p@w", "--json", srv.HTTPURL+"/")
+	if code != ExitOK || !strings.Contains(stdout, `"Basic dXNlcjpwQHc="`) {
+		t.Errorf("probe -u user:p@w = %d; want Basic auth sent:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, _, _ := run(t, context.Background(), "probe", "-s", "-f", srv.HTTPURL+"/status/302"); code != ExitOK {
+		t.Errorf("probe -f of a 302 = %d; want %d: only 400 and more fail", code, ExitOK)
 	}
 	for _, args := range [][]string{{"-I", "-X", "GET"}, {"-I", "-d", "x"}} {
 		if code, _, stderr := run(t, context.Background(), append([]string{"probe", srv.HTTPURL + "/"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "-I sends HEAD") {

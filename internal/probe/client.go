@@ -198,6 +198,9 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 	for hop := 0; ; hop++ {
 		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
 		res.Hops = append(res.Hops, tl)
+		if err == nil && c.cfg.FailOnHTTPError && tl.Status >= 400 {
+			err = fmt.Errorf("%s %s: status %d: %w", method, u.Redacted(), tl.Status, ErrHTTPStatus)
+		}
 		if err != nil || next == nil || !c.cfg.FollowRedirects {
 			return res.fail(err)
 		}

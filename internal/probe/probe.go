@@ -44,6 +44,10 @@ const NoRedirects = -1
 // FollowRedirects reaches its redirect limit.
 var ErrRedirectLimit = errors.New("redirect limit reached")
 
+// ErrHTTPStatus is returned, wrapped, when a probe with FailOnHTTPError
+// got a final response of 400 or more.
+var ErrHTTPStatus = errors.New("the server answered with an error status")
+
 // Config is what to probe and how. The zero value (with a URL) sends a GET
 // with automatic protocol choice and verifies the server's certificate.
 type Config struct {
@@ -61,6 +65,10 @@ type Config struct {
 
 	FollowRedirects bool // -L: follow 3xx responses, each hop timed on its own
 	MaxRedirects    int  // 0: DefaultMaxRedirects; NoRedirects (or below): none
+
+	// FailOnHTTPError (curl's -f) makes a final response of 400 or more
+	// a failure, wrapping ErrHTTPStatus.
+	FailOnHTTPError bool
 
 	Timeout time.Duration // --max-time: bound on one Do, all hops; 0: none
 }

@@ -23,6 +23,7 @@ const (
 	curlCouldNotResolve    = 6  // the host name does not resolve
 	curlCouldNotConnect    = 7  // no connection (refused, unreachable)
 	curlPartialFile        = 18 // the body ended before its announced length
+	curlHTTPReturnedError  = 22 // -f: the final response was 400 or more
 	curlOperationTimedOut  = 28 // --max-time, or no QUIC answer
 	curlSSLConnectError    = 35 // the TLS (or QUIC) handshake failed
 	curlAborted            = 42 // the run was interrupted (Ctrl-C)
@@ -81,6 +82,8 @@ func curlCodeOf(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled): // first: the cut-off read also times out
 		return curlAborted
+	case errors.Is(err, probe.ErrHTTPStatus):
+		return curlHTTPReturnedError
 	case errors.Is(err, probe.ErrRedirectLimit):
 		return curlTooManyRedirects
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &idle), errors.As(err, &hsTimeout),
