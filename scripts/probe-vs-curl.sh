@@ -222,6 +222,7 @@ same --compressed --cacert "$dir/cert.pem" "$url"
 same -k "$url"
 same "$url"
 same "http://127.0.0.1:$refused/"
+same -f "http://127.0.0.1:$plain_port/missing"
 same -L --max-redirs 0 --cacert "$dir/cert.pem" "https://127.0.0.1:$port/redirect"
 
 out=$("$dir/httpslab" probe -w "@$format" -o /dev/null -s --cacert "$dir/cert.pem" "$url")
