@@ -121,6 +121,10 @@ func TestProbeCurlRequestOptions(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, `"Basic dXNlcjpwQHc="`) {
 		t.Errorf("probe -u user:p@w = %d; want Basic auth sent:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	// As curl -f: the body of an error is not read.
+	if code, stdout, _ := run(t, context.Background(), "probe", "-f", "-w", "%{http_code} %{size_download}", srv.HTTPURL+"/status/404"); code != ExitFailure || stdout != "404 0" {
+		t.Errorf("probe -f of a 404 = %d, %q; want %d, \"404 0\"", code, stdout, ExitFailure)
+	}
 	if code, _, _ := run(t, context.Background(), "probe", "-s", "-f", srv.HTTPURL+"/status/302"); code != ExitOK {
 		t.Errorf("probe -f of a 302 = %d; want %d: only 400 and more fail", code, ExitOK)
 	}

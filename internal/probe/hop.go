@@ -54,7 +54,10 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	if sendsContentLength(req.Method, req.ContentLength, resp.ProtoMajor == 1) {
 		tl.RequestHeader["Content-Length"] = []string{strconv.FormatInt(req.ContentLength, 10)}
 	}
-	n, err := io.Copy(io.Discard, resp.Body)
+	var n int64
+	if !c.cfg.FailOnHTTPError || resp.StatusCode < 400 {
+		n, err = io.Copy(io.Discard, resp.Body)
+	} // else, as curl -f: the body of an error is not read
 	bodyDone := time.Now()
 	resp.Body.Close()
 	tl.Bytes.RequestBodySize = sent.sentSize()
