@@ -56,9 +56,6 @@ func TestProbeCommand(t *testing.T) {
 			[]string{"connection 2: new connection, resumed session", "TLS resumed 1 of 2 handshakes", "resumption saved"}, nil},
 		{"reuse", []string{u, "--cacert", ca, "--reuse"}, ExitOK, []string{"same connection as before", "connection reused"}, nil},
 		{"count", []string{u, "--cacert", ca, "-n", "3", "--http1.1"}, ExitOK, []string{"3 requests to", "median", "TLS resumed 0 of 3"}, nil},
-		{"0-rtt", []string{u, "--cacert", ca, "--0rtt"}, ExitOK, []string{"HTTP/3.0", "request sent as 0-RTT early data"}, nil},
-		{"0-rtt count", []string{u, "--cacert", ca, "--0rtt", "-n", "3"}, ExitOK,
-			[]string{"TLS resumed 2 of 3 handshakes, 0-RTT accepted in 2", "overlap the TLS phase", "0-RTT saved", "full (1) vs"}, nil},
 		{"redirects", []string{srv.HTTPSURL + "/redirect/2", "--cacert", ca, "-L"}, ExitOK, []string{"hop 3 of 3", "→ 200"}, nil},
 		{"resolve", []string{"https://httpslab.test:" + port(t, u) + "/", "--cacert", ca, "--resolve", "httpslab.test:" + port(t, u) + ":127.0.0.1"}, ExitOK, []string{"→ 200"}, nil},
 	}
