@@ -61,13 +61,7 @@ func TestProbeRejectsBeforeRequest(t *testing.T) {
 // error and a hint that says what the server did.
 func TestProbeMisbehavingServers(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
-	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
-	cut := listen(t, func(c net.Conn) {
-		c.Read(make([]byte, 4096))
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
-		c.Close()
-	})
-	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	closer, cut, silent := brokenServers(t)
 	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
 	tls12 := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MaxVersion: tls.VersionTLS12})
 	tests := []struct {
@@ -123,6 +117,21 @@ func TestProbeMisbehavingServers(t *testing.T) {
 
 // listen serves every TCP connection on a loopback port with handle and
 // returns the address.
+// brokenServers starts three TCP servers that misbehave after reading
+// the request: one closes without a word, one closes in the middle of a
+// 1000-byte body, one never answers.
+func brokenServers(t *testing.T) (closer, cut, silent string) {
+	t.Helper()
+	closer = listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
+	cut = listen(t, func(c net.Conn) {
+		c.Read(make([]byte, 4096))
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
+		c.Close()
+	})
+	silent = listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	return closer, cut, silent
+}
+
 func listen(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
 	return lab.ServeTCP(t, handle)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -29,13 +28,7 @@ func closedPort(t *testing.T) string {
 // redirect limit counts as a failure though its last hop succeeded.
 func TestProbeWriteOutFailures(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
-	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
-	cut := listen(t, func(c net.Conn) {
-		c.Read(make([]byte, 4096))
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
-		c.Close()
-	})
-	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
+	closer, cut, silent := brokenServers(t)
 	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
 	tests := []struct {
 		name string
