@@ -43,7 +43,7 @@ Endpoints:
   /delay/D        answers after D (150ms, 2s; a bare number is seconds; at most 60s)
   /redirect/N     N redirect hops, then /
   /status/C       answers with status C (200-599)
-  /headers        the request headers as JSON
+  /headers        the request headers and the body's size as JSON
 
 With --rtt (or another link flag) the server runs behind an emulated link
 and its URLs carry its address there (198.18.x.y).

@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +37,8 @@ const indexPage = `<!doctype html>
 
 // Handler returns the embedded server's endpoints. Bad path values get a
 // 400 with a one-line reason; values over the limits are refused the same way.
+// Every endpoint reads the whole request body (at most MaxBytes) before it
+// answers, so that an upload is measured to its last byte.
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +50,33 @@ func Handler() http.Handler {
 	mux.HandleFunc("/redirect/{n}", serveRedirect)
 	mux.HandleFunc("/status/{code}", serveStatus)
 	mux.HandleFunc("/headers", serveHeaders)
-	return mux
+	return readBody(mux)
+}
+
+// bodyBytesKey is the request context key of the request body's size.
+type bodyBytesKey struct{}
+
+// readBody reads and discards the request body before h answers. A server
+// that answers first cuts an upload short: over HTTP/2 and HTTP/3 the
+// client stops sending when the response ends the stream, and net/http
+// closes an HTTP/1.1 connection after a response with much of the body
+// unread, so a client timing an upload measured only its first part.
+func readBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int64
+		if r.Body != nil {
+			var err error
+			n, err = io.Copy(io.Discard, io.LimitReader(r.Body, MaxBytes+1))
+			if n > MaxBytes {
+				http.Error(w, fmt.Sprintf("request body: want at most %d bytes", int64(MaxBytes)), http.StatusRequestEntityTooLarge)
+				return
+			}
+			if err != nil {
+				return // the client went away or sent a broken body
+			}
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyBytesKey{}, n)))
+	})
 }
 
 func badRequest(w http.ResponseWriter, format string, args ...any) {
@@ -155,12 +185,14 @@ func serveStatus(w http.ResponseWriter, r *http.Request) {
 
 func serveHeaders(w http.ResponseWriter, r *http.Request) {
 	// encoding/json writes map keys sorted, so the echo is deterministic.
+	bodyBytes, _ := r.Context().Value(bodyBytesKey{}).(int64)
 	out := struct {
-		Method  string      `json:"method"`
-		Proto   string      `json:"proto"`
-		Host    string      `json:"host"`
-		Headers http.Header `json:"headers"`
-	}{r.Method, r.Proto, r.Host, r.Header}
+		Method    string      `json:"method"`
+		Proto     string      `json:"proto"`
+		Host      string      `json:"host"`
+		BodyBytes int64       `json:"body_bytes"` // the request body as received
+		Headers   http.Header `json:"headers"`
+	}{r.Method, r.Proto, r.Host, bodyBytes, r.Header}
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
