@@ -77,7 +77,8 @@ type Result struct {
 	TLS          []TLSCount
 	Latency      Latency
 	// Open model: sends more than LateAfter behind schedule, the largest
-	// lag, and tickets dropped because every worker was busy.
+	// lag, and tickets dropped because every worker was busy: the queue
+	// was full, or -d ended while they waited in it.
 	Late, Dropped int64
 	MaxLag        time.Duration
 	// FirstSend and LastSend are the earliest and latest actual starts of

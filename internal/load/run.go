@@ -114,6 +114,7 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 	p := ConstantPacer{Rate: cfg.Rate, Max: uint64(cfg.Requests)}
 	if cfg.Requests == 0 {
 		p.Duration = cfg.Duration
+		r.src.end = int64(cfg.Duration)
 	}
 	go func() {
 		schedule(ctx, p, r.start, ch, &r.src.dropped)

@@ -13,9 +13,13 @@ type source struct {
 	limited   bool          // closed model with an exact count
 	remaining atomic.Int64
 	deadline  int64 // closed model: no tickets after this time (0: none)
-	now       func() int64
-	ctx       context.Context // the run's: cancelled by an interrupt
-	dropped   atomic.Int64    // open model: tickets dropped, all workers busy
+	// end is, in the open model with a duration, the end of the
+	// schedule: a ticket still queued then and late is dropped rather
+	// than sent after -d (0: no end, -n counts).
+	end     int64
+	now     func() int64
+	ctx     context.Context // the run's: cancelled by an interrupt
+	dropped atomic.Int64    // open model: tickets dropped, all workers busy
 }
 
 // halted reports whether the run was interrupted. It reads the run's
@@ -34,10 +38,32 @@ func (s *source) next() (ticket, bool) {
 		return 0, false
 	}
 	if s.open != nil {
-		t, ok := <-s.open
-		return t, ok && !s.halted()
+		for {
+			t, ok := <-s.open
+			if ok && s.expired(t) {
+				continue
+			}
+			return t, ok && !s.halted()
+		}
 	}
 	return s.closed()
+}
+
+// expired reports, and counts as dropped, a ticket taken after the end of
+// the schedule more than LateAfter behind its time. Such a ticket waited
+// in the queue because every worker was busy; sending the queue after
+// -d would stretch a 2 s run against a stalled server to minutes (a
+// second of sends at the rate, at the pace the server answers).
+func (s *source) expired(t ticket) bool {
+	if s.end == 0 {
+		return false
+	}
+	now := s.now()
+	if now < s.end || now-t <= int64(LateAfter) {
+		return false
+	}
+	s.dropped.Add(1)
+	return true
 }
 
 // tryNext is next without blocking, for filling an HTTP/1.1 pipeline.
@@ -46,11 +72,16 @@ func (s *source) tryNext() (ticket, bool) {
 		return 0, false
 	}
 	if s.open != nil {
-		select {
-		case t, ok := <-s.open:
-			return t, ok
-		default:
-			return 0, false
+		for {
+			select {
+			case t, ok := <-s.open:
+				if ok && s.expired(t) {
+					continue
+				}
+				return t, ok
+			default:
+				return 0, false
+			}
 		}
 	}
 	return s.closed()
