@@ -51,11 +51,18 @@ func (c CPU) ServerSaturated() bool {
 
 // limitLine says what set the pace of a closed-model run, from how busy
 // the client and the server were: "" for the open model, where the
-// schedule sets it, and for runs too short to tell.
+// schedule sets it, for runs too short to tell and for runs in which no
+// request ended; a run with 1% or more failed requests is not judged.
 func (r *Result) limitLine() string {
 	c := r.CPU
-	if r.Config.Rate > 0 || c.Wall < minLimitWall {
+	if r.Config.Rate > 0 || c.Wall < minLimitWall || r.Requests+r.Errors == 0 {
 		return ""
+	}
+	if share := r.ErrorRate(); share >= limitErrorShare {
+		// Failures set such a run's pace as much as either side: refused
+		// dials retried at once keep the client busy, timeouts keep it
+		// idle, and neither says what the server holds.
+		return fmt.Sprintf("not judged: %.3g%% of the requests failed (see Errors); fix them first", 100*share)
 	}
 	client := fmt.Sprintf("%.0f%% of %d core(s)", 100*c.clientShare(), c.ClientCores)
 	server := ""
@@ -84,6 +91,10 @@ func (r *Result) limitLine() string {
 			"backends); more connections (-c) may raise requests/s"
 	}
 }
+
+// limitErrorShare is the share of failed requests from which the report
+// does not say what set the pace.
+const limitErrorShare = 0.01
 
 // busyOthersCores is the average number of cores other processes must
 // keep busy for the report to blame the machine rather than the path

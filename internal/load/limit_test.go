@@ -187,3 +187,31 @@ func TestServerBusiestQuota(t *testing.T) {
 		t.Errorf("JSON server_busiest %+v; want 0.25 cores, saturated", j.CPU.ServerBusiest)
 	}
 }
+
+// TestLimitLineFailures checks that the Limit line does not judge a run
+// that failures paced: a dead server's refused dials kept the client at
+// 66% of its cores, and the line said "not the client".
+func TestLimitLineFailures(t *testing.T) {
+	tests := []struct {
+		name             string
+		requests, errors int64
+		want             string
+	}{
+		{"some failed", 290, 580, "not judged: 66.7% of the requests failed"},
+		{"all failed", 0, 6, "not judged: 100% of the requests failed"},
+		{"nothing ended", 0, 0, ""},
+		{"few failed", 1000, 5, "not the client (50% of 1 core(s))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sampleResult()
+			r.Config.Rate = 0
+			r.Requests, r.Errors = tt.requests, tt.errors
+			r.CPU = CPU{ClientUser: time.Second, ClientCores: 1, Wall: 2 * time.Second}
+			got := r.limitLine()
+			if (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("%d completed, %d failed: limit line %q; want it to start with %q", tt.requests, tt.errors, got, tt.want)
+			}
+		})
+	}
+}
