@@ -135,6 +135,8 @@ func (e *env) runServe(f serveFlags) error {
 	var notes []string
 	if srv.HTTP3 {
 		notes = append(notes, "HTTP/3 on the same port over UDP")
+	} else if !f.noHTTP3 {
+		notes = append(notes, "no HTTP/3: QUIC needs TLS 1.3, above --tls-max")
 	}
 	if link != nil {
 		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", link.Config, link.Namespace))

@@ -41,7 +41,8 @@ type Config struct {
 	NoTickets bool
 	// No0RTT refuses 0-RTT early data on HTTP/3.
 	No0RTT bool
-	// NoHTTP3 turns the QUIC listener off.
+	// NoHTTP3 turns the QUIC listener off. QUIC runs on TLS 1.3 only, so
+	// a MaxVersion below TLS 1.3 turns it off too.
 	NoHTTP3 bool
 	// NoHSTS leaves the Strict-Transport-Security header out.
 	NoHSTS bool
@@ -129,6 +130,11 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxVersion == 0 {
 		cfg.MaxVersion = tls.VersionTLS13
+	}
+	if cfg.MaxVersion < tls.VersionTLS13 {
+		// Every QUIC handshake would fail with "protocol version not
+		// supported" while Alt-Svc invited clients to try HTTP/3.
+		cfg.NoHTTP3 = true
 	}
 	if cfg.Handler == nil {
 		cfg.Handler = Handler()

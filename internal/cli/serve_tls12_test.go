@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeTLS12SaysNoHTTP3: serve --tls-max 1.2 says that it serves no
+// HTTP/3 and why, instead of announcing HTTP/3 that no client could reach.
+func TestServeTLS12SaysNoHTTP3(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, []string{"serve", "--tls-max", "1.2"}, &out, &errb) }()
+	for end := time.Now().Add(10 * time.Second); !strings.Contains(errb.String(), "serving") && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("serve --tls-max 1.2 exited with %d; want %d\n%s", code, ExitOK, errb.String())
+	}
+	got := errb.String()
+	if !strings.Contains(got, "no HTTP/3: QUIC needs TLS 1.3") || strings.Contains(got, "HTTP/3 on the same port") {
+		t.Errorf("serve --tls-max 1.2 said %q; want 'no HTTP/3: QUIC needs TLS 1.3' and no HTTP/3 announced", got)
+	}
+}

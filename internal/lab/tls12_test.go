@@ -1,0 +1,38 @@
+package lab
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+)
+
+// TestNoHTTP3BelowTLS13: QUIC runs on TLS 1.3 only, so a server capped at
+// TLS 1.2 neither listens for HTTP/3 nor advertises it with Alt-Svc (it
+// did both, and every QUIC handshake failed with "protocol version not
+// supported").
+func TestNoHTTP3BelowTLS13(t *testing.T) {
+	s := StartTestServer(t, Config{MaxVersion: tls.VersionTLS12})
+	if s.HTTP3 {
+		t.Errorf("Server.HTTP3 = true with MaxVersion TLS 1.2; want false")
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CA.Pool()}}, Timeout: 10 * time.Second}
+	resp, _ := get(t, c, s.HTTPSURL+"/")
+	if resp.TLS.Version != tls.VersionTLS12 {
+		t.Errorf("negotiated %s; want TLS 1.2", tls.VersionName(resp.TLS.Version))
+	}
+	if v := resp.Header.Get("Alt-Svc"); v != "" {
+		t.Errorf("Alt-Svc = %q from a TLS 1.2 server; want none", v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	addr := resp.Request.URL.Host
+	conn, err := quic.DialAddr(ctx, addr, &tls.Config{RootCAs: s.CA.Pool(), NextProtos: []string{"h3"}}, nil)
+	if err == nil {
+		conn.CloseWithError(0, "")
+		t.Errorf("a QUIC handshake with %s succeeded; want nothing listening", addr)
+	}
+}
