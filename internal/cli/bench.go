@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +79,7 @@ per connection.
 (h2c), as h2load does; the report says so. The server must expect it: nginx's
 "listen 8080 http2;" does, and so does the plain port of 'httpslab serve'.
 
--d takes a duration as wrk does (-d 30s); a value starting with @ is a request
+-d takes a duration as wrk does (-d 30s, or -d 30 in seconds); a value starting with @ is a request
 body file as in curl (-d @body.json). --data gives a literal body.
 
 --fail-if sets exit code 3 when a condition holds on the result: pNN, mean and
@@ -105,7 +106,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.IntVarP(&f.threads, "threads", "t", 0, "OS threads that run requests at once (GOMAXPROCS), as wrk's and h2load's -t (0: the cores this process may use)")
 	fl.StringVarP(&f.inputFile, "input-file", "i", "", "read URLs from this `file`, one per line (# comments), after those given as arguments; - is standard input")
 	fl.Int64VarP(&f.requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
-	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s (default 10s); @FILE is a request body")
+	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s, or 10 as seconds (default 10s); @FILE is a request body")
 	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
 	fl.Float64VarP(&f.rate, "rate", "R", 0, "open model: requests per second (0: closed model)")
@@ -242,6 +243,14 @@ func (f benchFlags) urls(args []string) ([]string, error) {
 	if len(urls) == 0 {
 		return nil, withHint(usagef("no URL to load"), "give one or more URLs, or a file of them with -i FILE")
 	}
+	for _, u := range urls {
+		// "127.0.0.1:8443/" failed in the URL parser ("first path segment
+		// in URL cannot contain colon") and "localhost:8443" as a scheme.
+		if !strings.Contains(u, "://") {
+			return nil, withHint(usagef("target URL %q: want an http:// or https:// URL", u),
+				fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(u, "/")))
+		}
+	}
 	return urls, nil
 }
 
@@ -357,9 +366,9 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 		}
 		data = f.duration
 	} else if f.duration != "" {
-		d, err := time.ParseDuration(f.duration)
+		d, err := parseBenchDuration(f.duration)
 		if err != nil || d <= 0 {
-			return nil, usagef("-d %q: want a duration such as 10s, or @FILE for a body", f.duration)
+			return nil, usagef("-d %q: want a duration such as 10s (or 10, in seconds), or @FILE for a body", f.duration)
 		}
 		cfg.Duration = d
 	}
@@ -368,6 +377,22 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 	}
 	return readData(data)
 }
+
+// parseBenchDuration reads -d as wrk and h2load do: a Go duration
+// (10s, 1m30s), or a bare number of seconds (wrk -d 5).
+func parseBenchDuration(s string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs > maxBareSeconds {
+			return 0, fmt.Errorf("%q seconds is out of range", s)
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// maxBareSeconds bounds a bare -d number, so that its conversion to a
+// Duration cannot overflow (about 292 years fit).
+const maxBareSeconds = 1e9
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {
 	t, err := f.tlsf.tls()

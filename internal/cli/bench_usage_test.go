@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestBenchAsPeerUsers runs bench as users of wrk, ab and hey would type
+// it: wrk's bare -d seconds run for that long, and a URL without its
+// scheme is refused with a hint that writes it.
+func TestBenchAsPeerUsers(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	hostPort := strings.TrimPrefix(s.HTTPURL, "http://")
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		// wrk -d 5 runs 5 s; bench refused "-d 5" as no duration.
+		{args: []string{s.HTTPURL + "/", "-c", "2", "-d", "0.3"}, code: ExitOK, stdout: "Time taken:      0.3"},
+		{args: []string{s.HTTPURL + "/", "-d", "-1"}, code: ExitUsage, stderr: `-d "-1": want a duration`},
+		{args: []string{s.HTTPURL + "/", "-d", "1e300"}, code: ExitUsage, stderr: `-d "1e300": want a duration`},
+		{args: []string{s.HTTPURL + "/", "-d", "Inf"}, code: ExitUsage, stderr: `-d "Inf": want a duration`},
+		// "127.0.0.1:8080/" failed in the URL parser: "first path segment
+		// in URL cannot contain colon", with the generic hint.
+		{args: []string{hostPort + "/", "-n", "1"}, code: ExitUsage,
+			stderr: "want an http:// or https:// URL\nhttpslab: hint: write the scheme, e.g. https://" + hostPort + "/\n"},
+		{args: []string{"localhost:8443", "-n", "1"}, code: ExitUsage, stderr: "hint: write the scheme, e.g. https://localhost:8443/"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := run(t, context.Background(), append([]string{"bench"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("httpslab bench %q = %d\nstdout:\n%s\nstderr:\n%s\nwant %d, stdout with %q, stderr with %q",
+				tt.args, code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}
