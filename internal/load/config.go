@@ -150,6 +150,10 @@ type Config struct {
 	// Progress, when set, is called about once a second from the
 	// aggregator with the counts so far.
 	Progress func(Progress)
+
+	// askedConns is Conns as given, when -n lowered it: the report says
+	// so.
+	askedConns int
 }
 
 // Progress is a live snapshot of a run.
@@ -172,7 +176,7 @@ func (c Config) withDefaults() Config {
 		// A connection without a request of its own would only be
 		// opened and closed: -n 3 -c 100 runs on 3 connections, and the
 		// report says so (h2load and ab refuse it instead).
-		c.Conns = int(c.Requests)
+		c.askedConns, c.Conns = c.Conns, int(c.Requests)
 	}
 	c.Streams = max(c.Streams, 1)
 	c.Pipeline = max(c.Pipeline, 1)

@@ -72,7 +72,10 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if len(c.Targets) > 1 {
 		fmt.Fprintf(b, " (+%d more, rotated)", len(c.Targets)-1)
 	}
-	fmt.Fprintf(b, "\nLoad:            %s, %d connections", c.protocolName(), c.Conns)
+	fmt.Fprintf(b, "\nLoad:            %s, %s", c.protocolName(), plural(c.Conns, "connection"))
+	if c.askedConns > c.Conns {
+		fmt.Fprintf(b, " (-c %d asked: -n %d needs no more)", c.askedConns, c.Requests)
+	}
 	// A connection that carries fewer requests than -m or --pipeline
 	// never has that many in flight: the line says what ran.
 	streams, pipeline := c.Streams, c.Pipeline
@@ -130,6 +133,14 @@ func (r *Result) writeSummary(b *strings.Builder) {
 		fmt.Fprintf(b, "Schedule:        %d sends late by more than %s, largest lag %s, %d dropped (all workers busy)\n",
 			r.Late, LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
 	}
+}
+
+// plural writes a count and its noun: "1 connection", "2 connections".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func bytesString(n float64) string {
