@@ -168,8 +168,15 @@ func route(ctx context.Context, cfg Config, addr string) ([]string, error) {
 	return out, nil
 }
 
+// noteTLS records a handshake's parameters. A resumed TLS 1.2 handshake
+// exchanges no key, though crypto/tls reports the group of the session's
+// first handshake: it is left out, so that the report does not show a
+// key exchange that did not happen.
 func noteTLS(ev *event, cs tls.ConnectionState) {
 	ev.version, ev.cipher, ev.curve, ev.resumed = cs.Version, cs.CipherSuite, cs.CurveID, cs.DidResume
+	if cs.DidResume && cs.Version <= tls.VersionTLS12 {
+		ev.curve = 0
+	}
 }
 
 // conns tracks the open connections of a run so that an interrupted run

@@ -117,6 +117,14 @@ func TestModesNginx(t *testing.T) {
 			if !res.CPU.ServerMeasured {
 				t.Errorf("server CPU not measured: %s", res.CPU.ServerError)
 			}
+			// A resumed TLS 1.2 handshake exchanges no key: its row has no
+			// group (it showed the first connection's X25519 and shared
+			// the full handshakes' row).
+			for _, row := range res.TLS {
+				if row.Full > 0 && row.Curve == 0 || row.Version == tls.VersionTLS12 && row.Resumed > 0 && (row.Curve != 0 || row.Full > 0) {
+					t.Errorf("TLS row %+v; want a group on full handshakes and on TLS 1.3 resumptions only", row)
+				}
+			}
 		})
 	}
 }
