@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
@@ -217,6 +218,10 @@ func benchHint(res *load.Result) string {
 		var netErr net.Error
 		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
 			return "the server did not answer within --timeout; check that it is not stalled, or raise --timeout"
+		}
+		if res.Config.Protocol == load.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
+			// The TCP port may well be open: HTTP/3 is QUIC over UDP.
+			return "nothing receives QUIC on that UDP port: does the server speak HTTP/3 there? (nginx: listen PORT quic); leave out --http3 for HTTP/1.1 or --http2"
 		}
 		if hint := hintFor(err); hint != "" {
 			return hint

@@ -38,3 +38,14 @@ func TestBenchAsPeerUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchHTTP3Refused checks the hint when HTTP/3 finds no QUIC server
+// on a port whose TCP side serves HTTPS: it said that nothing listens on
+// the port, while nginx answered HTTPS there.
+func TestBenchHTTP3Refused(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	code, _, stderr := run(t, context.Background(), "bench", n.HTTPSURL+"/", "-k", "--http3", "-n", "2")
+	if code != ExitFailure || !strings.Contains(stderr, "hint: nothing receives QUIC on that UDP port") {
+		t.Errorf("bench --http3 on an nginx without QUIC = %d, stderr:\n%s\nwant %d and the QUIC hint", code, stderr, ExitFailure)
+	}
+}
