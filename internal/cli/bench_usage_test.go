@@ -49,3 +49,27 @@ func TestBenchHTTP3Refused(t *testing.T) {
 		t.Errorf("bench --http3 on an nginx without QUIC = %d, stderr:\n%s\nwant %d and the QUIC hint", code, stderr, ExitFailure)
 	}
 }
+
+// TestBenchPeerFlags checks the hints for the flags of wrk, ab, hey and
+// h2load that bench spells otherwise: they met the generic "see --help".
+func TestBenchPeerFlags(t *testing.T) {
+	for _, tt := range []struct {
+		flags []string
+		hint  string
+	}{
+		{[]string{"-z", "10s"}, "hint: -z is hey's duration; bench takes -d"},
+		{[]string{"-D", "10"}, "hint: -D is h2load's duration; bench takes -d"},
+		{[]string{"-m", "POST"}, "hint: -m is the streams per connection, as in h2load; the method (hey -m) is -X"},
+		{[]string{"-q", "100"}, "hint: -q is hey's rate per worker; bench takes the total rate, --rate R"},
+		{[]string{"-kT", "application/json"}, "hint: -T is ab's content type; give -H 'Content-Type: TYPE'"},
+		{[]string{"-p", "body.json"}, "hint: -p is ab's POST body file; give -d @FILE"},
+		{[]string{"--latency"}, "hint: bench always prints the latency percentiles"},
+		{[]string{"-s", "script.lua"}, "hint: bench runs no scripts (wrk -s)"},
+		{[]string{"-Z"}, "hint: see 'httpslab --help'"},
+	} {
+		code, _, stderr := run(t, context.Background(), append([]string{"bench", "https://127.0.0.1:1/"}, tt.flags...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.hint) {
+			t.Errorf("bench %q = %d, stderr:\n%s\nwant %d and %q", tt.flags, code, stderr, ExitUsage, tt.hint)
+		}
+	}
+}
