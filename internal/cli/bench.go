@@ -375,6 +375,14 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if err != nil {
 		return cfg, nil, err
 	}
+	for _, v := range header.Values("Connection") {
+		// The clients manage connections and drop the field: the run
+		// kept connections alive, against the header's word.
+		if strings.Contains(strings.ToLower(v), "close") {
+			return cfg, nil, withHint(usagef("-H 'Connection: %s': bench decides when connections close", v),
+				"--conn new opens a connection per request (a full handshake each), --requests-per-conn K closes them after K")
+		}
+	}
 	for _, u := range urls {
 		cfg.Targets = append(cfg.Targets, load.Target{Method: f.method, URL: u, Header: header, Body: body})
 	}

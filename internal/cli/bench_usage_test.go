@@ -29,6 +29,11 @@ func TestBenchAsPeerUsers(t *testing.T) {
 		{args: []string{hostPort + "/", "-n", "1"}, code: ExitUsage,
 			stderr: "want an http:// or https:// URL\nhttpslab: hint: write the scheme, e.g. https://" + hostPort + "/\n"},
 		{args: []string{"localhost:8443", "-n", "1"}, code: ExitUsage, stderr: "hint: write the scheme, e.g. https://localhost:8443/"},
+		// ab -H 'Connection: close' ran on kept-alive connections: the
+		// field was dropped without a word.
+		{args: []string{s.HTTPURL + "/", "-n", "1", "-H", "connection: Close"}, code: ExitUsage,
+			stderr: "-H 'Connection: Close': bench decides when connections close\nhttpslab: hint: --conn new opens a connection per request"},
+		{args: []string{s.HTTPURL + "/", "-n", "1", "-H", "Connection: keep-alive"}, code: ExitOK, stdout: "1 completed"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := run(t, context.Background(), append([]string{"bench"}, tt.args...)...)
