@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,11 +16,17 @@ import (
 	"github.com/httpslab/httpslab/internal/netem"
 )
 
-// TestMain runs, in a child process that TestLabKilledEndsCommand starts
-// and kills, the lab it kills.
+// TestMain runs, in child processes that tests start, the httpslab whose
+// death or broken output they study: HTTPSLAB_CLI_CHILD names which.
 func TestMain(m *testing.M) {
-	if os.Getenv("HTTPSLAB_LAB_CRASH_CHILD") == "1" {
+	switch os.Getenv("HTTPSLAB_CLI_CHILD") {
+	case "lab-killed":
 		os.Exit(Run(context.Background(), []string{"lab", "--rtt", "10ms", "--", "sh", "-c", "echo pid $$; exec sleep 60"}, os.Stdout, os.Stdout))
+	case "serve-broken-stdout":
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		code := Run(ctx, []string{"serve", "--rtt", "5ms"}, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -28,7 +35,7 @@ func TestMain(m *testing.M) {
 // to clean up), the command it ran dies with it instead of serving on.
 func TestLabKilledEndsCommand(t *testing.T) {
 	helper := exec.Command(os.Args[0])
-	helper.Env = append(os.Environ(), "HTTPSLAB_LAB_CRASH_CHILD=1")
+	helper.Env = append(os.Environ(), "HTTPSLAB_CLI_CHILD=lab-killed")
 	out, err := helper.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -84,4 +91,44 @@ func processRuns(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(stat), ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// TestServeBrokenStdoutCleansUp: serve behind a link whose standard output
+// is a closed pipe (httpslab ... | head -1) is not killed by SIGPIPE on its
+// first line, which left the namespace behind; it serves on and removes
+// the link when stopped.
+func TestServeBrokenStdoutCleansUp(t *testing.T) {
+	child := exec.Command(os.Args[0])
+	child.Env = append(os.Environ(), "HTTPSLAB_CLI_CHILD=serve-broken-stdout")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before httpslab writes a line
+	child.Stdout = w
+	var errb syncBuffer
+	child.Stderr = &errb
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	defer child.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	for end := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "httpslab: serving") && time.Now().Before(end); {
+		select {
+		case err := <-exited:
+			defer netem.CleanStale()
+			t.Fatalf("serve ended (%v) before it was stopped; stderr: %q", err, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	ns := namespaceIn(errb.String())
+	child.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop within 10s of SIGTERM")
+	}
+	assertNamespaceGone(t, ns)
 }
