@@ -1,0 +1,59 @@
+package load
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestJSONAgreesWithHDR checks a real run's JSON: each histogram's
+// summary is what its HDR encoding decodes to, and the text report's
+// histogram and table count the same requests.
+func TestJSONAgreesWithHDR(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/1ms"}}, Conns: 4, Requests: 400, Rate: 2000,
+		TLS: clientTLS(t, s.CA.CertPEM)})
+	data, err := json.Marshal(res.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j JSONResult
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"connect": res.Connections, "tls": res.Handshakes, "waiting": 400, "total": 400, "service": 400}
+	for name, count := range want {
+		jh, ok := j.Latency[name]
+		if !ok {
+			t.Fatalf("no %s histogram in the JSON", name)
+		}
+		h, err := hdrhistogram.Decode([]byte(jh.HDR))
+		if err != nil {
+			t.Fatalf("%s: decoding HDR: %v", name, err)
+		}
+		if h.TotalCount() != count || jh.Count != count || h.Min() != jh.Min || h.Max() != jh.Max || h.Mean() != jh.Mean || h.StdDev() != jh.StdDev {
+			t.Errorf("%s: JSON count %d min %d max %d mean %g sd %g; HDR %d %d %d %g %g; want %d requests",
+				name, jh.Count, jh.Min, jh.Max, jh.Mean, jh.StdDev, h.TotalCount(), h.Min(), h.Max(), h.Mean(), h.StdDev(), count)
+		}
+		for _, p := range Percentiles {
+			key := "p" + strconv.FormatFloat(p, 'f', -1, 64)
+			if got := h.ValueAtQuantile(p); got != jh.Percentiles[key] {
+				t.Errorf("%s %s: JSON %d µs, HDR %d µs", name, key, jh.Percentiles[key], got)
+			}
+		}
+	}
+	// The ten buckets of the text histogram hold every request.
+	out := reportText(t, res)
+	var sum int64
+	for _, m := range regexp.MustCompile(`(?m)^ +[0-9.]+ \[ *([0-9]+)\]`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		sum += n
+	}
+	if sum != 400 {
+		t.Errorf("text histogram buckets hold %d requests; want 400:\n%s", sum, out)
+	}
+}
