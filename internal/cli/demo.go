@@ -109,6 +109,12 @@ func (e *env) runDemo(f demoFlags) error {
 		return usagef("--bench-time %v: want 0 to 1m", f.benchTime)
 	}
 	if f.link.set() {
+		// Behind a link demo runs the compare matrix only: a load time
+		// given with a link flag would be ignored in silence.
+		if f.link.fs.Changed("bench-time") && f.benchTime > 0 {
+			return withHint(usagef("--bench-time and the link flags exclude each other: behind a link demo compares the variants and does not load the server"),
+				"for load behind a link run 'httpslab serve --rtt ...' and 'httpslab bench' against it")
+		}
 		return e.demoBehindLink(f.link, f.runs, f.json)
 	}
 	ctx, stop := interruptible(e.ctx)

@@ -96,3 +96,13 @@ func TestDemoWithoutLoadOrAudit(t *testing.T) {
 		t.Errorf("demo --bench-time 0 --no-audit still loads or audits:\n%s", stdout)
 	}
 }
+
+// TestDemoBenchTimeBehindLink: a load time given with a link flag is a
+// usage error (it was ignored in silence: demo behind a link does not load
+// the server); checked before any link is built, so it needs no root.
+func TestDemoBenchTimeBehindLink(t *testing.T) {
+	code, _, stderr := run(t, context.Background(), "demo", "--rtt", "50ms", "--bench-time", "2s")
+	if code != ExitUsage || !strings.Contains(stderr, "--bench-time and the link flags exclude each other") {
+		t.Errorf("demo --rtt 50ms --bench-time 2s = %d, %q; want %d and the flags named", code, stderr, ExitUsage)
+	}
+}
