@@ -18,8 +18,9 @@ import (
 // the server processes named in Config.ServerPIDs.
 type CPU struct {
 	ClientUser, ClientSystem time.Duration
-	// ClientCores is how many cores the client could use (GOMAXPROCS,
-	// which follows the CPU affinity mask).
+	// ClientCores is how many cores the client could use: GOMAXPROCS
+	// (which follows the CPU affinity mask), at most the CPUs of that
+	// mask, as -t 8 on 2 cores runs on 2.
 	ClientCores int
 	// Server times are the sum over the named processes and their direct
 	// children (nginx workers under their master); ServerMeasured is
@@ -94,7 +95,7 @@ func readCPU(pids []int) cpuSample {
 func (s cpuSample) since(later cpuSample) CPU {
 	c := CPU{
 		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
-		ClientCores: runtime.GOMAXPROCS(0), Wall: later.at.Sub(s.at),
+		ClientCores: min(runtime.GOMAXPROCS(0), runtime.NumCPU()), Wall: later.at.Sub(s.at),
 	}
 	c.Steal, c.StealMeasured = machine.Between(s.machine, later.machine)
 	busy, ok := machine.BusyBetween(s.machine, later.machine)
