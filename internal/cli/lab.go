@@ -38,7 +38,13 @@ the namespace, ending whatever still runs inside, and exits with its exit code.
 		Example: `  httpslab lab --rtt 50ms -- python3 -m http.server 8080 --bind 0.0.0.0
   httpslab lab --profile 3g -- nginx -c /etc/nginx/nginx.conf -g 'daemon off;'
   httpslab lab --rtt 100ms --loss 1% --bandwidth 10mbit -- sh -c 'exec my-server --listen $HTTPSLAB_SERVER_IP:443'`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return withHint(usagef("lab needs a command to run behind the link"),
+					"put it after the link flags and --: httpslab lab --rtt 50ms -- COMMAND [ARGS...]")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return e.runLab(f, args) },
 	}
 	cmd.Flags().SetInterspersed(false)

@@ -79,6 +79,9 @@ func (f *linkFlags) config() (netem.Config, error) {
 		}
 	}
 	if err := c.Validate(); err != nil {
+		if c.Jitter > c.RTT && c.Jitter > 0 {
+			return netem.Config{}, withHint(usageError{err}, "the jitter varies the RTT around its value: give --rtt at least as large as --jitter")
+		}
 		return netem.Config{}, usageError{err}
 	}
 	return c, nil
