@@ -1,8 +1,11 @@
 package load
 
 import (
+	"os"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 )
@@ -17,5 +20,34 @@ func TestClientCoresAtMostCPUs(t *testing.T) {
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 10})
 	if got, want := res.CPU.ClientCores, runtime.NumCPU(); got != want {
 		t.Errorf("GOMAXPROCS %d on %d CPUs: client cores %d; want %d", runtime.GOMAXPROCS(0), want, got, want)
+	}
+}
+
+// TestClientQuota holds this process, the client, to half a core with a
+// cgroup CPU quota, as docker --cpus 0.5 does, against an nginx that
+// keeps its cores: the client at its quota is the limit. Its share
+// counted against its 2 cores said "13% of 2 core(s)", and the Limit
+// line advised more connections.
+func TestClientQuota(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	lab.LimitCPU(t, 0.5, os.Getpid())
+	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Conns: 8, Duration: 1500 * time.Millisecond,
+		ServerPIDs: []int{n.PID()}})
+	if res.CPU.ClientQuota != 0.5 {
+		t.Fatalf("client quota %v cores; want 0.5", res.CPU.ClientQuota)
+	}
+	out := reportText(t, res)
+	if !strings.Contains(out, "% of 0.5 core(s) (its cgroup CPU quota)") {
+		t.Errorf("report does not count the client's share against its quota:\n%s", out)
+	}
+	if j := res.JSON(); j.CPU.ClientQuota != 0.5 {
+		t.Errorf("JSON client_quota_cores %v; want 0.5", j.CPU.ClientQuota)
+	}
+	if busy := res.CPU.busyMachine(); busy != "" && !res.CPU.ClientSaturated() {
+		t.Logf("the client used %.0f%% of its quota while %s", 100*res.CPU.clientShare(), busy)
+		return
+	}
+	if !strings.Contains(out, "Limit:   the client (") || !strings.Contains(out, "raise the client's CPU quota") {
+		t.Errorf("a client held to 0.5 cores used %.0f%% of them; want the Limit line to name it:\n%s", 100*res.CPU.clientShare(), out)
 	}
 }

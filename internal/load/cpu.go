@@ -22,6 +22,11 @@ type CPU struct {
 	// (which follows the CPU affinity mask), at most the CPUs of that
 	// mask, as -t 8 on 2 cores runs on 2.
 	ClientCores int
+	// ClientQuota is, when the client's cgroups hold it to fewer cores'
+	// worth of CPU time than ClientCores (docker --cpus 0.25), that
+	// quota; 0 otherwise. Go's threads still span the cores, so only
+	// the quota shows that the client was at its ceiling.
+	ClientQuota float64
 	// Server times are the sum over the named processes and their direct
 	// children (nginx workers under their master); ServerMeasured is
 	// false when no PID was given or one could not be read.
@@ -96,6 +101,9 @@ func (s cpuSample) since(later cpuSample) CPU {
 	c := CPU{
 		ClientUser: later.user - s.user, ClientSystem: later.sys - s.sys,
 		ClientCores: min(runtime.GOMAXPROCS(0), runtime.NumCPU()), Wall: later.at.Sub(s.at),
+	}
+	if q, ok := machine.CPUQuota(os.Getpid()); ok && q < float64(c.ClientCores) {
+		c.ClientQuota = q
 	}
 	c.Steal, c.StealMeasured = machine.Between(s.machine, later.machine)
 	busy, ok := machine.BusyBetween(s.machine, later.machine)

@@ -66,6 +66,9 @@ type JSONCPU struct {
 	ClientUser   float64 `json:"client_user_s"`
 	ClientSystem float64 `json:"client_system_s"`
 	ClientCores  int     `json:"client_cores"`
+	// ClientQuota is the client's cgroup CPU quota in cores, when it is
+	// below client_cores; its share of CPU counts against it.
+	ClientQuota  float64 `json:"client_quota_cores,omitempty"`
 	Saturated    bool    `json:"client_saturated"`
 	ServerUser   float64 `json:"server_user_s,omitempty"`
 	ServerSystem float64 `json:"server_system_s,omitempty"`
@@ -111,7 +114,7 @@ func (r *Result) JSON() JSONResult {
 			"waiting": jsonHist(r.Latency.Waiting), "total": jsonHist(r.Latency.Total),
 		},
 		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
-			ClientCores: r.CPU.ClientCores, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
+			ClientCores: r.CPU.ClientCores, ClientQuota: r.CPU.ClientQuota, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds(),
 			ServerNotListening: r.CPU.NotListening},
 	}

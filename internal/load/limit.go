@@ -64,7 +64,7 @@ func (r *Result) limitLine() string {
 		// idle, and neither says what the server holds.
 		return fmt.Sprintf("not judged: %.3g%% of the requests failed (see Errors); fix them first", 100*share)
 	}
-	client := fmt.Sprintf("%.0f%% of %d core(s)", 100*c.clientShare(), c.ClientCores)
+	client := fmt.Sprintf("%.0f%% of %s core(s)", 100*c.clientShare(), coresText(c.clientCores()))
 	server := ""
 	if c.ServerMeasured {
 		b := c.ServerBusiest
@@ -77,6 +77,9 @@ func (r *Result) limitLine() string {
 		return "not the client (" + client + "); --server-pid PID tells whether the server was"
 	case cs && ss:
 		return "both the client (" + client + ") and the server (" + server + ")"
+	case cs && c.ClientQuota > 0:
+		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " +
+			"raise the client's CPU quota or use another machine"
 	case cs:
 		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " +
 			"give the client more cores (-t) or another machine"
@@ -124,12 +127,21 @@ func (c CPU) othersCores() float64 {
 	return float64(c.Others) / float64(c.Wall)
 }
 
+// clientCores is how many cores' worth of CPU time the client could
+// use: its cores, or its cgroup quota when that is less.
+func (c CPU) clientCores() float64 {
+	if c.ClientQuota > 0 {
+		return min(float64(c.ClientCores), c.ClientQuota)
+	}
+	return float64(c.ClientCores)
+}
+
 // clientShare is the part of its cores the client used, from 0 to 1.
 func (c CPU) clientShare() float64 {
-	if c.Wall <= 0 || c.ClientCores <= 0 {
+	if c.Wall <= 0 || c.clientCores() <= 0 {
 		return 0
 	}
-	return float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / float64(c.ClientCores)
+	return float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / c.clientCores()
 }
 
 // busiest returns the process of later that used the largest share of

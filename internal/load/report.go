@@ -251,7 +251,11 @@ func (r *Result) writeCPU(b *strings.Builder) {
 	c := r.CPU
 	b.WriteString("\nCPU\n")
 	writeCPULine(b, "Client:", c.ClientUser, c.ClientSystem, r)
-	fmt.Fprintf(b, "  client used %.0f%% of %d core(s)\n", 100*c.clientShare(), c.ClientCores)
+	fmt.Fprintf(b, "  client used %.0f%% of %s core(s)", 100*c.clientShare(), coresText(c.clientCores()))
+	if c.ClientQuota > 0 {
+		b.WriteString(" (its cgroup CPU quota)")
+	}
+	b.WriteString("\n")
 	if c.ServerMeasured {
 		writeCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
 		if c.Wall > 0 {
