@@ -25,7 +25,7 @@ func newLabCmd(e *env) *cobra.Command {
 		Long: `lab builds an emulated network link and runs COMMAND on its far side, in a
 private network namespace, so that any server (nginx, caddy, a test build) can
 be studied under a chosen RTT, jitter, loss and bandwidth. The server should
-listen on the address lab prints (198.18.x.y), or on all addresses; clients on
+listen on the address lab prints (198.18.x.y or 198.19.x.y), or on all addresses; clients on
 this host reach it there, through the link.
 
 COMMAND gets the addresses in its environment: HTTPSLAB_SERVER_IP (its own),

@@ -44,9 +44,11 @@ Endpoints:
   /redirect/N     N redirect hops, then /
   /status/C       answers with status C (200-599)
   /headers        the request headers and the body's size as JSON
+Every endpoint reads a request body (at most 1 GiB) in full before it answers,
+so an upload (POST or PUT to any of them) is timed to its last byte.
 
 With --rtt (or another link flag) the server runs behind an emulated link
-and its URLs carry its address there (198.18.x.y).
+and its URLs carry its address there (in 198.18.0.0/15: 198.18.x.y or 198.19.x.y).
 
 ` + linkHelp(),
 		Example: `  httpslab serve
@@ -64,7 +66,7 @@ and its URLs carry its address there (198.18.x.y).
 	fl.IntVar(&f.tlsPort, "https-port", 0, "HTTPS port, also HTTP/3 over UDP (0: a free one)")
 	fl.StringVar(&f.cert, "cert", "ecdsa-p256", "certificate key: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-4096")
 	fl.StringVar(&f.tlsMin, "tls-min", "1.2", "lowest TLS version offered")
-	fl.StringVar(&f.tlsMax, "tls-max", "1.3", "highest TLS version offered")
+	fl.StringVar(&f.tlsMax, "tls-max", "1.3", "highest TLS version offered (below 1.3: no HTTP/3, which needs TLS 1.3)")
 	fl.BoolVar(&f.noTickets, "no-tickets", false, "turn session tickets, and so resumption, off")
 	fl.BoolVar(&f.no0RTT, "no-0rtt", false, "refuse 0-RTT early data on HTTP/3")
 	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
