@@ -119,7 +119,7 @@ func (w *h2Worker) loop() {
 		}
 		more := w.serve(c)
 		c.close()
-		w.pending = append(w.pending, c.refused...)
+		w.takeRefused(c)
 		if !more && len(w.pending) == 0 {
 			return
 		}
@@ -175,7 +175,20 @@ func (w *h2Worker) serve(c *h2Conn) bool {
 			<-c.done
 			inflight--
 		}
+		if c.nrefused.Load() > 0 {
+			w.takeRefused(c)
+		}
 	}
+}
+
+// takeRefused moves the requests the server refused unprocessed to the
+// front of the worker's pending ones.
+func (w *h2Worker) takeRefused(c *h2Conn) {
+	c.mu.Lock()
+	w.pending = append(w.pending, c.refused...)
+	c.refused = c.refused[:0]
+	c.nrefused.Store(0)
+	c.mu.Unlock()
 }
 
 // nextPending returns the next request to send: a pending one first,

@@ -36,9 +36,12 @@ type h2Conn struct {
 	free     []*h2Stream
 	nextID   uint32
 	writeErr error
-	// refused are the requests a GOAWAY refused, for the next connection;
-	// the worker reads them once the reader has stopped.
-	refused []h2Pending
+	// refused are the requests the server refused unprocessed: by
+	// GOAWAY, for the next connection, or by REFUSED_STREAM, to be sent
+	// again on this one. nrefused counts them, so that the worker takes
+	// the lock only when there are some.
+	refused  []h2Pending
+	nrefused atomic.Int32
 
 	limit   atomic.Int32  // concurrent streams: min(-m, the server's maximum)
 	goaway  atomic.Bool   // the server sent GOAWAY: no new streams

@@ -65,7 +65,13 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	case *http2.DataFrame:
 		c.onData(f)
 	case *http2.RSTStreamFrame:
-		c.endStream(f.StreamID, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+		// REFUSED_STREAM says the server did not process the request
+		// (RFC 9113, section 8.7): nginx refuses the streams past its
+		// 128 that arrive before the client has its SETTINGS. The request
+		// is sent again, as after GOAWAY.
+		if f.ErrCode != http2.ErrCodeRefusedStream || !c.refuse(f.StreamID) {
+			c.endStream(f.StreamID, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+		}
 	case *http2.SettingsFrame:
 		return c.onSettings(f)
 	case *http2.PingFrame:
@@ -182,13 +188,10 @@ func (c *h2Conn) onGoAway(f *http2.GoAwayFrame) {
 		if id <= f.LastStreamID {
 			continue
 		}
-		if s.refused >= maxRefused {
+		if !c.refuseLocked(id, s) {
 			failed = append(failed, id)
 			continue
 		}
-		delete(c.streams, id)
-		c.refused = append(c.refused, h2Pending{t: s.ev.intended, start: s.ev.start, target: s.target, refused: s.refused + 1})
-		c.free = append(c.free, s)
 		refused++
 	}
 	c.mu.Unlock()
@@ -198,6 +201,33 @@ func (c *h2Conn) onGoAway(f *http2.GoAwayFrame) {
 	for _, id := range failed {
 		c.endStream(id, errors.New("stream refused: the server sent GOAWAY"))
 	}
+}
+
+// refuse hands the request of a stream that the server refused
+// unprocessed back to the worker, unless it was refused maxRefused times
+// already; it reports whether it did.
+func (c *h2Conn) refuse(id uint32) bool {
+	c.mu.Lock()
+	s := c.streams[id]
+	ok := s != nil && c.refuseLocked(id, s)
+	c.mu.Unlock()
+	if ok {
+		c.done <- struct{}{}
+	}
+	return ok
+}
+
+// refuseLocked moves stream id's request to c.refused; the caller holds
+// c.mu and, when it reports true, sends the stream's token on c.done.
+func (c *h2Conn) refuseLocked(id uint32, s *h2Stream) bool {
+	if s.refused >= maxRefused {
+		return false
+	}
+	delete(c.streams, id)
+	c.refused = append(c.refused, h2Pending{t: s.ev.intended, start: s.ev.start, target: s.target, refused: s.refused + 1})
+	c.nrefused.Add(1)
+	c.free = append(c.free, s)
+	return true
 }
 
 // endStream records a finished (or failed) stream and tells the worker.

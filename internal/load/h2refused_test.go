@@ -1,0 +1,30 @@
+package load
+
+import (
+	"context"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestHTTP2RefusedStreamsSentAgain runs more streams than nginx allows
+// (128) on one connection: the streams that reach nginx before the client
+// has its SETTINGS are refused with REFUSED_STREAM, unprocessed, and must
+// be sent again. They counted as failed requests: 44 of 3000 at -m 300.
+func TestHTTP2RefusedStreamsSentAgain(t *testing.T) {
+	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	const runs, each = 4, 1000
+	for range runs {
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Protocol: HTTP2,
+			Conns: 1, Streams: 300, Requests: each, TLS: clientTLS(t, n.CA.CertPEM)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Requests != each || res.Errors != 0 {
+			t.Errorf("-m 300 against nginx's 128 streams: %d completed, %d failed %v; want %d, 0", res.Requests, res.Errors, res.ErrorCounts, each)
+		}
+	}
+	if log := readLog(t, n, runs*each); len(log) != runs*each {
+		t.Errorf("nginx logged %d requests; want %d", len(log), runs*each)
+	}
+}
