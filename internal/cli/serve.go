@@ -120,6 +120,9 @@ func (e *env) runServe(f serveFlags) error {
 		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
 	}
 	srv, err := lab.Start(e.ctx, cfg)
+	if errors.Is(err, syscall.EADDRINUSE) && strings.Contains(err.Error(), "for HTTP/3") {
+		return withHint(err, "HTTP/3 needs the HTTPS port number free over UDP too: pick another --https-port, 0 for a free one, or --no-http3")
+	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return withHint(err, "pick other ports with --http-port and --https-port, or 0 for free ones")
 	}

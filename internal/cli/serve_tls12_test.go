@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"io"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,5 +27,21 @@ func TestServeTLS12SaysNoHTTP3(t *testing.T) {
 	got := errb.String()
 	if !strings.Contains(got, "no HTTP/3: QUIC needs TLS 1.3") || strings.Contains(got, "HTTP/3 on the same port") {
 		t.Errorf("serve --tls-max 1.2 said %q; want 'no HTTP/3: QUIC needs TLS 1.3' and no HTTP/3 announced", got)
+	}
+}
+
+// TestServeUDPPortTaken: when only the UDP side of --https-port is taken,
+// the hint names HTTP/3 and --no-http3 (it only said to pick other ports).
+func TestServeUDPPortTaken(t *testing.T) {
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	port := strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)
+	var errb syncBuffer
+	code := Run(context.Background(), []string{"serve", "--https-port", port}, io.Discard, &errb)
+	if want := "or --no-http3"; code != ExitFailure || !strings.Contains(errb.String(), "UDP port "+port) || !strings.Contains(errb.String(), want) {
+		t.Errorf("serve --https-port %s with the UDP port taken = %d, %q; want %d, the UDP port and %q", port, code, errb.String(), ExitFailure, want)
 	}
 }
