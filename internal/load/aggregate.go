@@ -84,8 +84,12 @@ type Result struct {
 	// FirstSend and LastSend are the earliest and latest actual starts of
 	// completed requests in the open model, for the achieved send rate.
 	FirstSend, LastSend time.Duration
-	Interrupted         bool // the run was stopped before its end
-	CPU                 CPU
+	// ServerStreams is the lowest number of concurrent streams an HTTP/2
+	// server allowed per connection (its SETTINGS, as the closed model's
+	// client reads them); 0 when not known.
+	ServerStreams int64
+	Interrupted   bool // the run was stopped before its end
+	CPU           CPU
 }
 
 // LateAfter is how far behind its intended start a send counts as late.

@@ -167,6 +167,7 @@ func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	}
 	if v, ok := f.Value(http2.SettingMaxConcurrentStreams); ok {
 		c.limit.Store(int32(max(min(c.run.cfg.Streams, int(v)), 1)))
+		c.run.noteServerStreams(v)
 	}
 	return c.write(func() error {
 		if v, ok := f.Value(http2.SettingHeaderTableSize); ok {

@@ -16,6 +16,7 @@ type JSONResult struct {
 	Protocol       string              `json:"protocol"`
 	Conns          int                 `json:"connections"`
 	Streams        int                 `json:"streams"`
+	ServerStreams  int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model)
 	Pipeline       int                 `json:"pipeline"`
 	Mode           string              `json:"conn_mode"`
 	Rate           float64             `json:"rate,omitempty"`
@@ -102,7 +103,7 @@ type JSONProcBusy struct {
 func (r *Result) JSON() JSONResult {
 	c := r.Config
 	j := JSONResult{
-		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, Pipeline: c.Pipeline,
+		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, ServerStreams: r.ServerStreams, Pipeline: c.Pipeline,
 		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
 		DialErrors: r.DialErrors,

@@ -92,6 +92,9 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if c.RequestsPerConn == 1 {
 		perConn = "1 request"
 	}
+	if r.ServerStreams > 0 && int64(streams) > r.ServerStreams {
+		fmt.Fprintf(b, " (the server allows %d at once)", r.ServerStreams)
+	}
 	switch {
 	case streams < c.Streams:
 		fmt.Fprintf(b, " (-m %d asked: a connection of %s has at most %d in flight)", c.Streams, perConn, streams)

@@ -17,6 +17,19 @@ type runner struct {
 	conns  conns
 	events chan *batch
 	start  time.Time
+	// serverStreams is the lowest SETTINGS_MAX_CONCURRENT_STREAMS an
+	// HTTP/2 server sent (fast client), 0 when none did.
+	serverStreams atomic.Int64
+}
+
+// noteServerStreams keeps the lowest stream limit a server announced.
+func (r *runner) noteServerStreams(v uint32) {
+	for {
+		old := r.serverStreams.Load()
+		if old != 0 && old <= int64(v) || r.serverStreams.CompareAndSwap(old, int64(v)) {
+			return
+		}
+	}
 }
 
 // now is the time since the start of the run in nanoseconds, from the
@@ -80,6 +93,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
 	res.Dropped = r.src.dropped.Load()
+	res.ServerStreams = r.serverStreams.Load()
 	return res, nil
 }
 
