@@ -268,6 +268,11 @@ func peerFlagHint(err error) string {
 // --input-file (h2load's -i), blank lines and # comments left out.
 func (f benchFlags) urls(args []string) ([]string, error) {
 	urls := slices.Clone(args)
+	if f.inputFile == "-" && (f.data == "@-" || f.duration == "@-") {
+		// The URLs took all of standard input: the body came out empty.
+		return nil, withHint(usagef("-i - and a body from @-: standard input can be read once"),
+			"put the URLs or the body in a file")
+	}
 	if f.inputFile != "" {
 		data, err := readURLFile(f.inputFile)
 		if err != nil {

@@ -34,6 +34,9 @@ func TestBenchAsPeerUsers(t *testing.T) {
 		{args: []string{s.HTTPURL + "/", "-n", "1", "-H", "connection: Close"}, code: ExitUsage,
 			stderr: "-H 'Connection: Close': bench decides when connections close\nhttpslab: hint: --conn new opens a connection per request"},
 		{args: []string{s.HTTPURL + "/", "-n", "1", "-H", "Connection: keep-alive"}, code: ExitOK, stdout: "1 completed"},
+		// The URLs took standard input and the body sent was empty.
+		{args: []string{"-i", "-", "-d", "@-", "-n", "1"}, code: ExitUsage, stderr: "-i - and a body from @-: standard input can be read once"},
+		{args: []string{"-i", "-", "--data", "@-", "-n", "1"}, code: ExitUsage, stderr: "standard input can be read once"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := run(t, context.Background(), append([]string{"bench"}, tt.args...)...)
