@@ -48,6 +48,10 @@ func ParseThreshold(s string) (Threshold, error) {
 	default:
 		return t, fmt.Errorf("threshold %q: unknown metric %q (want pNN, mean, max, errors or rps)", s, t.Metric)
 	}
+	if _, numErr := strconv.ParseFloat(rest, 64); err != nil && numErr == nil && !strings.HasPrefix(t.Metric, "e") && t.Metric != "rps" {
+		// "p99>200" (wrk2 users write ms): a latency needs its unit.
+		return t, fmt.Errorf("threshold %q: latency %q needs a unit, e.g. %sms", s, rest, rest)
+	}
 	if err != nil || rest == "" {
 		return t, fmt.Errorf("threshold %q: bad value %q", s, rest)
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,5 +79,19 @@ func TestThresholdTripped(t *testing.T) {
 		if got, v := th.Tripped(r); got != tt.want {
 			t.Errorf("%q tripped = %v (measured %s); want %v", tt.cond, got, v, tt.want)
 		}
+	}
+}
+
+// TestParseThresholdUnitless checks the message for a latency without
+// its unit, as wrk2 users write milliseconds: it said only "bad value".
+func TestParseThresholdUnitless(t *testing.T) {
+	for _, in := range []string{"p99>200", "mean>1.5", "max<=30"} {
+		_, err := ParseThreshold(in)
+		if err == nil || !strings.Contains(err.Error(), "needs a unit, e.g. ") {
+			t.Errorf("ParseThreshold(%q) error %v; want one that asks for a unit", in, err)
+		}
+	}
+	if _, err := ParseThreshold("rps<200"); err != nil {
+		t.Errorf("ParseThreshold(%q): %v", "rps<200", err)
 	}
 }
