@@ -197,7 +197,13 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 		}
 	}
 	if len(tripped) > 0 {
-		return exitError{code: ExitThreshold, err: fmt.Errorf("threshold tripped: %s", strings.Join(tripped, "; "))}
+		err := fmt.Errorf("threshold tripped: %s", strings.Join(tripped, "; "))
+		if res.Requests == 0 && res.Errors > 0 {
+			// The threshold sets the exit code, but the reason the run
+			// failed (a wrong port, an untrusted certificate) still shows.
+			err = withHint(fmt.Errorf("%w; every request failed", err), benchHint(res))
+		}
+		return exitError{code: ExitThreshold, err: err}
 	}
 	if res.Requests == 0 && res.Errors > 0 {
 		return withHint(fmt.Errorf("every request failed"), benchHint(res))

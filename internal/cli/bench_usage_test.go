@@ -81,3 +81,15 @@ func TestBenchPeerFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchThresholdOnFailedRun checks that a tripped threshold on a run
+// in which every request failed keeps its exit code and still says why
+// the requests failed: it said only "threshold tripped: rps<1000".
+func TestBenchThresholdOnFailedRun(t *testing.T) {
+	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	code, _, stderr := run(t, context.Background(), "bench", s.HTTPSURL+"/", "-n", "3", "--fail-if", "rps<1000")
+	if code != ExitThreshold || !strings.Contains(stderr, "threshold tripped: rps<1000 (measured 0.0); every request failed") ||
+		!strings.Contains(stderr, "hint: ") || !strings.Contains(stderr, "--cacert") {
+		t.Errorf("bench without --cacert and --fail-if rps<1000 = %d, stderr:\n%s\nwant %d, the failure and the certificate hint", code, stderr, ExitThreshold)
+	}
+}
