@@ -32,11 +32,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // received.
 func TestUploadReadInFull(t *testing.T) {
 	s := StartTestServer(t, Config{})
-	tlsConf := &tls.Config{RootCAs: s.CA.Pool()}
+	// A tls.Config each: a transport may set NextProtos on the one it gets.
+	tlsConf := func() *tls.Config { return &tls.Config{RootCAs: s.CA.Pool()} }
 	clients := map[string]*http.Client{
-		"HTTP/1.1": {Transport: &http.Transport{TLSClientConfig: tlsConf}},
-		"HTTP/2":   {Transport: &http.Transport{TLSClientConfig: tlsConf, ForceAttemptHTTP2: true}},
-		"HTTP/3":   {Transport: &http3.Transport{TLSClientConfig: tlsConf}},
+		"HTTP/1.1": {Transport: &http.Transport{TLSClientConfig: tlsConf()}},
+		"HTTP/2":   {Transport: &http.Transport{TLSClientConfig: tlsConf(), ForceAttemptHTTP2: true}},
+		"HTTP/3":   {Transport: &http3.Transport{TLSClientConfig: tlsConf()}},
 	}
 	const size = 4 << 20
 	payload := bytes.Repeat([]byte("u"), size)
