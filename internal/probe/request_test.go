@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,24 +106,36 @@ func TestURLCredentials(t *testing.T) {
 	}
 }
 
-// TestBodySentSize: RequestBodySize is what the transport took of the
-// body (curl's size_upload): all of it over HTTP/1.1, which writes the
-// body before reading the answer; over HTTP/2 to a handler that answers
-// without reading, no more than flow control let through before the
-// answer ended the stream.
+// TestBodySentSize: RequestBodySize counts the body bytes the client
+// really sent. The embedded server reads an upload in full before it
+// answers (all of it counts); a server that answers an HTTP/2 upload
+// without reading it (a handler that ignores the body) stops it within
+// the flow-control window (or before any of it went, as the answer may
+// come first), and only what went counts, not the 8 MiB.
 func TestBodySentSize(t *testing.T) {
 	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
 	ca := caFile(t, srv.CA)
+	early := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+	}))
+	early.EnableHTTP2 = true
+	early.StartTLS()
+	t.Cleanup(early.Close)
 	for _, tt := range []struct {
-		proto string
-		size  int
-		full  bool
-	}{{ProtoHTTP11, 100 << 10, true}, {ProtoHTTP2, 8 << 20, false}} {
-		c := newClient(t, Config{URL: srv.HTTPSURL + "/status/200", Protocol: tt.proto, Body: make([]byte, tt.size), TLS: transport.TLS{CAFile: ca}})
+		proto, url string
+		tls        transport.TLS
+		size       int
+		full       bool
+	}{
+		{ProtoHTTP11, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 100 << 10, true},
+		{ProtoHTTP2, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 8 << 20, true},
+		{ProtoHTTP2, early.URL + "/", transport.TLS{Insecure: true}, 8 << 20, false},
+	} {
+		c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, Body: make([]byte, tt.size), TLS: tt.tls})
 		tl := do(t, c, Fresh)
 		got := tl.Bytes.RequestBodySize
-		if (tt.full && got != int64(tt.size)) || (!tt.full && (got <= 0 || got >= int64(tt.size))) {
-			t.Errorf("%s: RequestBodySize = %d of a %d B body; want all: %v", tt.proto, got, tt.size, tt.full)
+		if (tt.full && got != int64(tt.size)) || (!tt.full && (got < 0 || got >= int64(tt.size))) {
+			t.Errorf("%s %s: RequestBodySize = %d of a %d B body; want all: %v", tt.proto, tt.url, got, tt.size, tt.full)
 		}
 		if cl := tl.RequestHeader["Content-Length"]; len(cl) != 1 || cl[0] != strconv.Itoa(tt.size) {
 			t.Errorf("%s: recorded Content-Length %q; want the body's %d", tt.proto, cl, tt.size)
