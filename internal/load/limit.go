@@ -77,12 +77,12 @@ func (r *Result) limitLine() string {
 		return "not the client (" + client + "); --server-pid PID tells whether the server was"
 	case cs && ss:
 		return "both the client (" + client + ") and the server (" + server + ")"
-	case cs && c.ClientQuota > 0:
-		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " +
-			"raise the client's CPU quota or use another machine"
 	case cs:
-		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " +
-			"give the client more cores (-t) or another machine"
+		more := "give the client more cores (-t) or another machine"
+		if c.ClientQuota > 0 {
+			more = "raise the client's CPU quota or use another machine"
+		}
+		return "the client (" + client + "), not the server (" + server + "): the server may hold more; " + more
 	case ss:
 		return "the server (" + server + "): requests/s is what it holds in this setup"
 	default:
@@ -128,10 +128,11 @@ func (c CPU) othersCores() float64 {
 }
 
 // clientCores is how many cores' worth of CPU time the client could
-// use: its cores, or its cgroup quota when that is less.
+// use: its cores, or its cgroup quota when that is less (ClientQuota is
+// set only then).
 func (c CPU) clientCores() float64 {
 	if c.ClientQuota > 0 {
-		return min(float64(c.ClientCores), c.ClientQuota)
+		return c.ClientQuota
 	}
 	return float64(c.ClientCores)
 }
