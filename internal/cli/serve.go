@@ -120,7 +120,7 @@ func (e *env) runServe(f serveFlags) error {
 		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
 	}
 	srv, err := lab.Start(e.ctx, cfg)
-	if errors.Is(err, syscall.EADDRINUSE) && strings.Contains(err.Error(), "for HTTP/3") {
+	if errors.Is(err, lab.ErrHTTP3Port) && errors.Is(err, syscall.EADDRINUSE) {
 		return withHint(err, "HTTP/3 needs the HTTPS port number free over UDP too: pick another --https-port, 0 for a free one, or --no-http3")
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {

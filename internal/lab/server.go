@@ -150,6 +150,10 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
+// ErrHTTP3Port is wrapped by Start's error when the HTTPS port number is
+// free over TCP but taken over UDP, where HTTP/3 listens.
+var ErrHTTP3Port = errors.New("listening for HTTP/3")
+
 // listenPair opens the HTTPS TCP listener and, for HTTP/3, a UDP socket on
 // the same port number, retrying with other free ports when the UDP port
 // is taken.
@@ -170,7 +174,7 @@ func listenPair(ctx context.Context, cfg Config) (net.Listener, net.PacketConn, 
 		}
 		tcp.Close()
 		if cfg.HTTPSPort != 0 || attempt >= 20 {
-			return nil, nil, fmt.Errorf("listening for HTTP/3 on UDP port %d: %w", port, err)
+			return nil, nil, fmt.Errorf("%w on UDP port %d: %w", ErrHTTP3Port, port, err)
 		}
 	}
 }
