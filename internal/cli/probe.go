@@ -361,12 +361,9 @@ func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result, output 
 	for _, r := range results {
 		// %{exitcode} is curl's code for the failure, as a script
 		// written for curl -w expects (28 a timeout, 60 a certificate).
-		in := report.WriteOutInput{Hops: r.Hops, Err: r.Err, ErrorMessage: r.Error, Filename: output}
-		if r.Err != nil {
-			in.ExitCode = report.CurlExitCode(r.Err, r.Final())
-		} else if fin := r.Final(); fin != nil && fin.Err != "" {
-			in.ExitCode = ExitFailure
-		}
+		// A failed hop fails the run, so r.Err covers it too.
+		in := report.WriteOutInput{Hops: r.Hops, Err: r.Err, ErrorMessage: r.Error, Filename: output,
+			ExitCode: report.CurlExitCode(r.Err, r.Final())}
 		if err := wo.Execute(e.stdout, e.stderr, in); err != nil {
 			return err
 		}
