@@ -179,11 +179,12 @@ func crossScheme(tl *probe.Timeline) string {
 
 // check refuses a request that is not what its variant claims.
 func check(k Key, tl *probe.Timeline) error {
+	loc := crossScheme(tl)
 	switch {
 	case tl.Status >= 400:
 		return &StatusError{URL: tl.URL, Status: tl.Status}
-	case crossScheme(tl) != "":
-		return &StatusError{URL: tl.URL, Status: tl.Status, Location: crossScheme(tl)}
+	case loc != "":
+		return &StatusError{URL: tl.URL, Status: tl.Status, Location: loc}
 	case k.Conn == "reuse" && !tl.Reused:
 		return errors.New("the kept-alive connection was not reused (the server closed it?)")
 	case k.Conn == "fresh" && tl.Reused:
