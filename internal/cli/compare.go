@@ -333,8 +333,8 @@ func compareHint(err error) string {
 // writeCompare prints the text report or the JSON document.
 func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
 	httpURL := target.HTTPURL
-	if httpURL == "" && slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
-		httpURL, _ = compare.HTTPURLOf(target.URL) // the URL the plain-HTTP variants measured
+	if slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
+		httpURL, _ = target.PlainURL()
 	}
 	if asJSON {
 		findings, notes := res.Findings(), res.Notes()

@@ -49,6 +49,15 @@ func HTTPURLOf(httpsURL string) (string, error) {
 	return u.String(), nil
 }
 
+// PlainURL is the URL the plain-HTTP variants measure: HTTPURL, or the
+// one HTTPURLOf derives from URL.
+func (t Target) PlainURL() (string, error) {
+	if t.HTTPURL != "" {
+		return t.HTTPURL, nil
+	}
+	return HTTPURLOf(t.URL)
+}
+
 // Variants builds a probe-backed variant for each key. The returned close
 // function releases their connections.
 func (t Target) Variants(keys []Key) ([]Variant, func(), error) {
@@ -83,12 +92,9 @@ func (t Target) configFor(k Key) (probe.Config, error) {
 	cfg.Protocol = k.Proto
 	cfg.FollowRedirects = false
 	if k.Scheme == "http" {
-		u := t.HTTPURL
-		if u == "" {
-			var err error
-			if u, err = HTTPURLOf(t.URL); err != nil {
-				return cfg, fmt.Errorf("%w; pass --http-url", err)
-			}
+		u, err := t.PlainURL()
+		if err != nil {
+			return cfg, fmt.Errorf("%w; pass --http-url", err)
 		}
 		cfg.URL = u
 		cfg.TLS = transport.TLS{}
