@@ -75,7 +75,10 @@ func readBody(h http.Handler) http.Handler {
 				return // the client went away or sent a broken body
 			}
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyBytesKey{}, n)))
+		if n > 0 { // a request without a body, most of them, is not copied
+			r = r.WithContext(context.WithValue(r.Context(), bodyBytesKey{}, n))
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
