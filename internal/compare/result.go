@@ -146,32 +146,14 @@ func (res *Result) Failure() error {
 	if res.Stop == StopInterrupted || res.Stop == StopBaselineFailed || len(res.Variants) < 2 {
 		return nil
 	}
-	var others, https, httpsMeasured int
-	var firstHTTPS, firstOther *VariantResult
-	for i := range res.Variants {
-		v := &res.Variants[i]
-		if v.Key.Scheme == "https" {
-			https++
-			if v.Total.N > 0 {
-				httpsMeasured++
-			} else if firstHTTPS == nil {
-				firstHTTPS = v
-			}
-		}
-		if i == 0 {
-			continue
-		}
-		if v.Total.N > 0 {
-			others++
-		} else if firstOther == nil {
-			firstOther = v
-		}
+	vs := res.Variants
+	isHTTPS := func(v VariantResult) bool { return v.Key.Scheme == "https" }
+	measured := func(v VariantResult) bool { return v.Total.N > 0 }
+	if i := slices.IndexFunc(vs, isHTTPS); i >= 0 && !slices.ContainsFunc(vs, func(v VariantResult) bool { return isHTTPS(v) && measured(v) }) {
+		return fmt.Errorf("no HTTPS variant could be measured: %w", &VariantError{Key: vs[i].Key, Err: vs[i].dropErr()})
 	}
-	switch {
-	case https > 0 && httpsMeasured == 0:
-		return fmt.Errorf("no HTTPS variant could be measured: %w", &VariantError{Key: firstHTTPS.Key, Err: firstHTTPS.dropErr()})
-	case others == 0:
-		return fmt.Errorf("nothing to compare with the baseline %s: %w", res.Variants[0].Name, &VariantError{Key: firstOther.Key, Err: firstOther.dropErr()})
+	if !slices.ContainsFunc(vs[1:], measured) {
+		return fmt.Errorf("nothing to compare with the baseline %s: %w", vs[0].Name, &VariantError{Key: vs[1].Key, Err: vs[1].dropErr()})
 	}
 	return nil
 }
