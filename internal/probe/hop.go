@@ -104,16 +104,14 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 		tl.Total = time.Since(r.ev.Start)
 	}
 	tl.Dials, tl.Informational, tl.Reused = r.dials, r.info, r.reused
-	for _, d := range r.dials {
-		if d.Err == "" && d.Duration > 0 && d.Network != "udp" {
-			tl.RTT.Connect = d.Duration
-			break
-		}
+	connected, ok := connectedDial(r.dials)
+	if ok {
+		tl.RTT.Connect = connected.Duration
 	}
 	if r.conn != nil {
 		tl.RemoteAddr, tl.LocalAddr = r.conn.RemoteAddr().String(), r.conn.LocalAddr().String()
 	} else {
-		tl.RemoteAddr = connectedAddr(r.dials) // the handshake failed on it
+		tl.RemoteAddr = connected.Addr // the handshake failed on it; "" when no dial connected
 	}
 	cs := r.tlsState
 	if resp != nil {
@@ -163,13 +161,13 @@ func (c *Client) fillWire(tl *Timeline, st hopState, reused bool) {
 	}
 }
 
-// connectedAddr returns the address of the TCP dial attempt that
-// connected, "" when none did.
-func connectedAddr(dials []Dial) string {
+// connectedDial returns the TCP dial attempt that connected; false when
+// none did.
+func connectedDial(dials []Dial) (Dial, bool) {
 	for _, d := range dials {
 		if d.Err == "" && d.Duration > 0 && d.Network != "udp" {
-			return d.Addr
+			return d, true
 		}
 	}
-	return ""
+	return Dial{}, false
 }
