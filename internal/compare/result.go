@@ -186,9 +186,9 @@ func (res *Result) analyse(cfg Config) {
 		v.Total = summarize(totalsMS(v.Samples), cfg.Level)
 		v.Phases = phaseSummaries(v.Samples, cfg.Level)
 		if len(v.Samples) > 0 {
-			v.WireBytes = stats.Median(wireBytes(v.Samples))
-			v.BodyBytes = stats.Median(bodyBytes(v.Samples))
-			v.CPU = time.Duration(stats.Median(cpus(v.Samples)))
+			v.WireBytes = median(v.Samples, func(s Sample) float64 { return float64(s.WireBytes) })
+			v.BodyBytes = median(v.Samples, func(s Sample) float64 { return float64(s.BodyBytes) })
+			v.CPU = time.Duration(median(v.Samples, func(s Sample) float64 { return float64(s.CPU) }))
 		}
 	}
 	// A variant one dimension away from the baseline is both compared
@@ -311,28 +311,13 @@ func totalsMS(ss []Sample) []float64 {
 	return out
 }
 
-func wireBytes(ss []Sample) []float64 {
+// median is the median of one number of each sample.
+func median(ss []Sample, of func(Sample) float64) float64 {
 	out := make([]float64, len(ss))
 	for i, s := range ss {
-		out[i] = float64(s.WireBytes)
+		out[i] = of(s)
 	}
-	return out
-}
-
-func bodyBytes(ss []Sample) []float64 {
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = float64(s.BodyBytes)
-	}
-	return out
-}
-
-func cpus(ss []Sample) []float64 {
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = float64(s.CPU)
-	}
-	return out
+	return stats.Median(out)
 }
 
 // phaseSummaries summarises each phase over the samples where it happened.
