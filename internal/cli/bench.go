@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -424,7 +423,7 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 		}
 		data = f.duration
 	} else if f.duration != "" {
-		d, err := parseBenchDuration(f.duration)
+		d, err := parseSeconds(f.duration)
 		if err != nil || d <= 0 {
 			return nil, usagef("-d %q: want a duration such as 10s (or 10, in seconds), or @FILE for a body", f.duration)
 		}
@@ -435,22 +434,6 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 	}
 	return readData(data)
 }
-
-// parseBenchDuration reads -d as wrk and h2load do: a Go duration
-// (10s, 1m30s), or a bare number of seconds (wrk -d 5).
-func parseBenchDuration(s string) (time.Duration, error) {
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs > maxBareSeconds {
-			return 0, fmt.Errorf("%q seconds is out of range", s)
-		}
-		return time.Duration(secs * float64(time.Second)), nil
-	}
-	return time.ParseDuration(s)
-}
-
-// maxBareSeconds bounds a bare -d number, so that its conversion to a
-// Duration cannot overflow (about 292 years fit).
-const maxBareSeconds = 1e9
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {
 	t, err := f.tlsf.tls()

@@ -6,7 +6,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -137,15 +139,28 @@ func (f *requestFlags) timeout(def time.Duration) (time.Duration, error) {
 	if f.maxTime == "" {
 		return def, nil
 	}
-	if s, err := strconv.ParseFloat(f.maxTime, 64); err == nil && s >= 0 && s < 1e6 {
-		return time.Duration(s * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(f.maxTime)
+	d, err := parseSeconds(f.maxTime)
 	if err != nil || d < 0 {
 		return 0, usagef("--max-time %q: want seconds (2.5) or a duration (1500ms)", f.maxTime)
 	}
 	return d, nil
 }
+
+// parseSeconds reads a time as curl (--max-time 2.5) and wrk (-d 5) take
+// it, a bare number of seconds, or as a Go duration (1500ms, 1m30s).
+func parseSeconds(s string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) || math.Abs(secs) > maxBareSeconds {
+			return 0, fmt.Errorf("%q seconds is out of range", s)
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// maxBareSeconds bounds a bare number of seconds, so that its conversion
+// to a Duration cannot overflow (about 292 years fit).
+const maxBareSeconds = 1e9
 
 // header reads the -H flags (parseHeaders).
 func (f *requestFlags) header() (http.Header, error) { return parseHeaders(f.headers) }
