@@ -306,11 +306,11 @@ func (b *sentBody) sentSize() int64 {
 	return b.n.Load()
 }
 
-// sendsContentLength reports whether a request of method with a body of
+// SendsContentLength reports whether a request of method with a body of
 // length n carries a Content-Length, as net/http writes it (which keeps
 // it out of the request's Header): with a body, for POST, PUT and PATCH
 // always, and over HTTP/1.1 for every other method but GET and HEAD.
-func sendsContentLength(method string, n int64, http1 bool) bool {
+func SendsContentLength(method string, n int64, http1 bool) bool {
 	switch {
 	case n > 0, method == http.MethodPost, method == http.MethodPut, method == http.MethodPatch:
 		return true

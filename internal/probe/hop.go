@@ -51,7 +51,7 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 		tl.Err = err.Error()
 		return tl, nil, err
 	}
-	if sendsContentLength(req.Method, req.ContentLength, resp.ProtoMajor == 1) {
+	if SendsContentLength(req.Method, req.ContentLength, resp.ProtoMajor == 1) {
 		tl.RequestHeader["Content-Length"] = []string{strconv.FormatInt(req.ContentLength, 10)}
 	}
 	var n int64

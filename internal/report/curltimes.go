@@ -136,22 +136,13 @@ func requestSize(t *probe.Timeline) int64 {
 			n += int64(len(k) + 2 + len(v) + 2)
 		}
 	}
-	if firstOf(t.RequestHeader, "Content-Length") == "" && sendsLength(t) {
-		// net/http keeps Content-Length out of the recorded header.
+	// probe records the Content-Length net/http sent once a response
+	// came; for a request that got none, the same rule says whether one
+	// went.
+	if firstOf(t.RequestHeader, "Content-Length") == "" && probe.SendsContentLength(t.Method, uploadSize(t), t.Proto == "HTTP/1.1") {
 		n += int64(len("Content-Length: ") + len(strconv.FormatInt(uploadSize(t), 10)) + 2)
 	}
 	return n + 2 + body
-}
-
-// sendsLength reports whether the request carried a Content-Length: it
-// had a body, or its method is one that has one (an empty POST sends
-// "Content-Length: 0").
-func sendsLength(t *probe.Timeline) bool {
-	switch t.Method {
-	case "POST", "PUT", "PATCH":
-		return true
-	}
-	return uploadSize(t) > 0
 }
 
 // uploadSize is the size of the request body sent.
