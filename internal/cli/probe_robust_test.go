@@ -115,8 +115,6 @@ func TestProbeMisbehavingServers(t *testing.T) {
 	}
 }
 
-// listen serves every TCP connection on a loopback port with handle and
-// returns the address.
 // brokenServers starts three TCP servers that misbehave after reading
 // the request: one closes without a word, one closes in the middle of a
 // 1000-byte body, one never answers.
@@ -132,6 +130,8 @@ func brokenServers(t *testing.T) (closer, cut, silent string) {
 	return closer, cut, silent
 }
 
+// listen serves every TCP connection on a loopback port with handle and
+// returns the address.
 func listen(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
 	return lab.ServeTCP(t, handle)
