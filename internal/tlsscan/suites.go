@@ -132,16 +132,23 @@ func candidateSuites(tls13 bool) []uint16 {
 	return slices.Clone(candidates()[0])
 }
 
-// buildCandidates lists Go's suites in Go's order, then the suites of the
-// table above sorted by code point, so that every ClientHello of every run
-// offers them in the same order (map order must not leak into it).
-func buildCandidates(tls13 bool) []uint16 {
+// goSuites lists the suites Go implements, the insecure ones too, in
+// Go's order: those of TLS 1.3, or those of the versions before it.
+func goSuites(tls13 bool) []uint16 {
 	var out []uint16
 	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
 		if isTLS13Suite(s.ID) == tls13 && !slices.Contains(out, s.ID) {
 			out = append(out, s.ID)
 		}
 	}
+	return out
+}
+
+// buildCandidates lists Go's suites in Go's order, then the suites of the
+// table above sorted by code point, so that every ClientHello of every run
+// offers them in the same order (map order must not leak into it).
+func buildCandidates(tls13 bool) []uint16 {
+	out := goSuites(tls13)
 	var rest []uint16
 	for id := range otherSuites {
 		if isTLS13Suite(id) == tls13 && !slices.Contains(out, id) {

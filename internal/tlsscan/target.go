@@ -38,20 +38,12 @@ func (t *target) config(maxVersion uint16) *tls.Config {
 		MinVersion:         tls.VersionTLS10,
 		MaxVersion:         maxVersion,
 		NextProtos:         []string{"http/1.1"},
-		CipherSuites:       goSuites(),
+		CipherSuites:       olderGoSuites(),
 	}
 }
 
-// goSuites lists every TLS 1.0 to 1.2 suite Go implements.
-var goSuites = sync.OnceValue(func() []uint16 {
-	var ids []uint16
-	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
-		if !isTLS13Suite(s.ID) {
-			ids = append(ids, s.ID)
-		}
-	}
-	return ids
-})
+// olderGoSuites lists every TLS 1.0 to 1.2 suite Go implements, built once.
+var olderGoSuites = sync.OnceValue(func() []uint16 { return goSuites(false) })
 
 // session is one TLS connection, with what the server sent recorded when
 // the dial asked for it.
