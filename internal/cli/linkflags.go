@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func (f *linkFlags) config() (netem.Config, error) {
 		}
 	}
 	if err := c.Validate(); err != nil {
-		if c.Jitter > c.RTT && c.Jitter > 0 {
+		if _, ok := errors.AsType[netem.JitterError](err); ok {
 			return netem.Config{}, withHint(usageError{err}, "the jitter varies the RTT around its value: give --rtt at least as large as --jitter")
 		}
 		return netem.Config{}, usageError{err}

@@ -59,3 +59,29 @@ func TestLinkFlagsRefuseBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkFlagsJitterHint: only a jitter above the RTT gets the hint to
+// give a larger --rtt; an RTT refused for itself (negative, above a
+// minute) does not, since a larger one would not help.
+func TestLinkFlagsJitterHint(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		hint bool
+	}{
+		{[]string{"--rtt", "10ms", "--jitter", "20ms"}, true},
+		{[]string{"--rtt", "2m", "--jitter", "3m"}, false},
+		{[]string{"--rtt", "-5ms", "--jitter", "1ms"}, false},
+	} {
+		var f linkFlags
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		f.add(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatalf("parsing %q: %v", tt.args, err)
+		}
+		_, err := f.config()
+		h, hinted := errors.AsType[hintError](err)
+		if err == nil || hinted != tt.hint || (hinted && h.hint != "the jitter varies the RTT around its value: give --rtt at least as large as --jitter") {
+			t.Errorf("flags %q: config() = %v, hint %q; want an error, with the jitter hint: %v", tt.args, err, h.hint, tt.hint)
+		}
+	}
+}

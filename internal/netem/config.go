@@ -36,6 +36,13 @@ type Config struct {
 	Reorder bool
 }
 
+// JitterError is Validate's error for a jitter above the RTT.
+type JitterError struct{ Jitter, RTT time.Duration }
+
+func (e JitterError) Error() string {
+	return fmt.Sprintf("link jitter %v is above the RTT %v", e.Jitter, e.RTT)
+}
+
 // Validate reports a setting outside its range.
 func (c Config) Validate() error {
 	switch {
@@ -46,7 +53,7 @@ func (c Config) Validate() error {
 	case c.Jitter < 0:
 		return fmt.Errorf("link jitter %v is negative", c.Jitter)
 	case c.Jitter > c.RTT:
-		return fmt.Errorf("link jitter %v is above the RTT %v", c.Jitter, c.RTT)
+		return JitterError{c.Jitter, c.RTT}
 	case c.Loss < 0 || c.Loss >= 1 || math.IsNaN(c.Loss):
 		return fmt.Errorf("link loss %v is outside 0 to 1 (exclusive)", c.Loss)
 	case c.Bandwidth < 0 || c.Upload < 0:
