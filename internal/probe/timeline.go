@@ -39,27 +39,52 @@ type Phase struct {
 	Duration time.Duration `json:"duration_ns"` // never negative
 }
 
+// phaseBound is a phase with the events that begin and end it.
+type phaseBound struct {
+	name     string
+	from, to time.Time
+}
+
+// bounds lists the phases with their events, in order.
+func (e Events) bounds() []phaseBound {
+	return []phaseBound{
+		{PhaseDNS, e.DNSStart, e.DNSDone},
+		{PhaseConnect, e.ConnectStart, e.ConnectDone},
+		{PhaseTLS, e.TLSStart, e.TLSDone},
+		{PhaseSend, e.GotConn, e.WroteRequest},
+		{PhaseWait, e.WroteRequest, e.FirstByte},
+		{PhaseDownload, e.FirstByte, e.BodyDone},
+	}
+}
+
 // Phases derives the phases that happened from the events, in order.
 // A phase is present only if both of its bounding events happened.
 func (e Events) Phases() []Phase {
-	var out []Phase
-	add := func(name string, from, to time.Time) {
-		if from.IsZero() || to.IsZero() || e.Start.IsZero() {
-			return
-		}
-		d := to.Sub(from)
-		if d < 0 {
-			d = 0
-		}
-		out = append(out, Phase{Name: name, Start: from.Sub(e.Start), Duration: d})
+	if e.Start.IsZero() {
+		return nil
 	}
-	add(PhaseDNS, e.DNSStart, e.DNSDone)
-	add(PhaseConnect, e.ConnectStart, e.ConnectDone)
-	add(PhaseTLS, e.TLSStart, e.TLSDone)
-	add(PhaseSend, e.GotConn, e.WroteRequest)
-	add(PhaseWait, e.WroteRequest, e.FirstByte)
-	add(PhaseDownload, e.FirstByte, e.BodyDone)
+	var out []Phase
+	for _, b := range e.bounds() {
+		if !b.from.IsZero() && !b.to.IsZero() {
+			out = append(out, Phase{Name: b.name, Start: b.from.Sub(e.Start), Duration: max(b.to.Sub(b.from), 0)})
+		}
+	}
 	return out
+}
+
+// Open returns the last phase that began and did not end (where a failed
+// request stopped), by name and start offset; false when there is none.
+func (e Events) Open() (name string, start time.Duration, ok bool) {
+	if e.Start.IsZero() {
+		return "", 0, false
+	}
+	b := e.bounds()
+	for i := len(b) - 1; i >= 0; i-- {
+		if !b[i].from.IsZero() && b[i].to.IsZero() {
+			return b[i].name, b[i].from.Sub(e.Start), true
+		}
+	}
+	return "", 0, false
 }
 
 // Dial is one connection attempt (Happy Eyeballs may make several).

@@ -114,27 +114,14 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 // from its start to the end of the request, so that the time it spent
 // there (a handshake that failed, a server that never answered) shows.
 func unfinished(t *probe.Timeline) (probe.Phase, bool) {
-	if t.Err == "" || t.Events.Start.IsZero() {
+	if t.Err == "" {
 		return probe.Phase{}, false
 	}
-	e := t.Events
-	for _, p := range []struct {
-		name       string
-		begin, end time.Time
-	}{
-		{probe.PhaseDownload, e.FirstByte, e.BodyDone},
-		{probe.PhaseWait, e.WroteRequest, e.FirstByte},
-		{probe.PhaseSend, e.GotConn, e.WroteRequest},
-		{probe.PhaseTLS, e.TLSStart, e.TLSDone},
-		{probe.PhaseConnect, e.ConnectStart, e.ConnectDone},
-		{probe.PhaseDNS, e.DNSStart, e.DNSDone},
-	} {
-		if !p.begin.IsZero() && p.end.IsZero() {
-			start := p.begin.Sub(e.Start)
-			return probe.Phase{Name: p.name, Start: start, Duration: max(t.Total-start, 0)}, true
-		}
+	name, start, ok := t.Events.Open()
+	if !ok {
+		return probe.Phase{}, false
 	}
-	return probe.Phase{}, false
+	return probe.Phase{Name: name, Start: start, Duration: max(t.Total-start, 0)}, true
 }
 
 // hopHeading is "GET URL → 200 HTTP/2.0 (addr)".
