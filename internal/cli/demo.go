@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -289,11 +290,8 @@ func writeDemoTable(w io.Writer, rows []*demoRow) {
 			demoMs(r.median(phaseOf(probe.PhaseWait))), demoMs(r.median(totalOf)),
 			demoBytes(r.median(handshakeBytes)), r.notes())
 	}
-	for _, r := range rows {
-		if r.Early > 0 {
-			fmt.Fprintf(w, "%-24s the request leaves with the first flight, so its wait overlaps TLS: read its total\n", "0-RTT:")
-			break
-		}
+	if slices.ContainsFunc(rows, func(r *demoRow) bool { return r.Early > 0 }) {
+		fmt.Fprintf(w, "%-24s the request leaves with the first flight, so its wait overlaps TLS: read its total\n", "0-RTT:")
 	}
 }
 
