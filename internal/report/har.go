@@ -17,8 +17,9 @@ package report
 // HAR allows to be absent) or 0 (send, wait, receive, which HAR requires
 // to be present). time is the sum of the timings other than ssl, as the
 // spec defines it; a phase that overlaps the one before it (0-RTT) counts
-// only from that one's end, so that time stays the time the request took. A failed request has status 0 and its error in the
-// custom field _error.
+// only from that one's end, so that time stays the time the request
+// took. A failed request has status 0 and its error in the custom field
+// _error.
 
 import (
 	"encoding/json"

@@ -12,12 +12,11 @@ package report
 //
 // A failed request shows the phase it failed in, from its start to the
 // end of the request, marked "failed here". Then come the dial attempts
-// (when more than one), the TLS facts,
-// bytes on the wire and the RTT. Start is the offset from the start of
-// the request; the bar spans the phase on a scale where the full width is
-// the request's total time. Round trips are shown for every phase but DNS
-// when an RTT is known (the kernel's smoothed RTT, else the TCP connect
-// time).
+// (when more than one), the TLS facts, bytes on the wire and the RTT.
+// Start is the offset from the start of the request; the bar spans the
+// phase on a scale where the full width is the request's total time.
+// Round trips are shown for every phase but DNS when an RTT is known (the
+// kernel's smoothed RTT, else the TCP connect time).
 
 import (
 	"fmt"
