@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -197,7 +196,6 @@ func auditError(err error, cfg tlsscan.Config) error {
 	var (
 		op     *net.OpError
 		dnsErr *net.DNSError
-		alert  tls.AlertError
 		// A chain that does not verify for a reason other than its CA.
 		hostErr x509.HostnameError
 		invalid x509.CertificateInvalidError
@@ -212,7 +210,7 @@ func auditError(err error, cfg tlsscan.Config) error {
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
 	case errors.As(err, &dnsErr):
 		return withHint(err, fmt.Sprintf("the name %s does not resolve; check its spelling and the DNS", cfg.Host))
-	case errors.As(err, &alert) && (alert == 40 || alert == 70), remoteAlert(err, "protocol version not supported", "handshake failure"):
+	case serverAlert(err, alertProtocolVersion, alertHandshakeFailure):
 		return withHint(err, "the server accepts none of the TLS versions and cipher suites Go implements, which audit needs for its first "+
 			"handshake; 'sslscan HOST:PORT' lists what it accepts")
 	case errors.As(err, &op) && op.Op == "dial":

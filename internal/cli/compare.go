@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -311,16 +310,15 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 func compareHint(err error) string {
 	var (
 		status  *compare.StatusError
-		alert   tls.AlertError
 		variant *compare.VariantError
 	)
-	version := errors.As(err, &alert) && alert == 70 || remoteAlert(err, "protocol version not supported")
+	version := serverAlert(err, alertProtocolVersion)
 	switch {
 	case version && errors.As(err, &variant) && variant.Key.TLS == "1.2":
 		return "the server does not speak TLS 1.2; leave tls out of --vary to measure TLS 1.3 alone"
 	case version:
 		return "the server does not speak TLS 1.3; for a server without it (nginx before 1.23.4 by default), --tls-max 1.2 measures the variants with TLS 1.2"
-	case remoteAlert(err, "no application protocol"):
+	case serverAlert(err, alertNoApplicationProtocol):
 		return "the server does not offer this variant's protocol in ALPN (nginx: 'listen 443 ssl http2'); --vary without proto leaves HTTP/2 out"
 	case errors.As(err, &status) && status.Location != "":
 		return "this URL only redirects to the other scheme; give the URL that serves the resource itself (--http-url for plain HTTP), or --vary without scheme to compare HTTPS variants only"

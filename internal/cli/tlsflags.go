@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -296,7 +297,6 @@ func hintFor(err error) string {
 		hostname  x509.HostnameError
 		invalid   x509.CertificateInvalidError
 		dnsErr    *net.DNSError
-		alert     tls.AlertError
 		idle      *quic.IdleTimeoutError
 		hsTimeout *quic.HandshakeTimeoutError
 		netErr    net.Error
@@ -317,11 +317,11 @@ func hintFor(err error) string {
 		return "nothing listens on that address and port; is the server running? ('httpslab serve' starts one)"
 	case errors.As(err, &dnsErr):
 		return "the name does not resolve; --resolve HOST:PORT:ADDR connects without DNS"
-	case errors.As(err, &alert) && (alert == 70 || alert == 40), remoteAlert(err, "protocol version not supported", "handshake failure"):
+	case serverAlert(err, alertProtocolVersion, alertHandshakeFailure):
 		return "the server and the client share no TLS version or cipher suite; check --tlsv1.2/--tlsv1.3, --tls-max, --ciphers and --curves"
 	case errors.As(err, &idle), errors.As(err, &hsTimeout):
 		return "no QUIC answer; is HTTP/3 served over UDP on this port? Try without --http3"
-	case remoteAlert(err, "no application protocol"):
+	case serverAlert(err, alertNoApplicationProtocol):
 		return "the server offers none of the protocols asked for in ALPN (HTTP/2 with --http2?); leave out --http2 to let it choose"
 	case errors.As(err, &addrErr) && addrErr.Err == "no suitable address found":
 		return "-4 or -6 leaves no address of this host (an IP literal of the other family, or a name with addresses of one family only)"
@@ -339,16 +339,28 @@ func hintFor(err error) string {
 	return ""
 }
 
-// remoteAlert reports whether the server refused the handshake with one of
-// the alerts named (crypto/tls keeps its alert type private over TCP: it
-// comes as a "remote error" whose text is the alert's description).
-func remoteAlert(err error, names ...string) bool {
+// TLS alerts the hints tell apart (RFC 8446, section 6).
+const (
+	alertHandshakeFailure      tls.AlertError = 40
+	alertProtocolVersion       tls.AlertError = 70
+	alertNoApplicationProtocol tls.AlertError = 120
+)
+
+// serverAlert reports whether the server refused the handshake with one
+// of the alerts given. Over QUIC the alert comes as a tls.AlertError;
+// over TCP crypto/tls keeps its alert type private, and it comes as a
+// "remote error" whose text is the alert's description.
+func serverAlert(err error, alerts ...tls.AlertError) bool {
+	var alert tls.AlertError
+	if errors.As(err, &alert) && slices.Contains(alerts, alert) {
+		return true
+	}
 	var op *net.OpError
 	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
 		return false
 	}
-	for _, n := range names {
-		if strings.HasSuffix(op.Err.Error(), n) {
+	for _, a := range alerts {
+		if strings.HasSuffix(op.Err.Error(), a.Error()) {
 			return true
 		}
 	}
