@@ -23,7 +23,7 @@ func RedirectSummary(w io.Writer, runs []*probe.Result) error {
 	var redirects, transfers []time.Duration
 	hops := map[int]bool{}
 	for _, r := range runs {
-		if r == nil || len(r.Hops) < 2 || r.Err != nil || r.Error != "" {
+		if r == nil || len(r.Hops) < 2 || r.Err != nil {
 			continue
 		}
 		d := redirectTime(r.Hops)
