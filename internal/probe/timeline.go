@@ -72,9 +72,9 @@ func (e Events) Phases() []Phase {
 	return out
 }
 
-// Open returns the last phase that began and did not end (where a failed
+// Unfinished returns the last phase that began and did not end (where a failed
 // request stopped), by name and start offset; false when there is none.
-func (e Events) Open() (name string, start time.Duration, ok bool) {
+func (e Events) Unfinished() (name string, start time.Duration, ok bool) {
 	if e.Start.IsZero() {
 		return "", 0, false
 	}

@@ -116,7 +116,7 @@ func unfinished(t *probe.Timeline) (probe.Phase, bool) {
 	if t.Err == "" {
 		return probe.Phase{}, false
 	}
-	name, start, ok := t.Events.Open()
+	name, start, ok := t.Events.Unfinished()
 	if !ok {
 		return probe.Phase{}, false
 	}
