@@ -145,8 +145,11 @@ func oneShotServer(t *testing.T, resp string) (string, *atomic.Int64) {
 				if _, err := http.ReadRequest(br); err != nil {
 					return
 				}
-				if _, err := io.WriteString(c, resp); err == nil {
-					served.Add(1)
+				// Counted before the write: the client may read the answer
+				// and end its run before a count after it is made.
+				served.Add(1)
+				if _, err := io.WriteString(c, resp); err != nil {
+					served.Add(-1)
 				}
 			}()
 		}
