@@ -293,6 +293,28 @@ func TestFreshDoesNotResume(t *testing.T) {
 	}
 }
 
+// TestTrustFromPool: a CA held in memory (transport.TLS.RootCAs) verifies
+// the server on every protocol, with no CA file written; a pool of
+// another CA does not.
+func TestTrustFromPool(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
+		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{RootCAs: srv.CA.Pool()}}), Fresh)
+		if !tl.TLS.Verified {
+			t.Errorf("%s with the server's CA as a pool: not verified", proto)
+		}
+	}
+	other, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{RootCAs: other.Pool()}})
+	var unknown x509.UnknownAuthorityError
+	if _, err := c.Do(context.Background(), Fresh); !errors.As(err, &unknown) {
+		t.Errorf("Do with another CA's pool: %v; want an unknown authority", err)
+	}
+}
+
 func TestCertificateKeySize(t *testing.T) {
 	read := map[lab.KeyKind]int64{}
 	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.RSA2048} {

@@ -21,13 +21,19 @@ import (
 // TLS is the client TLS setup, as curl's flags spell it. The zero value
 // verifies the server against the system roots and lets crypto/tls pick
 // versions, suites and groups.
+//
+// The roots of trust come from a file (CAFile, curl's --cacert) or from a
+// pool already in memory (RootCAs: the embedded server's generated CA),
+// so that a caller holding the CA needs no temporary file; at most one of
+// the two is set.
 type TLS struct {
-	Min, Max   uint16        // 0: library default
-	Ciphers    []uint16      // TLS 1.2 suites; nil: default
-	Curves     []tls.CurveID // key exchange groups in preference order; nil: default
-	CAFile     string        // PEM bundle; empty: system roots
-	Insecure   bool          // -k: do not verify the server
-	ServerName string        // SNI and verification name; empty: the URL's host
+	Min, Max   uint16         // 0: library default
+	Ciphers    []uint16       // TLS 1.2 suites; nil: default
+	Curves     []tls.CurveID  // key exchange groups in preference order; nil: default
+	CAFile     string         // PEM bundle; empty: RootCAs
+	RootCAs    *x509.CertPool // trusted roots when CAFile is empty; nil: system roots
+	Insecure   bool           // -k: do not verify the server
+	ServerName string         // SNI and verification name; empty: the URL's host
 }
 
 // Config returns a fresh *tls.Config for t. It reads CAFile each time.
@@ -35,11 +41,16 @@ func (t TLS) Config() (*tls.Config, error) {
 	if t.Min != 0 && t.Max != 0 && t.Min > t.Max {
 		return nil, fmt.Errorf("tls config: minimum %s is above maximum %s", tls.VersionName(t.Min), tls.VersionName(t.Max))
 	}
+	if t.CAFile != "" && t.RootCAs != nil {
+		// Merging them would hide which one a failed verification used.
+		return nil, fmt.Errorf("tls config: both a CA file (%s) and a CA pool given; give one", t.CAFile)
+	}
 	cfg := &tls.Config{
 		MinVersion:         t.Min,
 		MaxVersion:         t.Max,
 		CipherSuites:       t.Ciphers,
 		CurvePreferences:   t.Curves,
+		RootCAs:            t.RootCAs,
 		InsecureSkipVerify: t.Insecure,
 		ServerName:         t.ServerName,
 	}

@@ -2,6 +2,10 @@ package transport
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,5 +148,38 @@ func TestLoadPoolBounded(t *testing.T) {
 	}
 	if _, err := loadPool(notPEM); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
 		t.Errorf("loadPool(%s) = %v; want no PEM certificate", notPEM, err)
+	}
+}
+
+// TestRootCAsPool: a CA pool held in memory verifies the server as a CA
+// file would, the system roots alone do not, and a file and a pool
+// together are refused rather than merged.
+func TestRootCAsPool(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	addr := srv.Listener.Addr().String()
+	handshake := func(tt TLS) error {
+		cfg, err := tt.Config()
+		if err != nil {
+			return err
+		}
+		cfg.ServerName = "example.com" // a name in httptest's certificate
+		c, err := tls.Dial("tcp", addr, cfg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := handshake(TLS{RootCAs: pool}); err != nil {
+		t.Errorf("handshake with the server's CA as a pool: %v; want verified", err)
+	}
+	var unknown x509.UnknownAuthorityError
+	if err := handshake(TLS{}); !errors.As(err, &unknown) {
+		t.Errorf("handshake with the system roots: %v; want an unknown authority", err)
+	}
+	if _, err := (TLS{RootCAs: pool, CAFile: "ca.pem"}).Config(); err == nil || !strings.Contains(err.Error(), "both a CA file (ca.pem) and a CA pool") {
+		t.Errorf("Config with a CA file and a pool = %v; want both refused", err)
 	}
 }
