@@ -30,6 +30,8 @@ const indexPage = `<!doctype html>
 <li><a href="/redirect/3">/redirect/N</a>: N redirect hops, then /</li>
 <li><a href="/status/404">/status/C</a>: answer with status code C</li>
 <li><a href="/headers">/headers</a>: the request headers, as JSON</li>
+<li><a href="/page/images?n=360&amp;size=18300">/page/images</a>, <a href="/page/scripts?n=360&amp;size=33100">/page/scripts</a>,
+<a href="/page/mixed">/page/mixed</a>, <a href="/page/styled">/page/styled</a>: test pages for httpslab page</li>
 </ul>
 </body>
 </html>
@@ -50,6 +52,7 @@ func Handler() http.Handler {
 	mux.HandleFunc("/redirect/{n}", serveRedirect)
 	mux.HandleFunc("/status/{code}", serveStatus)
 	mux.HandleFunc("/headers", serveHeaders)
+	registerPages(mux)
 	return readBody(mux)
 }
 
@@ -96,6 +99,12 @@ func serveBytes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
+	writeFiller(w, r, n)
+}
+
+// writeFiller writes n bytes of filler with their Content-Length (only
+// the header for HEAD).
+func writeFiller(w http.ResponseWriter, r *http.Request, n int64) {
 	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 	if r.Method == http.MethodHead {
 		return
