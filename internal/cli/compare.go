@@ -226,12 +226,12 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 	var target compare.Target
 	var where string
 	if len(args) == 0 {
-		emb, err := e.startEmbedded(f.link, f.path)
+		t, describe, closeSrv, err := e.embeddedTarget(f.link, f.path)
 		if err != nil {
 			return err
 		}
-		defer emb.close()
-		target, where = emb.target, emb.describe
+		defer closeSrv()
+		target, where = t, describe
 		ca := target.Probe.TLS.CAFile
 		target.Probe = pcfg
 		if pcfg.TLS.CAFile == "" {
@@ -376,63 +376,38 @@ func (e *env) progress(variants int, cfg compare.Config) func(int) {
 	}
 }
 
-// embedded is the embedded server compare measures when given no URL.
-type embedded struct {
-	target   compare.Target
-	describe string
-	close    func()
-}
-
-// startEmbedded starts the embedded server, behind the emulated link when
-// link flags are set, and returns the target for path on it.
-func (e *env) startEmbedded(lf linkFlags, path string) (*embedded, error) {
+// embeddedTarget starts the embedded server, behind the emulated link
+// when link flags are set, and returns the target for path on it, a line
+// that says where it runs, and the function that stops it.
+func (e *env) embeddedTarget(lf linkFlags, path string) (compare.Target, string, func(), error) {
 	if !strings.HasPrefix(path, "/") {
-		return nil, usagef("--path %q: want a path starting with /", path)
+		return compare.Target{}, "", nil, usagef("--path %q: want a path starting with /", path)
 	}
-	var cfg lab.Config
-	var cleanups []func()
-	closeAll := func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}
-	describe := "the embedded server on loopback"
-	if lf.set() {
-		link, err := e.startLink(lf)
-		if err != nil {
-			return nil, err
-		}
-		cleanups = append(cleanups, func() { link.Close() })
-		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
-		describe = "the embedded server behind an emulated link (" + link.Config.String() + ")"
-	}
-	srv, err := lab.Start(e.ctx, cfg)
+	srv, err := e.startEmbedded(lf, lab.Config{})
 	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("starting the embedded server: %w", err)
+		return compare.Target{}, "", nil, err
 	}
-	cleanups = append(cleanups, func() { srv.Close() })
 	ca, removeCA, err := writeCA(srv.CA, "")
 	if err != nil {
-		closeAll()
-		return nil, err
+		srv.Close()
+		return compare.Target{}, "", nil, err
 	}
-	cleanups = append(cleanups, removeCA)
 	t := compare.Target{URL: srv.HTTPSURL + path, HTTPURL: srv.HTTPURL + path}
 	t.Probe.TLS.CAFile = ca
-	return &embedded{target: t, describe: describe + ", " + srv.HTTPSURL + path, close: closeAll}, nil
+	closeAll := func() { removeCA(); srv.Close() }
+	return t, srv.Describe() + ", " + srv.HTTPSURL + path, closeAll, nil
 }
 
 // demoBehindLink is 'httpslab demo' with link flags: the default compare
 // matrix on the embedded server behind the emulated link.
 func (e *env) demoBehindLink(lf linkFlags, runs int, asJSON bool) error {
-	emb, err := e.startEmbedded(lf, "/")
+	target, where, closeSrv, err := e.embeddedTarget(lf, "/")
 	if err != nil {
 		return err
 	}
-	defer emb.close()
-	emb.target.Probe.Timeout = defaultCompareTimeout
-	return e.compareAndReport(emb.target, emb.describe, demoMatrix(), compare.Config{Runs: runs}, asJSON)
+	defer closeSrv()
+	target.Probe.Timeout = defaultCompareTimeout
+	return e.compareAndReport(target, where, demoMatrix(), compare.Config{Runs: runs}, asJSON)
 }
 
 // demoMatrix is the matrix demo shows behind a link; tests replace it.

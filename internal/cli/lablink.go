@@ -7,18 +7,19 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/httpslab/httpslab/internal/embedded"
+	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/netem"
 )
 
 // brokenPipe receives SIGPIPE once a link exists; nothing reads it.
 var brokenPipe = make(chan os.Signal, 1)
 
-// startLink builds the emulated link the flags describe, with the hint a
-// user needs when that fails.
-func (e *env) startLink(f linkFlags) (*netem.Link, error) {
+// linkConfig reads the link flags for a command about to build the link.
+func linkConfig(f linkFlags) (netem.Config, error) {
 	cfg, err := f.config()
 	if err != nil {
-		return nil, err
+		return cfg, err
 	}
 	// A write to a closed standard output (httpslab ... | head) kills a Go
 	// program with SIGPIPE unless it asks for the signal, and a killed
@@ -26,13 +27,49 @@ func (e *env) startLink(f linkFlags) (*netem.Link, error) {
 	// for, the write fails with EPIPE instead and the link is removed as
 	// the command ends. Commands started later get the default action back.
 	signal.Notify(brokenPipe, syscall.SIGPIPE)
-	link, err := netem.Start(e.ctx, cfg)
-	if errors.Is(err, netem.ErrPermission) {
-		return nil, withHint(err, "run it as root (sudo), or leave out --rtt, --jitter, --loss, --bandwidth and --profile")
-	}
+	return cfg, nil
+}
+
+// startLink builds the emulated link the flags describe, with the hint a
+// user needs when that fails.
+func (e *env) startLink(f linkFlags) (*netem.Link, error) {
+	cfg, err := linkConfig(f)
 	if err != nil {
-		return nil, withHint(fmt.Errorf("building the emulated link: %w", err),
-			"the link needs /dev/net/tun, network namespaces (ip netns) and the ip command from iproute2")
+		return nil, err
+	}
+	link, err := netem.Start(e.ctx, cfg)
+	if err != nil {
+		return nil, linkHint(err)
 	}
 	return link, nil
+}
+
+// startEmbedded starts the embedded server with cfg, behind the emulated
+// link when link flags are given; serve, compare and demo start it here.
+func (e *env) startEmbedded(lf linkFlags, cfg lab.Config) (*embedded.Server, error) {
+	ec := embedded.Config{Server: cfg}
+	if lf.set() {
+		link, err := linkConfig(lf)
+		if err != nil {
+			return nil, err
+		}
+		ec.Link = &link
+	}
+	srv, err := embedded.Start(e.ctx, ec)
+	if _, ok := errors.AsType[*embedded.LinkError](err); ok {
+		return nil, linkHint(err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting the embedded server: %w", err)
+	}
+	return srv, nil
+}
+
+// linkHint is the error of a link that could not be built, with its hint.
+func linkHint(err error) error {
+	if errors.Is(err, netem.ErrPermission) {
+		return withHint(err, "run it as root (sudo), or leave out --rtt, --jitter, --loss, --bandwidth and --profile")
+	}
+	return withHint(fmt.Errorf("building the emulated link: %w", err),
+		"the link needs /dev/net/tun, network namespaces (ip netns) and the ip command from iproute2")
 }

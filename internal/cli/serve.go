@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/httpslab/httpslab/internal/lab"
-	"github.com/httpslab/httpslab/internal/netem"
 	"github.com/spf13/cobra"
 )
 
@@ -108,18 +107,10 @@ func (e *env) runServe(f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	var link *netem.Link
-	if f.link.set() {
-		if f.link.fs.Changed("host") {
-			return usagef("--host and the link flags exclude each other: behind a link the server listens on its address there")
-		}
-		if link, err = e.startLink(f.link); err != nil {
-			return err
-		}
-		defer link.Close()
-		cfg.Host, cfg.Listen, cfg.ListenPacket = link.ServerIP.String(), link.Listen, link.ListenPacket
+	if f.link.set() && f.link.fs.Changed("host") {
+		return usagef("--host and the link flags exclude each other: behind a link the server listens on its address there")
 	}
-	srv, err := lab.Start(e.ctx, cfg)
+	srv, err := e.startEmbedded(f.link, cfg)
 	if errors.Is(err, lab.ErrHTTP3Port) && errors.Is(err, syscall.EADDRINUSE) {
 		return withHint(err, "HTTP/3 needs the HTTPS port number free over UDP too: pick another --https-port, 0 for a free one, or --no-http3")
 	}
@@ -143,8 +134,8 @@ func (e *env) runServe(f serveFlags) error {
 	} else if !f.noHTTP3 {
 		notes = append(notes, "no HTTP/3: QUIC needs TLS 1.3, above --tls-max")
 	}
-	if link != nil {
-		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", link.Config, link.Namespace))
+	if srv.Link != nil {
+		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", srv.Link.Config, srv.Link.Namespace))
 	}
 	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
