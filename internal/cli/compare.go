@@ -232,10 +232,10 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 		}
 		defer closeSrv()
 		target, where = t, describe
-		ca := target.Probe.TLS.CAFile
+		trust := target.Probe.TLS.RootCAs
 		target.Probe = pcfg
 		if pcfg.TLS.CAFile == "" {
-			target.Probe.TLS.CAFile = ca
+			target.Probe.TLS.RootCAs = trust // --cacert replaces the server's own CA
 		}
 	} else {
 		if f.link.set() {
@@ -387,15 +387,9 @@ func (e *env) embeddedTarget(lf linkFlags, path string) (compare.Target, string,
 	if err != nil {
 		return compare.Target{}, "", nil, err
 	}
-	ca, removeCA, err := writeCA(srv.CA, "")
-	if err != nil {
-		srv.Close()
-		return compare.Target{}, "", nil, err
-	}
 	t := compare.Target{URL: srv.HTTPSURL + path, HTTPURL: srv.HTTPURL + path}
-	t.Probe.TLS.CAFile = ca
-	closeAll := func() { removeCA(); srv.Close() }
-	return t, srv.Describe() + ", " + srv.HTTPSURL + path, closeAll, nil
+	t.Probe.TLS = srv.Trust()
+	return t, srv.Describe() + ", " + srv.HTTPSURL + path, func() { srv.Close() }, nil
 }
 
 // demoBehindLink is 'httpslab demo' with link flags: the default compare

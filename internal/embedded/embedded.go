@@ -12,6 +12,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/netem"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Config sets up the embedded server and its link.
@@ -72,6 +73,12 @@ func (s *Server) Close() error {
 		}
 	}
 	return err
+}
+
+// Trust is the client TLS setup that trusts the server's CA alone, held
+// in memory: no CA file to write, read back and remove.
+func (s *Server) Trust() transport.TLS {
+	return transport.TLS{RootCAs: s.CA.Pool()}
 }
 
 // Describe says where the server runs, for a report's first line: "the
