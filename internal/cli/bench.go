@@ -18,6 +18,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -38,6 +39,7 @@ type benchFlags struct {
 	inputFile                         string
 	threads                           int
 	http11                            bool
+	maxHeader                         byteSize
 	// tlsf holds the TLS and routing flags; bench registers only those of
 	// the shared request flags, since -d and -m mean duration and streams
 	// here.
@@ -127,6 +129,8 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
+	f.maxHeader = transport.MaxHeaderBytes
+	fl.Var(&f.maxHeader, "max-header-size", "largest response header accepted per response, in bytes, or with a unit as curl takes it (512k, 2m); a response over it fails its request")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v1, histograms HDR-encoded) instead of text")
 	f.tlsf.addTLS(fl)
 	f.tlsf.addRoute(fl)
@@ -229,6 +233,10 @@ func benchHint(res *load.Result) string {
 		var netErr net.Error
 		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
 			return "the server did not answer within --timeout; check that it is not stalled, or raise --timeout"
+		}
+		var large *load.HeaderTooLargeError
+		if errors.As(err, &large) {
+			return "the server sent more response header than --max-header-size allows; raise it if the server means to send that much"
 		}
 		if res.Config.Protocol == load.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
 			// The TCP port may well be open: HTTP/3 is QUIC over UDP.
@@ -356,7 +364,7 @@ func (f benchFlags) checkNumbers() error {
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
 	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
-		Rate: f.rate, Timeout: f.timeout, RequestsPerConn: f.perConn}
+		Rate: f.rate, Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.maxHeader)}
 	if err := f.checkNumbers(); err != nil {
 		return cfg, nil, err
 	}

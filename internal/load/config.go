@@ -145,6 +145,10 @@ type Config struct {
 	// IPVersion restricts the addresses to IPv4 (4) or IPv6 (6); 0 means
 	// either.
 	IPVersion int
+	// MaxHeaderBytes bounds each response's header, on every protocol:
+	// a response over it fails its request with a HeaderTooLargeError
+	// (see there for what counts); 0 means transport.MaxHeaderBytes.
+	MaxHeaderBytes int64
 	// ServerPIDs are local server processes whose CPU time is measured.
 	ServerPIDs []int
 	// Progress, when set, is called about once a second from the
@@ -186,6 +190,9 @@ func (c Config) withDefaults() Config {
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = transport.MaxHeaderBytes
+	}
 	if c.RequestsPerConn == 0 && c.Mode != Keepalive {
 		c.RequestsPerConn = 1
 	}
@@ -199,8 +206,8 @@ func (c *Config) validate() error {
 	if len(c.Targets) == 0 {
 		return errors.New("no target URL")
 	}
-	if c.Conns < 0 || c.Streams < 0 || c.Pipeline < 0 || c.Requests < 0 || c.Rate < 0 || c.RequestsPerConn < 0 {
-		return errors.New("negative count or rate")
+	if c.Conns < 0 || c.Streams < 0 || c.Pipeline < 0 || c.Requests < 0 || c.Rate < 0 || c.RequestsPerConn < 0 || c.MaxHeaderBytes < 0 {
+		return errors.New("negative count, rate or size")
 	}
 	if c.Pipeline > 1 && c.Protocol != HTTP1 {
 		return errors.New("pipelining is an HTTP/1.1 feature; use streams (-m) on HTTP/2 and HTTP/3")

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -114,7 +113,7 @@ type h1Worker struct {
 	reqs  []h1Request
 	next  int // index of the next target
 	rec   *recorder
-	br    *bufio.Reader
+	rd    *h1Reader
 	wbuf  []byte
 	nc    net.Conn
 	used  int // requests sent on nc
@@ -201,7 +200,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 	yieldForResponse()
 	for i := range w.slots {
 		s := &w.slots[i]
-		if _, err := w.br.Peek(1); err != nil {
+		if _, err := w.rd.br.Peek(1); err != nil {
 			if i == 0 {
 				return w.stale(reused && resend, fmt.Errorf("read: %w", err))
 			}
@@ -209,7 +208,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 			return false
 		}
 		s.ev.wait = r.now() - max(written, s.ev.start)
-		resp, err := readResponse(w.br, s.req.head)
+		resp, err := w.rd.read(s.req.head)
 		s.ev.end = r.now()
 		if err != nil {
 			w.failFrom(i, fmt.Errorf("read: %w", err))
@@ -290,7 +289,7 @@ func (w *h1Worker) connect(deadline time.Time) error {
 		return err
 	}
 	w.nc, w.used = nc, 0
-	w.br.Reset(nc)
+	w.rd.br.Reset(nc)
 	return nil
 }
 

@@ -8,12 +8,14 @@ import (
 	"io"
 )
 
-// Limits of the HTTP/1.1 response parser.
+// Sizes of the HTTP/1.1 response parser. The header limit is the run's
+// (Config.MaxHeaderBytes).
 const (
-	// maxHeaderBytes bounds the status line and header fields together,
-	// and so each line: the worker's reader is this size (run.go).
-	maxHeaderBytes = 64 << 10
-	maxChunkLine   = 4 << 10 // one chunk-size line with extensions
+	// h1ReadBuffer is each connection's read buffer: it holds a whole
+	// header line but for rare long ones (h1Reader.line), and its size is
+	// the unit in which bodies are read and discarded.
+	h1ReadBuffer = 64 << 10
+	maxChunkLine = 4 << 10 // one chunk-size line with extensions
 )
 
 // response is what the load engine keeps of an HTTP/1.1 response.
@@ -24,20 +26,37 @@ type response struct {
 	close  bool  // the server will close the connection after it
 }
 
-var (
-	errMalformed = errors.New("malformed HTTP response")
-	errTooLarge  = errors.New("HTTP response header too large")
-)
+var errMalformed = errors.New("malformed HTTP response")
 
-// readResponse reads one HTTP/1.1 response from br and discards its body.
-// It skips 1xx interim responses, honours Content-Length, chunked
-// transfer coding and, when neither is present, reads to the end of the
-// connection. head says the request was HEAD, whose response has no body.
-// It allocates nothing on the success path.
-func readResponse(br *bufio.Reader, head bool) (response, error) {
+// h1Reader reads HTTP/1.1 responses from a connection.
+type h1Reader struct {
+	br *bufio.Reader
+	// limit bounds the header bytes of a response: status lines and
+	// fields, of the final response and its 1xx interim ones together,
+	// so that a server sending fields or 102s without end fails the
+	// request once it has sent that much. The trailer of a chunked body
+	// has a limit of its own, as large.
+	limit int64
+	// line puts together a line longer than br's buffer: the success
+	// path of ordinary responses never uses it.
+	line []byte
+}
+
+// newH1Reader returns a reader with a buffer of size bytes.
+func newH1Reader(size int, limit int64) *h1Reader {
+	return &h1Reader{br: bufio.NewReaderSize(nil, size), limit: limit}
+}
+
+// read reads one HTTP/1.1 response and discards its body. It skips 1xx
+// interim responses, honours Content-Length, chunked transfer coding and,
+// when neither is present, reads to the end of the connection. head says
+// the request was HEAD, whose response has no body. It allocates nothing
+// on the success path.
+func (p *h1Reader) read(head bool) (response, error) {
 	var r response
+	var used int64 // header bytes read, interim responses included
 	for {
-		hdr, err := readHeader(br, &r)
+		hdr, err := p.readHeader(&r, &used)
 		if err != nil {
 			return r, err
 		}
@@ -45,9 +64,41 @@ func readResponse(br *bufio.Reader, head bool) (response, error) {
 			// After 101 the connection speaks another protocol: no
 			// further HTTP/1.1 response will come on it.
 			r.close = r.close || r.status == 101
-			return r, readBody(br, &r, hdr, head)
+			return r, p.readBody(&r, hdr, head)
 		}
 	}
+}
+
+// readLine reads a line of a header (or trailer) of which used bytes have
+// been read, and adds its length to used; a header past the limit is an
+// error.
+func (p *h1Reader) readLine(used *int64) ([]byte, error) {
+	line, err := p.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		line, err = p.readLongLine(line, *used)
+	}
+	if err != nil {
+		return nil, lineError(err)
+	}
+	*used += int64(len(line))
+	if *used > p.limit {
+		return nil, &HeaderTooLargeError{Limit: p.limit}
+	}
+	return line, nil
+}
+
+// readLongLine puts together in p.line a line longer than the read
+// buffer, of which first was read, up to the header limit.
+func (p *h1Reader) readLongLine(first []byte, used int64) ([]byte, error) {
+	p.line = append(p.line[:0], first...)
+	for used+int64(len(p.line)) <= p.limit {
+		line, err := p.br.ReadSlice('\n')
+		p.line = append(p.line, line...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return p.line, err
+		}
+	}
+	return nil, &HeaderTooLargeError{Limit: p.limit}
 }
 
 // header holds the framing fields of one response header.
@@ -57,13 +108,12 @@ type header struct {
 	keepAlive bool // Connection: keep-alive
 }
 
-func readHeader(br *bufio.Reader, r *response) (header, error) {
+func (p *h1Reader) readHeader(r *response, used *int64) (header, error) {
 	h := header{length: -1}
-	line, err := br.ReadSlice('\n')
+	line, err := p.readLine(used)
 	if err != nil {
-		return h, lineError(err)
+		return h, err
 	}
-	total := len(line)
 	r.bytes += int64(len(line))
 	if r.status, err = parseStatusLine(line); err != nil {
 		return h, err
@@ -73,15 +123,11 @@ func readHeader(br *bufio.Reader, r *response) (header, error) {
 	// request behind it must be sent again, not read as failed.
 	http10 := line[7] == '0'
 	for {
-		line, err = br.ReadSlice('\n')
+		line, err = p.readLine(used)
 		if err != nil {
-			return h, lineError(err)
+			return h, err
 		}
-		total += len(line)
 		r.bytes += int64(len(line))
-		if total > maxHeaderBytes {
-			return h, errTooLarge
-		}
 		line = trimEOL(line)
 		if len(line) == 0 {
 			r.close = r.close || http10 && !h.keepAlive
@@ -94,9 +140,6 @@ func readHeader(br *bufio.Reader, r *response) (header, error) {
 }
 
 func lineError(err error) error {
-	if errors.Is(err, bufio.ErrBufferFull) {
-		return errTooLarge
-	}
 	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
 	}
@@ -194,12 +237,13 @@ func hasToken(v []byte, token string) bool {
 	return false
 }
 
-func readBody(br *bufio.Reader, r *response, h header, head bool) error {
+func (p *h1Reader) readBody(r *response, h header, head bool) error {
+	br := p.br
 	switch {
 	case head || r.status == 204 || r.status == 304 || r.status == 101:
 		return nil
 	case h.chunked:
-		return readChunked(br, r)
+		return p.readChunked(r)
 	case h.length >= 0:
 		n, err := br.Discard(int(h.length))
 		r.bytes += int64(n)
@@ -224,22 +268,23 @@ func readBody(br *bufio.Reader, r *response, h header, head bool) error {
 }
 
 // readChunked discards a chunked body and its trailer.
-func readChunked(br *bufio.Reader, r *response) error {
+func (p *h1Reader) readChunked(r *response) error {
+	br := p.br
 	for {
 		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxChunkLine {
+			return fmt.Errorf("%w: chunk size line over %d bytes", errMalformed, maxChunkLine)
+		}
 		if err != nil {
 			return lineError(err)
 		}
 		r.bytes += int64(len(line))
-		if len(line) > maxChunkLine {
-			return errTooLarge
-		}
 		size, ok := parseChunkSize(trimEOL(line))
 		if !ok {
 			return fmt.Errorf("%w: bad chunk size", errMalformed)
 		}
 		if size == 0 {
-			return readTrailer(br, r)
+			return p.readTrailer(r)
 		}
 		n, err := br.Discard(int(size))
 		r.bytes += int64(n)
@@ -284,18 +329,14 @@ func parseChunkSize(line []byte) (int64, bool) {
 	return n, true
 }
 
-func readTrailer(br *bufio.Reader, r *response) error {
-	total := 0
+func (p *h1Reader) readTrailer(r *response) error {
+	var used int64
 	for {
-		line, err := br.ReadSlice('\n')
+		line, err := p.readLine(&used)
 		if err != nil {
-			return lineError(err)
+			return err
 		}
-		total += len(line)
 		r.bytes += int64(len(line))
-		if total > maxHeaderBytes {
-			return errTooLarge
-		}
 		if len(trimEOL(line)) == 0 {
 			return nil
 		}

@@ -1,12 +1,18 @@
 package load
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"strings"
 	"testing"
 )
+
+// testHeaderLimit is the header limit of the parser tests: 64 KiB, so
+// that the inputs over it stay small.
+const testHeaderLimit = 64 << 10
+
+// errHeaderTooLarge stands for a *HeaderTooLargeError in test tables.
+var errHeaderTooLarge = errors.New("header too large")
 
 func TestReadResponse(t *testing.T) {
 	tests := []struct {
@@ -40,30 +46,42 @@ func TestReadResponse(t *testing.T) {
 		{name: "bad-length", in: "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", err: errMalformed},
 		{name: "two-lengths", in: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", err: errMalformed},
 		{name: "bad-chunk", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", err: errMalformed},
-		{name: "huge-header", in: "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 70000) + "\r\n\r\n", err: errTooLarge},
+		{name: "long-line", in: "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 50000) + "\r\nContent-Length: 2\r\n\r\nokNEXT", status: 200, rest: "NEXT", body: 2},
+		{name: "long-length-line", in: "HTTP/1.1 200 OK\r\nContent-Length:" + strings.Repeat(" ", 9000) + "2\r\n\r\nokNEXT", status: 200, rest: "NEXT", body: 2},
+		{name: "huge-header", in: "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 100000) + "\r\n\r\n", err: errHeaderTooLarge},
+		{name: "many-fields", in: "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Pad: 0123456789\r\n", 6000) + "\r\n", err: errHeaderTooLarge},
+		{name: "endless-1xx", in: strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", 4000), err: errHeaderTooLarge},
+		{name: "huge-trailer", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: " + strings.Repeat("a", 100000) + "\r\n\r\n", err: errHeaderTooLarge},
+		{name: "long-chunk-line", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;" + strings.Repeat("x", 5000) + "\r\nhello\r\n0\r\n\r\n", err: errMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			br := bufio.NewReaderSize(strings.NewReader(tt.in), 4096)
-			got, err := readResponse(br, tt.head)
+			p := newH1Reader(4096, testHeaderLimit)
+			p.br.Reset(strings.NewReader(tt.in))
+			br := p.br
+			got, err := p.read(tt.head)
 			if tt.err != nil {
+				var large *HeaderTooLargeError
+				if tt.err == errHeaderTooLarge && errors.As(err, &large) && large.Limit == testHeaderLimit {
+					return
+				}
 				if !errors.Is(err, tt.err) {
-					t.Fatalf("readResponse(%q) error = %v; want %v", tt.in, err, tt.err)
+					t.Fatalf("readResponse(%.80q) error = %v; want %v", tt.in, err, tt.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("readResponse(%q) error = %v", tt.in, err)
+				t.Fatalf("readResponse(%.80q) error = %v", tt.in, err)
 			}
 			rest, _ := io.ReadAll(br)
 			if got.status != tt.status || got.close != tt.close || string(rest) != tt.rest {
-				t.Errorf("readResponse(%q) = status %d close %v rest %q; want %d %v %q", tt.in, got.status, got.close, rest, tt.status, tt.close, tt.rest)
+				t.Errorf("readResponse(%.80q) = status %d close %v rest %q; want %d %v %q", tt.in, got.status, got.close, rest, tt.status, tt.close, tt.rest)
 			}
 			if got.body != tt.body {
-				t.Errorf("readResponse(%q) counted %d body bytes; want %d", tt.in, got.body, tt.body)
+				t.Errorf("readResponse(%.80q) counted %d body bytes; want %d", tt.in, got.body, tt.body)
 			}
 			if want := int64(len(tt.in) - len(tt.rest)); got.bytes != want {
-				t.Errorf("readResponse(%q) counted %d bytes; want %d", tt.in, got.bytes, want)
+				t.Errorf("readResponse(%.80q) counted %d bytes; want %d", tt.in, got.bytes, want)
 			}
 		})
 	}
@@ -83,8 +101,10 @@ func FuzzReadResponse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, head bool) {
 		r := &countingReader{data: data}
-		br := bufio.NewReaderSize(r, 4096)
-		got, err := readResponse(br, head)
+		p := newH1Reader(4096, testHeaderLimit)
+		p.br.Reset(r)
+		br := p.br
+		got, err := p.read(head)
 		if err != nil {
 			return
 		}

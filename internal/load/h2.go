@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"time"
@@ -25,7 +26,7 @@ func (r *runner) dialH2(deadline time.Time, ev *event) (muxConn, error) {
 	// The Transport hands over the connection dialed and timed above; it
 	// is used for this one connection only.
 	var protos http.Protocols
-	tr := &http.Transport{Protocols: &protos}
+	tr := &http.Transport{Protocols: &protos, MaxResponseHeaderBytes: r.cfg.MaxHeaderBytes}
 	handOver := func(context.Context, string, string) (net.Conn, error) { return nc, nil }
 	scheme := "https"
 	if r.ep.tls == nil {
@@ -74,7 +75,7 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 		qc.CloseWithError(0, "")
 		return nil, errors.New("QUIC handshake: no TLS state")
 	}
-	tr := &http3.Transport{}
+	tr := &http3.Transport{MaxResponseHeaderBytes: int(min(r.cfg.MaxHeaderBytes, math.MaxInt32))}
 	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
 }
 

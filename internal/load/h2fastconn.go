@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -115,10 +116,13 @@ func (c *h2Conn) preface() error {
 		return err
 	}
 	// A header table size of 0 lets the reader skim response headers for
-	// the status without keeping HPACK state (hpack.go).
+	// the status without keeping HPACK state (hpack.go). The header list
+	// size tells the server the header limit (advisory, RFC 9113 section
+	// 6.5.2): a server that honours it answers 431 or resets the stream.
 	err := c.fr.WriteSettings(http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0},
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
-		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window})
+		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
+		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: uint32(min(c.run.cfg.MaxHeaderBytes, math.MaxUint32))})
 	if err == nil {
 		err = c.fr.WriteWindowUpdate(0, h2Window)
 	}

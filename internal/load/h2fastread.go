@@ -58,7 +58,9 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	case *http2.HeadersFrame:
 		return c.onHeaders(f)
 	case *http2.ContinuationFrame:
-		c.block = append(c.block, f.HeaderBlockFragment()...)
+		if err := c.addFragment(f.HeaderBlockFragment()); err != nil {
+			return err
+		}
 		if f.HeadersEnded() {
 			return c.endBlock(f.StreamID)
 		}
@@ -100,11 +102,27 @@ func (c *h2Conn) onHeaders(f *http2.HeadersFrame) error {
 		s.ev.wait = c.run.now() - s.sent
 	}
 	c.mu.Unlock()
-	c.block = append(c.block[:0], f.HeaderBlockFragment()...)
+	c.block = c.block[:0]
+	if err := c.addFragment(f.HeaderBlockFragment()); err != nil {
+		return err
+	}
 	c.blockEnds = f.StreamEnded()
 	if f.HeadersEnded() {
 		return c.endBlock(f.StreamID)
 	}
+	return nil
+}
+
+// addFragment appends a header block fragment to the block. A block
+// that grows past the header limit as sent fails the connection, as in
+// x/net's Framer: the stream cannot be skipped without reading its block
+// to the end, and a server sending CONTINUATION frames without end never
+// gets there.
+func (c *h2Conn) addFragment(frag []byte) error {
+	if limit := c.run.cfg.MaxHeaderBytes; int64(len(c.block))+int64(len(frag)) > limit {
+		return &HeaderTooLargeError{Limit: limit}
+	}
+	c.block = append(c.block, frag...)
 	return nil
 }
 
@@ -122,8 +140,16 @@ func (c *h2Conn) endBlock(id uint32) error {
 }
 
 // endHeaders notes the final status of a stream; 1xx headers are interim.
+// A block whose fields decode past the header limit fails its stream
+// alone: with no dynamic table, the connection's HPACK state is intact.
 func (c *h2Conn) endHeaders(id uint32) error {
-	status, err := skimStatus(c.block)
+	status, size, err := skimStatus(c.block)
+	if limit := uint64(c.run.cfg.MaxHeaderBytes); err == nil && size > limit {
+		if size, err = headerListSize(c.block, limit); err == nil && size > limit {
+			c.cancelStream(id, &HeaderTooLargeError{Limit: int64(limit)})
+			return nil
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("reading HTTP/2 response headers: %w", err)
 	}
@@ -229,6 +255,15 @@ func (c *h2Conn) refuseLocked(id uint32, s *h2Stream) bool {
 	c.nrefused.Add(1)
 	c.free = append(c.free, s)
 	return true
+}
+
+// cancelStream fails a stream with err and, unless the server has ended
+// it, resets it so that the server stops sending its body.
+func (c *h2Conn) cancelStream(id uint32, err error) {
+	c.endStream(id, err)
+	if !c.blockEnds {
+		_ = c.write(func() error { return c.fr.WriteRSTStream(id, http2.ErrCodeCancel) })
+	}
 }
 
 // endStream records a finished (or failed) stream and tells the worker.

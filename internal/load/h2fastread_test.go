@@ -42,7 +42,7 @@ func TestHeadersContinuation(t *testing.T) {
 			frames := 1 + last + map[bool]int{true: 0, false: 1}[tt.endStream]
 
 			events := make(chan *batch, 4)
-			c := &h2Conn{run: &runner{start: time.Now()}, streams: map[uint32]*h2Stream{}, nextID: 1,
+			c := &h2Conn{run: &runner{start: time.Now(), cfg: Config{MaxHeaderBytes: 1 << 20}}, streams: map[uint32]*h2Stream{}, nextID: 1,
 				done: make(chan struct{}, 1), rec: newRecorder(events), refreshed: time.Now().Add(time.Hour)}
 			if _, ok := c.register(h2Pending{t: -1}, 0); !ok {
 				t.Fatal("register: refused")

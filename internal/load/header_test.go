@@ -2,14 +2,17 @@ package load
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // seenRequests counts the Host and X-Lab values a server received.
@@ -70,28 +73,59 @@ func TestHostHeader(t *testing.T) {
 	}
 }
 
-// TestLongResponseHeader checks that the HTTP/1.1 client reads a
-// response with a header line longer than a small read buffer (10 KiB,
-// as a long Content-Security-Policy or Set-Cookie makes), up to the
-// parser's limit, and refuses one beyond it.
+// TestLongResponseHeader checks the response header limit on every
+// protocol and client path: a header line longer than the HTTP/1.1
+// read buffer (64 KiB) is read up to the limit (1 MiB by default, or
+// Config.MaxHeaderBytes), and one beyond it fails each request with a
+// HeaderTooLargeError, counted.
 func TestLongResponseHeader(t *testing.T) {
+	var value atomic.Pointer[string]
+	s := lab.StartTestServer(t, lab.Config{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Long", *value.Load())
+		_, _ = w.Write([]byte("hello"))
+	})})
 	tests := []struct {
-		size     int
-		wantErrs int64
-	}{{10 << 10, 0}, {60 << 10, 0}, {maxHeaderBytes + 1, 5}}
+		size  int
+		limit int64
+		fail  bool
+	}{
+		{size: 10 << 10}, {size: 200 << 10}, {size: 900 << 10},
+		{size: 1<<20 + 1, fail: true},
+		{size: 10 << 10, limit: 16 << 10}, {size: 20 << 10, limit: 16 << 10, fail: true},
+	}
+	protocols := []struct {
+		name string
+		cfg  Config
+	}{
+		{"h1", Config{Protocol: HTTP1}},
+		{"h2 fast", Config{Protocol: HTTP2}},
+		{"h2 net/http", Config{Protocol: HTTP2, Rate: 500}},
+		{"h3", Config{Protocol: HTTP3}},
+	}
 	for _, tt := range tests {
-		value := strings.Repeat("a", tt.size)
-		s := lab.StartTestServer(t, lab.Config{NoHTTP3: true, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("X-Long", value)
-			_, _ = w.Write([]byte("hello"))
-		})})
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 1, Requests: 5,
-			TLS: clientTLS(t, s.CA.CertPEM)})
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-		if res.Errors != tt.wantErrs || res.Requests+res.Errors != 5 {
-			t.Errorf("header line of %d bytes: %d requests, %d errors %v; want %d errors of 5", tt.size, res.Requests, res.Errors, res.ErrorCounts, tt.wantErrs)
+		v := strings.Repeat("a", tt.size)
+		value.Store(&v)
+		for _, p := range protocols {
+			cfg := p.cfg
+			cfg.Targets = []Target{{URL: s.HTTPSURL + "/"}}
+			cfg.Conns, cfg.Requests, cfg.MaxHeaderBytes, cfg.TLS = 1, 3, tt.limit, clientTLS(t, s.CA.CertPEM)
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var large *HeaderTooLargeError
+			if cfg.MaxHeaderBytes == 0 {
+				cfg.MaxHeaderBytes = transport.MaxHeaderBytes
+			}
+			for _, err := range res.ErrorSamples {
+				if !errors.As(err, &large) && !strings.Contains(err.Error(), "over the limit of "+sizeName(cfg.MaxHeaderBytes)) {
+					t.Errorf("%s, %d-byte header, limit %d: error %v; want a HeaderTooLargeError", p.name, tt.size, tt.limit, err)
+				}
+			}
+			if tt.fail && res.Errors != 3 || !tt.fail && res.Requests != 3 {
+				t.Errorf("%s, %d-byte header, limit %d: %d requests, %d errors %v; want %d failed of 3",
+					p.name, tt.size, tt.limit, res.Requests, res.Errors, res.ErrorCounts, map[bool]int{true: 3}[tt.fail])
+			}
 		}
 	}
 }

@@ -45,7 +45,7 @@ func TestSkimStatus(t *testing.T) {
 		{"huge integer", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, true},
 	}
 	for _, tt := range tests {
-		got, err := skimStatus(tt.block)
+		got, _, err := skimStatus(tt.block)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("%s: skimStatus(%x) = %d, %v; want %d, error %v", tt.name, tt.block, got, err, tt.want, tt.err)
 		}
@@ -64,7 +64,7 @@ func FuzzSkimStatus(f *testing.F) {
 	f.Add([]byte{0x88, 0x40 | 54, 0x05, 'n', 'g', 'i', 'n', 'x'})
 	f.Add([]byte{0x20, 0x00, 0x07, ':', 's', 't', 'a', 't', 'u', 's', 0x03, '2', '0', '6'})
 	f.Fuzz(func(t *testing.T, block []byte) {
-		got, err := skimStatus(block)
+		got, _, err := skimStatus(block)
 		fields, derr := hpack.NewDecoder(0, nil).DecodeFull(block)
 		if derr != nil || err != nil {
 			return // the skimmer may reject what needs a table, and vice versa

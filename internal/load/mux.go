@@ -203,9 +203,25 @@ func (s *stream) do(p muxPending) {
 			s.w.requeue(p)
 			return
 		}
-		ev.err = err
+		ev.err = headerLimitError(err, r.cfg.MaxHeaderBytes)
 	}
 	s.rec.add(ev)
+}
+
+// headerLimitError names the header limit in the errors with which x/net
+// and quic-go enforce it (as MaxResponseHeaderBytes, h2.go), known by
+// their text as they are unexported. x/net refuses a single field longer
+// than the limit with a COMPRESSION_ERROR of the connection, as it does
+// a malformed block: that error gets a note saying it may be either.
+func headerLimitError(err error, limit int64) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "response header list larger than advertised limit"), strings.Contains(msg, "http3: headers too large"):
+		return &HeaderTooLargeError{Limit: limit}
+	case strings.Contains(msg, "COMPRESSION_ERROR"):
+		return fmt.Errorf("%w (a header field over the limit of %s, or a malformed header block)", err, sizeName(limit))
+	}
+	return err
 }
 
 // unprocessed reports errors with which net/http and quic-go refuse a

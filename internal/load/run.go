@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -170,10 +169,9 @@ func newWorkers(cfg Config) (func(*runner, int), error) {
 		return nil, err
 	}
 	return func(r *runner, i int) {
-		// The reader holds the longest header line the parser accepts:
-		// 64 KiB per connection, 64 MiB at -c 1000.
+		// 64 KiB of read buffer per connection, 64 MiB at -c 1000.
 		w := &h1Worker{run: r, reqs: reqs, next: i % len(reqs), rec: newRecorder(r.events),
-			br: bufio.NewReaderSize(nil, maxHeaderBytes)}
+			rd: newH1Reader(h1ReadBuffer, r.cfg.MaxHeaderBytes)}
 		w.loop()
 	}, nil
 }

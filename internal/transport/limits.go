@@ -6,6 +6,6 @@ package transport
 // both as sent and as decoded. A server that sends header fields without
 // end then fails its request with a clear error instead of growing the
 // client's memory until it is killed. 1 MiB is far above what real
-// servers send (a few KiB; nginx refuses more than 32 KiB of request
-// headers by default) and a few times net/http's own 1 MB default.
+// servers send (a few KiB) and the size net/http's server allows for
+// request headers (http.DefaultMaxHeaderBytes).
 const MaxHeaderBytes = 1 << 20
