@@ -1,0 +1,140 @@
+// Package experiment runs a server in several configuration variants and
+// measures each in randomised blocks, so that the effect of one directive
+// can be told from noise: every block runs every variant once, in a
+// shuffled order, on a freshly started server (never a reload), after a
+// check that the variant is live.
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/httpslab/httpslab/internal/nginxconf"
+)
+
+// Vary is one directive and the values to try, the first the baseline's.
+type Vary struct {
+	Directive string
+	Values    []string
+}
+
+// ParseVary reads 'NAME=V1|V2|...': at least two distinct values, each
+// one or more nginx arguments.
+func ParseVary(s string) (Vary, error) {
+	name, list, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t;{}#\"'") {
+		return Vary{}, fmt.Errorf("--vary %q: want NAME=V1|V2, e.g. 'ssl_session_tickets=off|on'", s)
+	}
+	v := Vary{Directive: name}
+	for _, val := range strings.Split(list, "|") {
+		val = strings.TrimSpace(val)
+		if _, err := nginxconf.CheckValue(name, val); err != nil {
+			return Vary{}, fmt.Errorf("--vary %q: %w", s, err)
+		}
+		if slices.Contains(v.Values, val) {
+			return Vary{}, fmt.Errorf("--vary %q: value %q given twice", s, val)
+		}
+		v.Values = append(v.Values, val)
+	}
+	if len(v.Values) < 2 {
+		return Vary{}, fmt.Errorf("--vary %q: want at least two values, the first the baseline's", s)
+	}
+	return v, nil
+}
+
+// Change is one directive set to one value.
+type Change struct {
+	Directive string `json:"directive"`
+	Value     string `json:"value"`
+}
+
+func (c Change) String() string { return c.Directive + " " + c.Value }
+
+// Variant is one configuration to measure.
+type Variant struct {
+	// Name names the variant by what it changes ("ssl_session_tickets
+	// on"); the baseline's by its values.
+	Name     string
+	Baseline bool
+	// Changes are the directives this variant sets differently from the
+	// baseline (none for the baseline itself).
+	Changes []Change
+	// Settings are all the values set in the template, baseline's included.
+	Settings []Change
+	// Config is the rendered configuration.
+	Config []byte
+	// Edits says, per setting, how many directives of the template it
+	// changed; 0 means it was added to the http block.
+	Edits []int
+}
+
+// Variants renders the baseline (every Vary at its first value) and one
+// variant per further value of each Vary, the others at the baseline's;
+// allAtOnce adds one variant with every Vary at its last value, as a
+// study that changes everything together would.
+func Variants(template []byte, varies []Vary, allAtOnce bool) ([]Variant, error) {
+	if len(varies) == 0 {
+		return nil, fmt.Errorf("no --vary: nothing to compare")
+	}
+	seen := map[string]bool{}
+	base := make([]Change, len(varies))
+	for i, v := range varies {
+		if seen[v.Directive] {
+			return nil, fmt.Errorf("--vary %s given twice: give all its values in one --vary", v.Directive)
+		}
+		seen[v.Directive] = true
+		base[i] = Change{v.Directive, v.Values[0]}
+	}
+	specs := []Variant{{Name: joinChanges(base), Baseline: true, Settings: base}}
+	var all []Change
+	for i, v := range varies {
+		for _, val := range v.Values[1:] {
+			s := slices.Clone(base)
+			s[i].Value = val
+			specs = append(specs, Variant{Name: s[i].String(), Changes: []Change{s[i]}, Settings: s})
+		}
+		all = append(all, Change{v.Directive, v.Values[len(v.Values)-1]})
+	}
+	if allAtOnce {
+		if len(varies) < 2 {
+			return nil, fmt.Errorf("--all-at-once needs two --vary or more")
+		}
+		specs = append(specs, Variant{Name: "all at once (" + joinChanges(all) + ")", Changes: all, Settings: all})
+	}
+	for i := range specs {
+		if err := specs[i].render(template); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
+}
+
+func joinChanges(cs []Change) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// render applies the variant's settings to the template, one after the
+// other, each on a fresh parse of the result of the last.
+func (v *Variant) render(template []byte) error {
+	src := template
+	for _, s := range v.Settings {
+		c, err := nginxconf.Parse(src)
+		if err != nil {
+			return err
+		}
+		out, n, err := c.Set(s.Directive, s.Value)
+		if err != nil {
+			return fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		src = out
+		v.Edits = append(v.Edits, n)
+	}
+	v.Config = src
+	return nil
+}

@@ -1,0 +1,63 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseVary(t *testing.T) {
+	got, err := ParseVary("ssl_protocols=TLSv1.2 TLSv1.3 | TLSv1.3")
+	want := Vary{"ssl_protocols", []string{"TLSv1.2 TLSv1.3", "TLSv1.3"}}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("ParseVary = %v, %v; want %v", got, err, want)
+	}
+	for _, s := range []string{"", "a", "=on|off", "a=on", "a=on|on", "a=on|", "a=on|x;y", "a b=1|2", "a=1|{"} {
+		if _, err := ParseVary(s); err == nil {
+			t.Errorf("ParseVary(%q) = nil error; want it refused", s)
+		}
+	}
+}
+
+const template = `events { }
+http {
+    ssl_session_tickets on;
+    server { listen 8443 ssl; ssl_session_tickets on; }
+}
+`
+
+func TestVariants(t *testing.T) {
+	vs, err := Variants([]byte(template), []Vary{
+		{"ssl_session_tickets", []string{"off", "on"}},
+		{"gzip", []string{"off", "on"}},
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+	}
+	want := []string{"ssl_session_tickets off, gzip off", "ssl_session_tickets on", "gzip on",
+		"all at once (ssl_session_tickets on, gzip on)"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("variant names (-want +got):\n%s", diff)
+	}
+	base := string(vs[0].Config)
+	if strings.Count(base, "ssl_session_tickets off;") != 2 || !strings.Contains(base, "http { gzip off;") {
+		t.Errorf("baseline config:\n%s\nwant tickets off twice and gzip off added to http", base)
+	}
+	if !cmp.Equal(vs[0].Edits, []int{2, 0}) {
+		t.Errorf("baseline edits = %v; want [2 0]", vs[0].Edits)
+	}
+	if c := string(vs[2].Config); !strings.Contains(c, "gzip on;") || strings.Contains(c, "ssl_session_tickets on") {
+		t.Errorf("gzip variant config:\n%s\nwant gzip on and tickets at the baseline's off", c)
+	}
+	if _, err := Variants([]byte(template), []Vary{{"a", []string{"1", "2"}}}, true); err == nil {
+		t.Error("--all-at-once with one --vary: want an error")
+	}
+	if _, err := Variants([]byte("events { }"), []Vary{{"a", []string{"1", "2"}}}, false); err == nil {
+		t.Error("a directive absent from a template without http: want an error")
+	}
+}
