@@ -188,7 +188,7 @@ func writeAudit(w io.Writer, rep *tlsscan.Report, jsonOut bool) error {
 	if jsonOut {
 		return report.WriteJSON(w, "audit", rep)
 	}
-	return tlsscan.WriteText(w, rep)
+	return report.Audit(w, rep)
 }
 
 // auditError adds the hint that helps with the usual failures.

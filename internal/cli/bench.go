@@ -185,9 +185,9 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 
 func (e *env) writeBench(res *load.Result, asJSON bool) error {
 	if asJSON {
-		return report.WriteJSON(e.stdout, "bench", res.JSON())
+		return report.WriteJSON(e.stdout, "bench", report.NewBenchJSON(res))
 	}
-	return res.WriteText(e.stdout)
+	return report.Bench(e.stdout, res)
 }
 
 // benchVerdict maps a tripped threshold and a run where nothing

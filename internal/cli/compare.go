@@ -356,7 +356,7 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 		fmt.Fprintf(e.stdout, "plain HTTP from %s\n", httpURL)
 	}
 	fmt.Fprintln(e.stdout)
-	return res.WriteText(e.stdout)
+	return report.Compare(e.stdout, res)
 }
 
 // progress returns a per-round progress line on a terminal, else nil.

@@ -106,7 +106,7 @@ func insertTail(clause, tail string) string {
 // Diff's.
 func (res *Result) verb(d Diff) string {
 	if !d.Significant {
-		return fmt.Sprintf("makes no significant difference (~ %s ms, p %s)", signed(d.MS), pText(res.p(d)))
+		return fmt.Sprintf("makes no significant difference (~ %s ms, p %s)", FormatSignedMS(d.MS), pText(res.PValue(d)))
 	}
 	sign, v, lo, hi := "+", d.MS, d.Lo, d.Hi
 	word := "costs"
@@ -115,20 +115,21 @@ func (res *Result) verb(d Diff) string {
 	}
 	ci := ""
 	if d.CILevel > 0 {
-		ci = fmt.Sprintf(", %s CI %s to %s", percent(1-res.Alpha), num(lo), num(hi))
+		ci = fmt.Sprintf(", %s CI %s to %s", FormatLevel(1-res.Alpha), FormatMS(lo), FormatMS(hi))
 	}
 	rtt := ms(res.RTT)
 	if rtt < minRTTForRounds || v < 0.05*rtt { // "+0.0 RTT" would hide a real, small difference
 		if ci == "" {
-			return fmt.Sprintf("%s %s%s ms", word, sign, num(v))
+			return fmt.Sprintf("%s %s%s ms", word, sign, FormatMS(v))
 		}
-		return fmt.Sprintf("%s %s%s ms (%s)", word, sign, num(v), strings.TrimPrefix(ci, ", "))
+		return fmt.Sprintf("%s %s%s ms (%s)", word, sign, FormatMS(v), strings.TrimPrefix(ci, ", "))
 	}
-	return fmt.Sprintf("%s %s%.1f RTT (%s%s ms%s)", word, sign, v/rtt, sign, num(v), ci)
+	return fmt.Sprintf("%s %s%.1f RTT (%s%s ms%s)", word, sign, v/rtt, sign, FormatMS(v), ci)
 }
 
-// num formats milliseconds with a precision that suits their size.
-func num(v float64) string {
+// FormatMS formats milliseconds with a precision that suits their size;
+// the findings and the reports write every time so.
+func FormatMS(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 100:
@@ -141,15 +142,16 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
-func signed(v float64) string {
+// FormatSignedMS is FormatMS with a sign: "+1.25", "-0.500".
+func FormatSignedMS(v float64) string {
 	if v >= 0 {
-		return "+" + num(v)
+		return "+" + FormatMS(v)
 	}
-	return num(v)
+	return FormatMS(v)
 }
 
-// percent writes a level such as 0.95 or 0.995 as "95%" or "99.5%".
-func percent(level float64) string {
+// FormatLevel writes a level such as 0.95 or 0.995 as "95%" or "99.5%".
+func FormatLevel(level float64) string {
 	return strconv.FormatFloat(level*100, 'g', 6, 64) + "%"
 }
 

@@ -76,10 +76,10 @@ func (p Protocol) String() string {
 	return "HTTP/1.1"
 }
 
-// protocolName names the protocol of a run as the report shows it: HTTP/2
+// ProtocolName names the protocol of a run as the report shows it: HTTP/2
 // on an http:// URL is h2c, cleartext with prior knowledge (the client
 // sends the HTTP/2 preface at once, without an Upgrade), as h2load does.
-func (c Config) protocolName() string {
+func (c Config) ProtocolName() string {
 	if c.Protocol == HTTP2 && c.cleartext() {
 		return "HTTP/2 (h2c: cleartext, prior knowledge)"
 	}
@@ -159,6 +159,10 @@ type Config struct {
 	// so.
 	askedConns int
 }
+
+// AskedConns is Conns as given when -n lowered it (a run of -n 3 -c 100
+// runs on 3 connections), 0 otherwise: the report says so.
+func (c Config) AskedConns() int { return c.askedConns }
 
 // Progress is a live snapshot of a run.
 type Progress struct {

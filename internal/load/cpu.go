@@ -59,7 +59,7 @@ type CPU struct {
 // ClientSaturated reports whether the client used at least 90% of the
 // cores it had: then the client, not the server, may be the limit.
 func (c CPU) ClientSaturated() bool {
-	return c.clientShare() >= saturatedShare
+	return c.ClientShare() >= saturatedShare
 }
 
 // cpuSample is a reading of the counters at one instant.

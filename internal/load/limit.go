@@ -49,11 +49,11 @@ func (c CPU) ServerSaturated() bool {
 	return c.ServerMeasured && c.Wall >= minLimitWall && c.ServerBusiest.Share(c.Wall) >= saturatedShare
 }
 
-// limitLine says what set the pace of a closed-model run, from how busy
+// Limit says what set the pace of a closed-model run, from how busy
 // the client and the server were: "" for the open model, where the
 // schedule sets it, for runs too short to tell and for runs in which no
 // request ended; a run with 1% or more failed requests is not judged.
-func (r *Result) limitLine() string {
+func (r *Result) Limit() string {
 	c := r.CPU
 	if r.Config.Rate > 0 || c.Wall < minLimitWall || r.Requests+r.Errors == 0 {
 		return ""
@@ -64,7 +64,7 @@ func (r *Result) limitLine() string {
 		// idle, and neither says what the server holds.
 		return fmt.Sprintf("not judged: %.3g%% of the requests failed (see Errors); fix them first", 100*share)
 	}
-	client := fmt.Sprintf("%.0f%% of %s core(s)", 100*c.clientShare(), coresText(c.clientCores()))
+	client := fmt.Sprintf("%.0f%% of %s core(s)", 100*c.ClientShare(), coresText(c.ClientCapacity()))
 	server := ""
 	if c.ServerMeasured {
 		b := c.ServerBusiest
@@ -109,8 +109,8 @@ const busyOthersCores = 0.25
 // to matter.
 func (c CPU) busyMachine() string {
 	var parts []string
-	if c.OthersMeasured && c.othersCores() >= busyOthersCores {
-		parts = append(parts, fmt.Sprintf("other processes kept %.2f cores busy", c.othersCores()))
+	if c.OthersMeasured && c.OthersCores() >= busyOthersCores {
+		parts = append(parts, fmt.Sprintf("other processes kept %.2f cores busy", c.OthersCores()))
 	}
 	if c.StealMeasured && c.Steal.Warn() {
 		parts = append(parts, fmt.Sprintf("the hypervisor took %.0f%% of its CPUs", 100*c.Steal.Share()))
@@ -118,31 +118,31 @@ func (c CPU) busyMachine() string {
 	return strings.Join(parts, " and ")
 }
 
-// othersCores is the average number of cores the machine's other
+// OthersCores is the average number of cores the machine's other
 // processes kept busy.
-func (c CPU) othersCores() float64 {
+func (c CPU) OthersCores() float64 {
 	if c.Wall <= 0 {
 		return 0
 	}
 	return float64(c.Others) / float64(c.Wall)
 }
 
-// clientCores is how many cores' worth of CPU time the client could
+// ClientCapacity is how many cores' worth of CPU time the client could
 // use: its cores, or its cgroup quota when that is less (ClientQuota is
 // set only then).
-func (c CPU) clientCores() float64 {
+func (c CPU) ClientCapacity() float64 {
 	if c.ClientQuota > 0 {
 		return c.ClientQuota
 	}
 	return float64(c.ClientCores)
 }
 
-// clientShare is the part of its cores the client used, from 0 to 1.
-func (c CPU) clientShare() float64 {
-	if c.Wall <= 0 || c.clientCores() <= 0 {
+// ClientShare is the part of its cores the client used, from 0 to 1.
+func (c CPU) ClientShare() float64 {
+	if c.Wall <= 0 || c.ClientCapacity() <= 0 {
 		return 0
 	}
-	return float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / c.clientCores()
+	return float64(c.ClientUser+c.ClientSystem) / float64(c.Wall) / c.ClientCapacity()
 }
 
 // busiest returns the process of later that used the largest share of

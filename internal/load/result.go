@@ -82,3 +82,37 @@ func (r *recorder) flush() {
 	r.out <- r.b
 	r.b = batchPool.Get().(*batch)
 }
+
+// RequestRate is completed requests per second of elapsed time.
+func (r *Result) RequestRate() float64 { return perSecond(r.Requests, r.Elapsed) }
+
+// HandshakeRate is TLS handshakes per second of elapsed time.
+func (r *Result) HandshakeRate() float64 { return perSecond(r.Handshakes, r.Elapsed) }
+
+// ByteRate is response body bytes per second of elapsed time.
+func (r *Result) ByteRate() float64 { return perSecond(r.Bytes, r.Elapsed) }
+
+// SendRate is, in the open model, the rate at which completed requests
+// were actually sent: (n-1) over the span from the first send to the last.
+// It holds the --rate asked for unless the client fell behind.
+func (r *Result) SendRate() float64 {
+	if r.Requests < 2 || r.LastSend <= r.FirstSend {
+		return 0
+	}
+	return float64(r.Requests-1) / (r.LastSend - r.FirstSend).Seconds()
+}
+
+// ErrorRate is the share of requests that failed, from 0 to 1.
+func (r *Result) ErrorRate() float64 {
+	if n := r.Requests + r.Errors; n > 0 {
+		return float64(r.Errors) / float64(n)
+	}
+	return 0
+}
+
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}

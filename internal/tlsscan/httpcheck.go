@@ -36,7 +36,7 @@ type HTTPResult struct {
 	BodyBytes       int64  `json:"body_bytes"`
 	GzipBytes       int64  `json:"gzip_bytes,omitempty"`
 	// KeepAlive reports whether a connection carried KeepAliveRequests
-	// requests in a row (of keepAliveRequests tried).
+	// requests in a row (of KeepAliveRequests tried).
 	KeepAlive         bool   `json:"keep_alive"`
 	KeepAliveRequests int    `json:"keep_alive_requests"`
 	AltSvc            string `json:"alt_svc,omitempty"`
@@ -59,8 +59,8 @@ type Dotfile struct {
 	Exposed bool   `json:"exposed"`
 }
 
-// keepAliveRequests is how many requests the keep-alive check sends.
-const keepAliveRequests = 3
+// KeepAliveRequests is how many requests the keep-alive check sends.
+const KeepAliveRequests = 3
 
 // parseHSTS reads a Strict-Transport-Security header (RFC 6797, 6.1).
 func parseHSTS(v string) HSTS {
@@ -171,7 +171,7 @@ func (t *target) checkKeepAlive(ctx context.Context, base string, h *HTTPResult)
 			reused.Add(1)
 		}
 	}}
-	for range keepAliveRequests {
+	for range KeepAliveRequests {
 		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, base+t.path, nil)
 		if err != nil {
 			return err
@@ -184,7 +184,7 @@ func (t *target) checkKeepAlive(ctx context.Context, base string, h *HTTPResult)
 		resp.Body.Close()
 	}
 	h.KeepAliveRequests = 1 + int(reused.Load())
-	h.KeepAlive = h.KeepAliveRequests == keepAliveRequests
+	h.KeepAlive = h.KeepAliveRequests == KeepAliveRequests
 	return nil
 }
 

@@ -92,7 +92,7 @@ func ruleKeepAlive(r *Report) []Finding {
 	c := r.rtts(r.connectionRounds(), "per request after the first")
 	c.Note = "every request pays a new TCP and " + r.Negotiated.Version + " handshake"
 	return one(Finding{ID: "keepalive-off", Severity: High, Category: Speed, Title: "connections are not kept alive",
-		Evidence: fmt.Sprintf("%d of %d requests in a row used the first connection", r.HTTP.KeepAliveRequests, keepAliveRequests),
+		Evidence: fmt.Sprintf("%d of %d requests in a row used the first connection", r.HTTP.KeepAliveRequests, KeepAliveRequests),
 		Cost:     c, Fix: "keepalive_timeout 65s;\nkeepalive_requests 1000;",
 		Reason: "reusing a connection skips the handshakes and TCP slow start", Reference: "RFC 9112 section 9.3"})
 }

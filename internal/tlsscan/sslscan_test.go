@@ -169,10 +169,6 @@ ssl_dhparam ` + dh + `;`})
 	if e.DHBits != 1024 {
 		t.Errorf("DHBits = %d; want 1024 (ssl_dhparam)", e.DHBits)
 	}
-	var text strings.Builder
-	if err := WriteText(&text, &Report{Enumeration: e, Partial: true}); err != nil || !strings.Contains(text.String(), "DHE suites use the server's 1024-bit prime") {
-		t.Errorf("WriteText = %v:\n%s\nwant the DH prime size, as sslscan shows it", err, text.String())
-	}
 	fs := findings(&Report{Enumeration: e})
 	if i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "dh-small" }); i < 0 || !strings.Contains(fs[i].Evidence, "1024-bit") {
 		t.Errorf("findings %+v; want dh-small for the 1024-bit prime", fs)

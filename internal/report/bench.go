@@ -1,4 +1,8 @@
-package load
+package report
+
+// The text report of bench, after ab, wrk and hey: summary, TLS,
+// ab-style connection times, percentiles, a latency histogram, CPU and the
+// distinct errors.
 
 import (
 	"cmp"
@@ -6,63 +10,36 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/httpslab/httpslab/internal/load"
 )
 
-// Percentiles are the quantiles the reports show, in percent.
-var Percentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99}
+// BenchPercentiles are the quantiles bench's reports show, in percent.
+var BenchPercentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99}
 
-// RequestRate is completed requests per second of elapsed time.
-func (r *Result) RequestRate() float64 { return perSecond(r.Requests, r.Elapsed) }
-
-// HandshakeRate is TLS handshakes per second of elapsed time.
-func (r *Result) HandshakeRate() float64 { return perSecond(r.Handshakes, r.Elapsed) }
-
-// SendRate is, in the open model, the rate at which completed requests
-// were actually sent: (n-1) over the span from the first send to the last.
-// It holds the --rate asked for unless the client fell behind.
-func (r *Result) SendRate() float64 {
-	if r.Requests < 2 || r.LastSend <= r.FirstSend {
-		return 0
-	}
-	return float64(r.Requests-1) / (r.LastSend - r.FirstSend).Seconds()
-}
-
-// ErrorRate is the share of requests that failed, from 0 to 1.
-func (r *Result) ErrorRate() float64 {
-	if n := r.Requests + r.Errors; n > 0 {
-		return float64(r.Errors) / float64(n)
-	}
-	return 0
-}
-
-func perSecond(n int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(n) / d.Seconds()
-}
-
-// WriteText writes the human report: summary, TLS, ab-style connection
-// times, percentiles, a latency histogram, CPU and the distinct errors.
-func (r *Result) WriteText(w io.Writer) error {
+// Bench writes the human report of a bench run: summary, TLS, ab-style
+// connection times, percentiles, a latency histogram, CPU and the
+// distinct errors.
+func Bench(w io.Writer, r *load.Result) error {
 	var b strings.Builder
-	r.writeSummary(&b)
-	r.writeTLS(&b)
-	r.writeTimes(&b)
-	r.writePercentiles(&b)
-	writeDistribution(&b, r.Latency.Total)
-	r.writeCPU(&b)
-	r.writeErrors(&b)
+	benchSummary(&b, r)
+	benchTLS(&b, r)
+	benchTimes(&b, r)
+	benchPercentiles(&b, r)
+	benchDistribution(&b, r.Latency.Total)
+	benchCPU(&b, r)
+	benchErrors(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (r *Result) writeSummary(b *strings.Builder) {
+func benchSummary(b *strings.Builder, r *load.Result) {
 	c := r.Config
 	model := "closed model"
 	if c.Rate > 0 {
@@ -72,9 +49,9 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if len(c.Targets) > 1 {
 		fmt.Fprintf(b, " (+%d more, rotated)", len(c.Targets)-1)
 	}
-	fmt.Fprintf(b, "\nLoad:            %s, %s", c.protocolName(), plural(c.Conns, "connection"))
-	if c.askedConns > c.Conns {
-		fmt.Fprintf(b, " (-c %d asked: -n %d needs no more)", c.askedConns, c.Requests)
+	fmt.Fprintf(b, "\nLoad:            %s, %s", c.ProtocolName(), plural(c.Conns, "connection"))
+	if c.AskedConns() > c.Conns {
+		fmt.Fprintf(b, " (-c %d asked: -n %d needs no more)", c.AskedConns(), c.Requests)
 	}
 	// A connection that carries fewer requests than -m or --pipeline
 	// never has that many in flight: the line says what ran.
@@ -121,7 +98,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if r.Handshakes > 0 {
 		fmt.Fprintf(b, "Handshakes/s:    %.1f (%d full, %d resumed)\n", r.HandshakeRate(), r.Handshakes-r.Resumed, r.Resumed)
 	}
-	fmt.Fprintf(b, "Transfer:        %s of response bodies, %s/s\n", bytesString(float64(r.Bytes)), bytesString(perSecond(r.Bytes, r.Elapsed)))
+	fmt.Fprintf(b, "Transfer:        %s of response bodies, %s/s\n", bytesString(float64(r.Bytes)), bytesString(r.ByteRate()))
 	codes := slices.Sorted(maps.Keys(r.Status))
 	b.WriteString("Status codes:   ")
 	for _, code := range codes {
@@ -134,7 +111,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	if c.Rate > 0 {
 		fmt.Fprintf(b, "Send rate:       %.1f/s achieved of %.6g/s\n", r.SendRate(), c.Rate)
 		fmt.Fprintf(b, "Schedule:        %d sends late by more than %s, largest lag %s, %d dropped (all workers busy)\n",
-			r.Late, LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
+			r.Late, load.LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
 	}
 }
 
@@ -156,7 +133,7 @@ func bytesString(n float64) string {
 	return fmt.Sprintf("%.2f %s", n, units[i])
 }
 
-func (r *Result) writeTLS(b *strings.Builder) {
+func benchTLS(b *strings.Builder, r *load.Result) {
 	if len(r.TLS) == 0 {
 		return
 	}
@@ -178,9 +155,9 @@ func (r *Result) writeTLS(b *strings.Builder) {
 	}
 }
 
-// writeTimes writes the ab-style table. Connect and TLS count once per
+// benchTimes writes the ab-style table. Connect and TLS count once per
 // new connection; Waiting and Total once per completed request.
-func (r *Result) writeTimes(b *strings.Builder) {
+func benchTimes(b *strings.Builder, r *load.Result) {
 	b.WriteString("\nConnection Times (ms)\n")
 	fmt.Fprintf(b, "%-10s %9s %9s %8s %9s %9s %10s\n", "", "min", "mean", "[+/-sd]", "median", "max", "count")
 	rows := []struct {
@@ -192,15 +169,15 @@ func (r *Result) writeTimes(b *strings.Builder) {
 		if h.TotalCount() == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "%-10s %9s %9s %8s %9s %9s %10d\n", row.name, ms(float64(h.Min())), ms(h.Mean()),
-			ms(h.StdDev()), ms(float64(h.ValueAtQuantile(50))), ms(float64(h.Max())), h.TotalCount())
+		fmt.Fprintf(b, "%-10s %9s %9s %8s %9s %9s %10d\n", row.name, usMS(float64(h.Min())), usMS(h.Mean()),
+			usMS(h.StdDev()), usMS(float64(h.ValueAtQuantile(50))), usMS(float64(h.Max())), h.TotalCount())
 	}
 }
 
-// ms formats microseconds as milliseconds.
-func ms(us float64) string { return fmt.Sprintf("%.3f", us/1000) }
+// usMS formats microseconds as milliseconds.
+func usMS(us float64) string { return fmt.Sprintf("%.3f", us/1000) }
 
-func (r *Result) writePercentiles(b *strings.Builder) {
+func benchPercentiles(b *strings.Builder, r *load.Result) {
 	h := r.Latency.Total
 	if h.TotalCount() == 0 {
 		return
@@ -210,23 +187,23 @@ func (r *Result) writePercentiles(b *strings.Builder) {
 		title = "Latency percentiles (ms): from the intended send (corrected for coordinated omission) | from the actual send"
 	}
 	fmt.Fprintf(b, "\n%s\n", title)
-	for _, p := range Percentiles {
-		fmt.Fprintf(b, "  %-7s %10s", fmt.Sprintf("p%g", p), ms(float64(h.ValueAtQuantile(p))))
+	for _, p := range BenchPercentiles {
+		fmt.Fprintf(b, "  %-7s %10s", fmt.Sprintf("p%g", p), usMS(float64(h.ValueAtQuantile(p))))
 		if r.Config.Rate > 0 {
-			fmt.Fprintf(b, " | %10s", ms(float64(r.Latency.Service.ValueAtQuantile(p))))
+			fmt.Fprintf(b, " | %10s", usMS(float64(r.Latency.Service.ValueAtQuantile(p))))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "  %-7s %10s", "max", ms(float64(h.Max())))
+	fmt.Fprintf(b, "  %-7s %10s", "max", usMS(float64(h.Max())))
 	if r.Config.Rate > 0 {
-		fmt.Fprintf(b, " | %10s", ms(float64(r.Latency.Service.Max())))
+		fmt.Fprintf(b, " | %10s", usMS(float64(r.Latency.Service.Max())))
 	}
 	b.WriteString("\n")
 }
 
-// writeDistribution draws the total latency as ten equal-width buckets
+// benchDistribution draws the total latency as ten equal-width buckets
 // between min and max with a bar of '#' per bucket, as hey does.
-func writeDistribution(b *strings.Builder, h *hdrhistogram.Histogram) {
+func benchDistribution(b *strings.Builder, h *hdrhistogram.Histogram) {
 	n := h.TotalCount()
 	if n == 0 {
 		return
@@ -246,21 +223,21 @@ func writeDistribution(b *strings.Builder, h *hdrhistogram.Histogram) {
 	b.WriteString("\nLatency distribution (ms, total)\n")
 	for i, c := range counts {
 		bar := strings.Repeat("#", int(40*c/max(top, 1)))
-		fmt.Fprintf(b, "  %10s [%9d] %s\n", ms(float64(lo+int64(i+1)*width)), c, bar)
+		fmt.Fprintf(b, "  %10s [%9d] %s\n", usMS(float64(lo+int64(i+1)*width)), c, bar)
 	}
 }
 
-func (r *Result) writeCPU(b *strings.Builder) {
+func benchCPU(b *strings.Builder, r *load.Result) {
 	c := r.CPU
 	b.WriteString("\nCPU\n")
-	writeCPULine(b, "Client:", c.ClientUser, c.ClientSystem, r)
-	fmt.Fprintf(b, "  client used %.0f%% of %s core(s)", 100*c.clientShare(), coresText(c.clientCores()))
+	benchCPULine(b, "Client:", c.ClientUser, c.ClientSystem, r)
+	fmt.Fprintf(b, "  client used %.0f%% of %s core(s)", 100*c.ClientShare(), coresText(c.ClientCapacity()))
 	if c.ClientQuota > 0 {
 		b.WriteString(" (its cgroup CPU quota)")
 	}
 	b.WriteString("\n")
 	if c.ServerMeasured {
-		writeCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
+		benchCPULine(b, "Server:", c.ServerUser, c.ServerSystem, r)
 		if c.Wall > 0 {
 			// A single-threaded server (one nginx worker) near 1.00 is
 			// the limit, whatever the client could do.
@@ -274,13 +251,13 @@ func (r *Result) writeCPU(b *strings.Builder) {
 		fmt.Fprintf(b, "  server CPU not measured: %s\n", c.ServerError)
 	}
 	if c.OthersMeasured && c.Wall > 0 {
-		fmt.Fprintf(b, "  Others:  other processes kept %.2f cores busy on average", c.othersCores())
+		fmt.Fprintf(b, "  Others:  other processes kept %.2f cores busy on average", c.OthersCores())
 		if !c.ServerMeasured {
 			b.WriteString(" (the server among them, if it runs here)")
 		}
 		b.WriteString("\n")
 	}
-	if l := r.limitLine(); l != "" {
+	if l := r.Limit(); l != "" {
 		fmt.Fprintf(b, "  Limit:   %s\n", l)
 	}
 	if c.StealMeasured {
@@ -288,7 +265,7 @@ func (r *Result) writeCPU(b *strings.Builder) {
 	}
 }
 
-func writeCPULine(b *strings.Builder, who string, user, sys time.Duration, r *Result) {
+func benchCPULine(b *strings.Builder, who string, user, sys time.Duration, r *load.Result) {
 	total := user + sys
 	fmt.Fprintf(b, "  %-8s user %.3f s, system %.3f s", who, user.Seconds(), sys.Seconds())
 	// Failed requests cost CPU too (a refused dial is retried at once):
@@ -300,13 +277,13 @@ func writeCPULine(b *strings.Builder, who string, user, sys time.Duration, r *Re
 	case n > 0:
 		fmt.Fprintf(b, "; %.2f µs per request", float64(total.Microseconds())/float64(n))
 	}
-	if r.Handshakes > 0 && r.Config.Mode != Keepalive {
+	if r.Handshakes > 0 && r.Config.Mode != load.Keepalive {
 		fmt.Fprintf(b, ", %.1f µs per handshake", float64(total.Microseconds())/float64(r.Handshakes))
 	}
 	b.WriteString("\n")
 }
 
-func (r *Result) writeErrors(b *strings.Builder) {
+func benchErrors(b *strings.Builder, r *load.Result) {
 	if len(r.ErrorCounts) == 0 {
 		return
 	}
@@ -317,4 +294,10 @@ func (r *Result) writeErrors(b *strings.Builder) {
 	for _, m := range msgs {
 		fmt.Fprintf(b, "  %9d  %s\n", r.ErrorCounts[m], m)
 	}
+}
+
+// coresText writes a number of cores to two decimals at most: "1", and
+// "0.5" when a quota made it a fraction.
+func coresText(c float64) string {
+	return strconv.FormatFloat(math.Round(c*100)/100, 'f', -1, 64)
 }

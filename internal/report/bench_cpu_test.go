@@ -1,4 +1,4 @@
-package load
+package report
 
 import (
 	"os"
@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/machine"
 )
 
-// TestReportSteal checks the steal line of a real run's report: present
+// TestBenchSteal checks the steal line of a real run's report: present
 // when measured, with the warning when the host took enough, and absent
 // when not measured (as for a run too short for /proc/stat's ticks).
-func TestReportSteal(t *testing.T) {
+func TestBenchSteal(t *testing.T) {
 	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
-	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 20})
+	res := mustRun(t, load.Config{Targets: []load.Target{{URL: s.HTTPURL + "/"}}, Requests: 20})
 	// Whether this short run measured steal depends on the machine's CPU
 	// count (machine.TestBetween covers the threshold); if it did, the
 	// figures are this machine's.
@@ -35,38 +36,29 @@ func TestReportSteal(t *testing.T) {
 	} {
 		r := *res
 		r.CPU.Steal, r.CPU.StealMeasured = tt.steal, true
-		out := reportText(t, &r)
+		out := benchText(t, &r)
 		if !strings.Contains(out, tt.want) || strings.Contains(out, "the host was busy") != tt.warn {
 			t.Errorf("steal %+v: report says\n%s\nwant %q, warning %v", tt.steal, out, tt.want, tt.warn)
 		}
-		j := r.JSON()
+		j := NewBenchJSON(&r)
 		if j.CPU.StealShare == nil || *j.CPU.StealShare != tt.steal.Share() {
 			t.Errorf("steal %+v: JSON steal_share %v; want %v", tt.steal, j.CPU.StealShare, tt.steal.Share())
 		}
 	}
 	r := *res
 	r.CPU.StealMeasured = false
-	if out := reportText(t, &r); strings.Contains(out, "Steal:") {
+	if out := benchText(t, &r); strings.Contains(out, "Steal:") {
 		t.Errorf("report shows steal that was not measured:\n%s", out)
 	}
 }
 
-func reportText(t *testing.T, r *Result) string {
-	t.Helper()
-	var b strings.Builder
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// TestReportServerBusy measures the embedded server in this very process
+// TestBenchServerBusy measures the embedded server in this very process
 // (--server-pid of itself): the report gives the cores it kept busy, a
 // number between 0 and the machine's CPUs.
-func TestReportServerBusy(t *testing.T) {
+func TestBenchServerBusy(t *testing.T) {
 	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
-	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 300, ServerPIDs: []int{os.Getpid()}})
-	out := reportText(t, res)
+	res := mustRun(t, load.Config{Targets: []load.Target{{URL: s.HTTPURL + "/"}}, Requests: 300, ServerPIDs: []int{os.Getpid()}})
+	out := benchText(t, res)
 	m := regexp.MustCompile(`server kept (\d+\.\d\d) cores busy on average`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("report lacks the server's busy cores:\n%s", out)

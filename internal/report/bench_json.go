@@ -1,49 +1,50 @@
-package load
+package report
 
 import (
 	"crypto/tls"
 	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/httpslab/httpslab/internal/load"
 )
 
-// JSONResult is the JSON form of a Result, written inside the
+// BenchJSON is the JSON form of a bench result (load.Result), written inside the
 // httpslab/bench/v1 envelope. Latencies are in microseconds;
 // each histogram also comes as HdrHistogram's compressed V2 encoding
 // (base64), which other HDR tools decode and merge across runs.
-type JSONResult struct {
-	Target         []string            `json:"targets"`
-	Protocol       string              `json:"protocol"`
-	Conns          int                 `json:"connections"`
-	Streams        int                 `json:"streams"`
-	ServerStreams  int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model)
-	Pipeline       int                 `json:"pipeline"`
-	Mode           string              `json:"conn_mode"`
-	Rate           float64             `json:"rate,omitempty"`
-	Interrupted    bool                `json:"interrupted"`
-	ElapsedSeconds float64             `json:"elapsed_s"`
-	Requests       int64               `json:"requests"`
-	Errors         int64               `json:"errors"`
-	RequestsPerSec float64             `json:"requests_per_s"`
-	Connections    int64               `json:"connections_opened"`
-	DialErrors     int64               `json:"dial_errors"`
-	Handshakes     int64               `json:"handshakes"`
-	Resumed        int64               `json:"resumed"`
-	HandshakesPerS float64             `json:"handshakes_per_s"`
-	Bytes          int64               `json:"bytes"` // response body bytes, as Result.Bytes
-	Status         map[string]int64    `json:"status"`
-	ErrorMessages  map[string]int64    `json:"error_messages"`
-	TLS            []JSONTLS           `json:"tls"`
-	Latency        map[string]JSONHist `json:"latency_us"`
-	Late           int64               `json:"late_sends"`
-	Dropped        int64               `json:"dropped_sends"`
-	MaxLagMicros   int64               `json:"max_lag_us"`
-	SendRate       float64             `json:"send_rate_per_s,omitempty"`
-	CPU            JSONCPU             `json:"cpu"`
+type BenchJSON struct {
+	Target         []string             `json:"targets"`
+	Protocol       string               `json:"protocol"`
+	Conns          int                  `json:"connections"`
+	Streams        int                  `json:"streams"`
+	ServerStreams  int64                `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model)
+	Pipeline       int                  `json:"pipeline"`
+	Mode           string               `json:"conn_mode"`
+	Rate           float64              `json:"rate,omitempty"`
+	Interrupted    bool                 `json:"interrupted"`
+	ElapsedSeconds float64              `json:"elapsed_s"`
+	Requests       int64                `json:"requests"`
+	Errors         int64                `json:"errors"`
+	RequestsPerSec float64              `json:"requests_per_s"`
+	Connections    int64                `json:"connections_opened"`
+	DialErrors     int64                `json:"dial_errors"`
+	Handshakes     int64                `json:"handshakes"`
+	Resumed        int64                `json:"resumed"`
+	HandshakesPerS float64              `json:"handshakes_per_s"`
+	Bytes          int64                `json:"bytes"` // response body bytes, as Result.Bytes
+	Status         map[string]int64     `json:"status"`
+	ErrorMessages  map[string]int64     `json:"error_messages"`
+	TLS            []BenchTLS           `json:"tls"`
+	Latency        map[string]BenchHist `json:"latency_us"`
+	Late           int64                `json:"late_sends"`
+	Dropped        int64                `json:"dropped_sends"`
+	MaxLagMicros   int64                `json:"max_lag_us"`
+	SendRate       float64              `json:"send_rate_per_s,omitempty"`
+	CPU            BenchCPU             `json:"cpu"`
 }
 
-// JSONTLS is one row of the TLS summary.
-type JSONTLS struct {
+// BenchTLS is one row of the TLS summary.
+type BenchTLS struct {
 	Version string `json:"version"`
 	Cipher  string `json:"cipher"`
 	Group   string `json:"group,omitempty"`
@@ -51,8 +52,8 @@ type JSONTLS struct {
 	Resumed int64  `json:"resumed"`
 }
 
-// JSONHist summarises one latency histogram.
-type JSONHist struct {
+// BenchHist summarises one latency histogram.
+type BenchHist struct {
 	Count       int64            `json:"count"`
 	Min         int64            `json:"min"`
 	Mean        float64          `json:"mean"`
@@ -62,8 +63,8 @@ type JSONHist struct {
 	HDR         string           `json:"hdr"`
 }
 
-// JSONCPU is CPU time in seconds.
-type JSONCPU struct {
+// BenchCPU is CPU time in seconds.
+type BenchCPU struct {
 	ClientUser   float64 `json:"client_user_s"`
 	ClientSystem float64 `json:"client_system_s"`
 	ClientCores  int     `json:"client_cores"`
@@ -76,7 +77,7 @@ type JSONCPU struct {
 	Server       bool    `json:"server_measured"`
 	// ServerBusiest is the server process that used the largest share of
 	// the cores it could use.
-	ServerBusiest *JSONProcBusy `json:"server_busiest,omitempty"`
+	ServerBusiest *BenchProcBusy `json:"server_busiest,omitempty"`
 	// ServerNotListening is true when none of the server processes
 	// receives on the port the connections went to.
 	ServerNotListening bool `json:"server_not_listening,omitempty"`
@@ -88,10 +89,10 @@ type JSONCPU struct {
 	StealShare *float64 `json:"steal_share,omitempty"`
 }
 
-// JSONProcBusy is one server process's CPU time and share of its cores;
+// BenchProcBusy is one server process's CPU time and share of its cores;
 // Saturated when the share is 0.9 or more over a run of 1 s or more: then
 // the server was the limit.
-type JSONProcBusy struct {
+type BenchProcBusy struct {
 	PID       int     `json:"pid"`
 	CPU       float64 `json:"cpu_s"`
 	Cores     float64 `json:"cores"`
@@ -99,28 +100,28 @@ type JSONProcBusy struct {
 	Saturated bool    `json:"saturated"`
 }
 
-// JSON returns the JSON form of the result.
-func (r *Result) JSON() JSONResult {
+// NewBenchJSON returns the JSON form of a bench result.
+func NewBenchJSON(r *load.Result) BenchJSON {
 	c := r.Config
-	j := JSONResult{
+	j := BenchJSON{
 		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, ServerStreams: r.ServerStreams, Pipeline: c.Pipeline,
 		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
 		DialErrors: r.DialErrors,
 		Handshakes: r.Handshakes, Resumed: r.Resumed, HandshakesPerS: r.HandshakeRate(), Bytes: r.Bytes,
 		Status: map[string]int64{}, ErrorMessages: r.ErrorCounts, Late: r.Late, Dropped: r.Dropped,
-		MaxLagMicros: r.MaxLag.Microseconds(), SendRate: r.SendRate(), TLS: []JSONTLS{},
-		Latency: map[string]JSONHist{
-			"connect": jsonHist(r.Latency.Connect), "tls": jsonHist(r.Latency.TLS),
-			"waiting": jsonHist(r.Latency.Waiting), "total": jsonHist(r.Latency.Total),
+		MaxLagMicros: r.MaxLag.Microseconds(), SendRate: r.SendRate(), TLS: []BenchTLS{},
+		Latency: map[string]BenchHist{
+			"connect": benchHist(r.Latency.Connect), "tls": benchHist(r.Latency.TLS),
+			"waiting": benchHist(r.Latency.Waiting), "total": benchHist(r.Latency.Total),
 		},
-		CPU: JSONCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
+		CPU: BenchCPU{ClientUser: r.CPU.ClientUser.Seconds(), ClientSystem: r.CPU.ClientSystem.Seconds(),
 			ClientCores: r.CPU.ClientCores, ClientQuota: r.CPU.ClientQuota, Saturated: r.CPU.ClientSaturated(), Server: r.CPU.ServerMeasured,
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds(),
 			ServerNotListening: r.CPU.NotListening},
 	}
 	if b := r.CPU.ServerBusiest; r.CPU.ServerMeasured && b.PID != 0 {
-		j.CPU.ServerBusiest = &JSONProcBusy{PID: b.PID, CPU: b.CPU.Seconds(), Cores: b.Cores,
+		j.CPU.ServerBusiest = &BenchProcBusy{PID: b.PID, CPU: b.CPU.Seconds(), Cores: b.Cores,
 			Share: b.Share(r.CPU.Wall), Saturated: r.CPU.ServerSaturated()}
 	}
 	if r.CPU.OthersMeasured {
@@ -132,7 +133,7 @@ func (r *Result) JSON() JSONResult {
 		j.CPU.StealShare = &share
 	}
 	if c.Rate > 0 {
-		j.Latency["service"] = jsonHist(r.Latency.Service)
+		j.Latency["service"] = benchHist(r.Latency.Service)
 	}
 	for _, t := range c.Targets {
 		j.Target = append(j.Target, t.URL)
@@ -141,7 +142,7 @@ func (r *Result) JSON() JSONResult {
 		j.Status[strconv.Itoa(code)] = n
 	}
 	for _, t := range r.TLS {
-		row := JSONTLS{Version: tls.VersionName(t.Version), Cipher: tls.CipherSuiteName(t.Cipher), Full: t.Full, Resumed: t.Resumed}
+		row := BenchTLS{Version: tls.VersionName(t.Version), Cipher: tls.CipherSuiteName(t.Cipher), Full: t.Full, Resumed: t.Resumed}
 		if t.Curve != 0 {
 			row.Group = t.Curve.String()
 		}
@@ -150,13 +151,13 @@ func (r *Result) JSON() JSONResult {
 	return j
 }
 
-func jsonHist(h *hdrhistogram.Histogram) JSONHist {
-	j := JSONHist{Count: h.TotalCount(), Min: h.Min(), Mean: h.Mean(), StdDev: h.StdDev(), Max: h.Max(),
+func benchHist(h *hdrhistogram.Histogram) BenchHist {
+	j := BenchHist{Count: h.TotalCount(), Min: h.Min(), Mean: h.Mean(), StdDev: h.StdDev(), Max: h.Max(),
 		Percentiles: map[string]int64{}}
 	if j.Count == 0 {
 		j.Min = 0
 	}
-	for _, p := range Percentiles {
+	for _, p := range BenchPercentiles {
 		j.Percentiles["p"+strconv.FormatFloat(p, 'f', -1, 64)] = h.ValueAtQuantile(p)
 	}
 	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {

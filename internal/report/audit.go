@@ -1,6 +1,6 @@
-package tlsscan
+package report
 
-// The terminal report. WriteText prints a summary of what the server
+// The terminal report of audit. Audit prints a summary of what the server
 // offers (one labelled line per topic), then the findings grouped as
 // SPEED, SAFETY and INFORMATION, each with its evidence, cost, fix and
 // reason, then the checks that could not run.
@@ -13,22 +13,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/tlsscan"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// WriteText writes the human report of an audit.
-func WriteText(w io.Writer, r *Report) error {
+// Audit writes the human report of an audit.
+func Audit(w io.Writer, r *tlsscan.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "httpslab audit %s", r.Target)
 	if r.HTTP.Server != "" {
 		fmt.Fprintf(&b, "  (%s)", r.HTTP.Server)
 	}
-	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, ms(r.Elapsed), ms(r.RTT))
-	summary(&b, r)
+	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, auditMS(r.Elapsed), auditMS(r.RTT))
+	auditSummary(&b, r)
 	if r.Partial {
 		b.WriteString("\nFINDINGS not computed: the audit stopped before the enumeration finished\n")
 	} else {
-		writeFindings(&b, r)
+		auditFindings(&b, r)
 	}
 	if len(r.NotChecked) > 0 {
 		b.WriteString("\nNot checked:\n")
@@ -40,13 +41,13 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-// writeFindings writes the findings grouped by category.
-func writeFindings(b *strings.Builder, r *Report) {
+// auditFindings writes the findings grouped by category.
+func auditFindings(b *strings.Builder, r *tlsscan.Report) {
 	for _, c := range []struct {
-		cat   Category
+		cat   tlsscan.Category
 		title string
-	}{{Speed, "SPEED"}, {Safety, "SAFETY"}, {About, "INFORMATION"}} {
-		var fs []Finding
+	}{{tlsscan.Speed, "SPEED"}, {tlsscan.Safety, "SAFETY"}, {tlsscan.About, "INFORMATION"}} {
+		var fs []tlsscan.Finding
 		for _, f := range r.Findings {
 			if f.Category == c.cat {
 				fs = append(fs, f)
@@ -54,18 +55,18 @@ func writeFindings(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "\n%s (%d)\n", c.title, len(fs))
 		for _, f := range fs {
-			writeFinding(b, f, r.RTT)
+			auditFinding(b, f, r.RTT)
 		}
 	}
 }
 
-func line(b *strings.Builder, label, format string, args ...any) {
+func auditLine(b *strings.Builder, label, format string, args ...any) {
 	fmt.Fprintf(b, "%-13s %s\n", label, fmt.Sprintf(format, args...))
 }
 
-func summary(b *strings.Builder, r *Report) {
+func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 	e := r.Enumeration
-	line(b, "Protocols", "%s", versionList(r))
+	auditLine(b, "Protocols", "%s", auditVersions(r))
 	for i := len(e.Versions) - 1; i >= 0; i-- {
 		v := e.Versions[i]
 		if !v.Supported {
@@ -75,28 +76,28 @@ func summary(b *strings.Builder, r *Report) {
 		if v.ServerOrder {
 			order = "server's order"
 		}
-		line(b, v.Name, "%s (%s)", suiteNames(v.Suites), order)
+		auditLine(b, v.Name, "%s (%s)", auditSuites(v.Suites), order)
 	}
-	line(b, "Groups", "%s", groupList(e))
+	auditLine(b, "Groups", "%s", auditGroups(e))
 	if e.DHBits > 0 {
-		line(b, "", "DHE suites use the server's %d-bit prime", e.DHBits)
+		auditLine(b, "", "DHE suites use the server's %d-bit prime", e.DHBits)
 	}
 	if e.HelloRetry {
-		line(b, "", "HelloRetryRequest for %s when offered X25519 first", e.HelloRetryGroup)
+		auditLine(b, "", "HelloRetryRequest for %s when offered X25519 first", e.HelloRetryGroup)
 	}
 	n := r.Negotiated
-	line(b, "Negotiated", "%s, ALPN %s", strings.Join(slices.DeleteFunc([]string{n.Version, n.Suite, n.Group}, func(s string) bool { return s == "" }), " "),
+	auditLine(b, "Negotiated", "%s, ALPN %s", strings.Join(slices.DeleteFunc([]string{n.Version, n.Suite, n.Group}, func(s string) bool { return s == "" }), " "),
 		orNone(n.ALPN))
-	writeChain(b, r.Chain)
-	writeResumption(b, r)
+	auditChain(b, r.Chain)
+	auditResumption(b, r)
 	if r.Records.FirstDataRecord > 0 {
 		note := ""
 		if r.RecordsBody < 16<<10 {
 			note = " (the response fits in one record: --large-path names a bigger one)"
 		}
-		line(b, "First record", "%d bytes, of a response with a %d-byte body%s", r.Records.FirstDataRecord, r.RecordsBody, note)
+		auditLine(b, "First record", "%d bytes, of a response with a %d-byte body%s", r.Records.FirstDataRecord, r.RecordsBody, note)
 	}
-	writeHTTP(b, r)
+	auditHTTP(b, r)
 }
 
 func orNone(s string) string {
@@ -106,9 +107,9 @@ func orNone(s string) string {
 	return s
 }
 
-func groupList(e *Enumeration) string {
+func auditGroups(e *tlsscan.Enumeration) string {
 	var parts []string
-	for _, v := range []uint16{VersionTLS13, VersionTLS12, VersionTLS11, VersionTLS10} {
+	for _, v := range []uint16{tlsscan.VersionTLS13, tlsscan.VersionTLS12, tlsscan.VersionTLS11, tlsscan.VersionTLS10} {
 		var names []string
 		for _, g := range e.Groups {
 			if g.Version == v {
@@ -125,9 +126,9 @@ func groupList(e *Enumeration) string {
 	return strings.Join(parts, "; ")
 }
 
-func writeChain(b *strings.Builder, c Chain) {
+func auditChain(b *strings.Builder, c tlsscan.Chain) {
 	if len(c.Certs) == 0 {
-		line(b, "Certificate", "none")
+		auditLine(b, "Certificate", "none")
 		return
 	}
 	leaf := c.Certs[0]
@@ -135,23 +136,16 @@ func writeChain(b *strings.Builder, c Chain) {
 	if !c.Trusted {
 		trust = "NOT trusted"
 	}
-	line(b, "Certificate", "%s, %s, %d in chain, %d bytes, expires in %.1f days, %s", leaf.Key, leaf.Signature,
+	auditLine(b, "Certificate", "%s, %s, %d in chain, %d bytes, expires in %.1f days, %s", leaf.Key, leaf.Signature,
 		len(c.Certs), c.Bytes, time.Duration(c.ExpiresIn).Hours()/24, trust)
 	staple := "no OCSP responder"
 	if len(c.OCSPServers) > 0 {
 		staple = "OCSP responder " + strings.Join(c.OCSPServers, ", ") + ", stapled: " + yesNo(c.Stapled)
 	}
-	line(b, "", "%s", staple)
+	auditLine(b, "", "%s", staple)
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func tri(b *bool) string {
+func auditTri(b *bool) string {
 	if b == nil {
 		return "not checked"
 	}
@@ -171,18 +165,18 @@ func ticketSeconds(issued *bool, seconds uint32, what string) string {
 	return fmt.Sprintf(" (%s %d s)", what, seconds)
 }
 
-func writeResumption(b *strings.Builder, r *Report) {
+func auditResumption(b *strings.Builder, r *tlsscan.Report) {
 	res := r.Resumption
-	line(b, "Resumption", "TLS 1.2 session ID %s, ticket %s%s; TLS 1.3 PSK %s%s",
-		tri(res.TLS12SessionID), tri(res.TLS12Ticket), ticketSeconds(res.TLS12Ticket, res.TLS12TicketHint, "lifetime hint"),
-		tri(res.TLS13PSK), ticketSeconds(res.TLS13PSK, res.TLS13TicketLifetime, "lifetime"))
+	auditLine(b, "Resumption", "TLS 1.2 session ID %s, ticket %s%s; TLS 1.3 PSK %s%s",
+		auditTri(res.TLS12SessionID), auditTri(res.TLS12Ticket), ticketSeconds(res.TLS12Ticket, res.TLS12TicketHint, "lifetime hint"),
+		auditTri(res.TLS13PSK), ticketSeconds(res.TLS13PSK, res.TLS13TicketLifetime, "lifetime"))
 	if res.Attempts > 0 {
-		resumed := ms(res.ResumedHandshake)
+		resumed := auditMS(res.ResumedHandshake)
 		if res.Resumed == 0 {
 			resumed = "none"
 		}
-		line(b, "", "%s: resumed %d of %d; handshake full %s, resumed %s", res.Version, res.Resumed, res.Attempts,
-			ms(res.FullHandshake), resumed)
+		auditLine(b, "", "%s: resumed %d of %d; handshake full %s, resumed %s", res.Version, res.Resumed, res.Attempts,
+			auditMS(res.FullHandshake), resumed)
 	}
 	tcp := "not offered"
 	if res.MaxEarlyData > 0 {
@@ -194,35 +188,35 @@ func writeResumption(b *strings.Builder, r *Report) {
 	if r.HTTP3.Reachable {
 		quic = "accepted: " + yesNo(r.HTTP3.EarlyData)
 	}
-	line(b, "0-RTT", "TCP %s; QUIC %s", tcp, quic)
+	auditLine(b, "0-RTT", "TCP %s; QUIC %s", tcp, quic)
 }
 
-func writeHTTP(b *strings.Builder, r *Report) {
+func auditHTTP(b *strings.Builder, r *tlsscan.Report) {
 	h := r.HTTP
 	h3 := "not advertised"
 	if r.HTTP3.Advertised {
 		h3 = fmt.Sprintf("advertised on UDP %s, reachable: %s", r.HTTP3.Port, yesNo(r.HTTP3.Reachable))
 		if r.HTTP3.Reachable {
-			h3 += fmt.Sprintf(", handshake %s", ms(r.HTTP3.Handshake))
+			h3 += fmt.Sprintf(", handshake %s", auditMS(r.HTTP3.Handshake))
 		}
 	}
-	line(b, "HTTP/3", "%s", h3)
+	auditLine(b, "HTTP/3", "%s", h3)
 	enc := orNone(h.ContentEncoding)
-	line(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, h.ContentType, h.BodyBytes, enc,
-		h.KeepAliveRequests, keepAliveRequests)
-	line(b, "HSTS", "%s", orNone(h.HSTS.Header))
-	line(b, "CSP", "%s", orNone(h.CSP))
+	auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, h.ContentType, h.BodyBytes, enc,
+		h.KeepAliveRequests, tlsscan.KeepAliveRequests)
+	auditLine(b, "HSTS", "%s", orNone(h.HSTS.Header))
+	auditLine(b, "CSP", "%s", orNone(h.CSP))
 	var dots []string
 	for _, d := range h.Dotfiles {
 		dots = append(dots, fmt.Sprintf("%s %d", d.Path, d.Status))
 	}
-	line(b, "Dotfiles", "%s", orNone(strings.Join(dots, ", ")))
+	auditLine(b, "Dotfiles", "%s", orNone(strings.Join(dots, ", ")))
 	if rd := r.Redirect; rd != nil {
-		line(b, "Plain HTTP", "%s", redirectText(rd))
+		auditLine(b, "Plain HTTP", "%s", auditRedirect(rd))
 	}
 }
 
-func redirectText(rd *Redirect) string {
+func auditRedirect(rd *tlsscan.Redirect) string {
 	if !rd.Reachable {
 		return rd.URL + ": no answer (" + rd.Error + ")"
 	}
@@ -232,12 +226,12 @@ func redirectText(rd *Redirect) string {
 		if h.Location != "" {
 			s += " -> " + h.Location
 		}
-		hops = append(hops, s+" ("+ms(h.Time)+")")
+		hops = append(hops, s+" ("+auditMS(h.Time)+")")
 	}
 	return rd.URL + ": " + strings.Join(hops, ", ")
 }
 
-func writeFinding(b *strings.Builder, f Finding, rtt Duration) {
+func auditFinding(b *strings.Builder, f tlsscan.Finding, rtt time.Duration) {
 	fmt.Fprintf(b, "  [%s] %s: %s\n", f.Severity, f.ID, f.Title)
 	field := func(label, text string) {
 		if text == "" {
@@ -247,7 +241,7 @@ func writeFinding(b *strings.Builder, f Finding, rtt Duration) {
 		fmt.Fprintf(b, "      %-8s%s\n", label, text)
 	}
 	field("seen", f.Evidence)
-	field("cost", costText(f.Cost, rtt))
+	field("cost", auditCost(f.Cost, rtt))
 	field("fix", f.Fix)
 	why := f.Reason
 	if f.Reference != "" {
@@ -256,18 +250,18 @@ func writeFinding(b *strings.Builder, f Finding, rtt Duration) {
 	field("why", why)
 }
 
-// costText states a cost. Below transport.MinRTTForRounds the measured RTT is
+// auditCost states a cost. Below transport.MinRTTForRounds the measured RTT is
 // loopback computation, not network: round trips are then not stated in
 // text, neither as a count nor as time (the JSON keeps them).
-func costText(c Cost, rtt Duration) string {
+func auditCost(c tlsscan.Cost, rtt time.Duration) string {
 	var parts []string
 	switch {
 	case c.RoundTrips != 0 && rtt < transport.MinRTTForRounds:
-		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", ms(rtt), ms(transport.MinRTTForRounds)))
+		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", auditMS(rtt), auditMS(transport.MinRTTForRounds)))
 	case c.RoundTrips != 0:
-		parts = append(parts, fmt.Sprintf("+%g RTT (%s at the measured RTT)", c.RoundTrips, ms(c.Time)))
+		parts = append(parts, fmt.Sprintf("+%g RTT (%s at the measured RTT)", c.RoundTrips, auditMS(c.Time)))
 	case c.Time != 0:
-		parts = append(parts, ms(c.Time))
+		parts = append(parts, auditMS(c.Time))
 	}
 	if c.Bytes != 0 {
 		parts = append(parts, fmt.Sprintf("%d bytes", c.Bytes))
@@ -283,4 +277,29 @@ func costText(c Cost, rtt Duration) string {
 		s += c.Note
 	}
 	return s
+}
+
+// auditVersions lists the versions the server accepts, newest first, as
+// the Protocols line shows them.
+func auditVersions(r *tlsscan.Report) string {
+	var n []string
+	for _, v := range r.Enumeration.Supported() {
+		n = append(n, tls.VersionName(v))
+	}
+	return orNone(strings.Join(n, ", "))
+}
+
+// auditSuites names cipher suites, in the server's order when it has one.
+func auditSuites(suites []tlsscan.Suite) string {
+	var n []string
+	for _, s := range suites {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// auditMS formats a duration in milliseconds, as the findings' evidence
+// does: "12.35 ms".
+func auditMS(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
