@@ -39,6 +39,7 @@ type requestFlags struct {
 	data, dataBinary     []string
 	http11, http2, http3 bool
 	maxTime              string
+	maxHeader            headerSizeFlag
 }
 
 // add registers the flags on fs.
@@ -73,6 +74,7 @@ func (f *requestFlags) addRequest(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (over http://: with prior knowledge)")
 	fs.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
 	fs.StringVarP(&f.maxTime, "max-time", "m", "", "give up after this long, in `seconds` (2.5) or with a unit (1500ms)")
+	f.maxHeader.add(fs)
 }
 
 // tls returns the TLS setup of the flags.
@@ -249,6 +251,9 @@ func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (pr
 	if cfg.Timeout, err = f.timeout(defaultTimeout); err != nil {
 		return cfg, err
 	}
+	if cfg.MaxHeaderBytes, err = f.maxHeader.bytes(); err != nil {
+		return cfg, err
+	}
 	if cfg.Header, err = f.header(); err != nil {
 		return cfg, err
 	}
@@ -325,6 +330,10 @@ func hintFor(err error) string {
 		return "the server offers none of the protocols asked for in ALPN (HTTP/2 with --http2?); leave out --http2 to let it choose"
 	case errors.As(err, &addrErr) && addrErr.Err == "no suitable address found":
 		return "-4 or -6 leaves no address of this host (an IP literal of the other family, or a name with addresses of one family only)"
+	case transport.IsHeaderLimit(err):
+		return "the server sent a larger response header than --max-header-size allows (1MiB unless set); raise it if the header is real"
+	case strings.Contains(err.Error(), "connection error: PROTOCOL_ERROR"):
+		return "the server broke the HTTP/2 protocol; a header block larger than --max-header-size ends the connection so, as does an invalid header field"
 	case errors.As(err, &record):
 		return "the server did not answer with TLS; is this a plain-HTTP port? Try http:// (or the server's HTTPS port)"
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -71,6 +71,11 @@ type Config struct {
 	FailOnHTTPError bool
 
 	Timeout time.Duration // --max-time: bound on one Do, all hops; 0: none
+
+	// MaxHeaderBytes bounds the header of each response, in every
+	// protocol; 0 means transport.MaxHeaderBytes. A larger header fails
+	// the request with a transport.HeaderLimitError.
+	MaxHeaderBytes int64
 }
 
 // Mode says which connection a Do uses.

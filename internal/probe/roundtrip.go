@@ -34,15 +34,18 @@ func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) *tls.Config {
 }
 
 // roundTrip sends req over HTTP/3 or over the live TCP connection.
+// An HTTP/2 or HTTP/3 header over the limit becomes a
+// transport.HeaderLimitError, as HTTP/1.1's is.
 func (c *Client) roundTrip(req *http.Request, rec *recorder) (*http.Response, error) {
 	if c.h3 == nil {
-		return c.roundTripTCP(req, rec)
+		resp, err := c.roundTripTCP(req, rec)
+		return resp, transport.AsHeaderLimit(err, c.cfg.MaxHeaderBytes)
 	}
 	resp, err := c.h3.RoundTrip(req)
 	if err == nil {
 		rec.gotFinalResponse()
 	}
-	return resp, err
+	return resp, transport.AsHeaderLimit(err, c.cfg.MaxHeaderBytes)
 }
 
 // newHTTP3 returns an HTTP/3 transport whose connections are dialed by
@@ -58,9 +61,10 @@ func (c *Client) newHTTP3(tlsCfg *tls.Config, early bool) *http3.Transport {
 		dial = c.dialer.DialQUICEarly
 	}
 	return &http3.Transport{
-		TLSClientConfig:    tlsCfg,
-		DisableCompression: true,
-		QUICConfig:         &quic.Config{HandshakeIdleTimeout: idle},
+		TLSClientConfig:        tlsCfg,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: int(transport.HeaderLimit(c.cfg.MaxHeaderBytes)),
+		QUICConfig:             &quic.Config{HandshakeIdleTimeout: idle},
 		Dial: func(ctx context.Context, addr string, tlsCfg *tls.Config, qcfg *quic.Config) (*quic.Conn, error) {
 			qc, err := dial(ctx, addr, tlsCfg, qcfg)
 			if err != nil {

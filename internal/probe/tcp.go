@@ -21,10 +21,11 @@ import (
 // reading the first response byte are timed where they happen, or HTTP/2
 // through net/http's ClientConn.
 type liveConn struct {
-	addr string          // the URL's host:port
-	tcp  *transport.Conn // counts bytes, reads TCP_INFO
-	conn net.Conn        // the *tls.Conn, or tcp for plain HTTP
-	br   *bufio.Reader   // HTTP/1.1
+	addr string                  // the URL's host:port
+	tcp  *transport.Conn         // counts bytes, reads TCP_INFO
+	conn net.Conn                // the *tls.Conn, or tcp for plain HTTP
+	hr   *transport.HeaderReader // HTTP/1.1: responses with their header bounded
+	br   *bufio.Reader           // HTTP/1.1: hr's buffer, where bodies are read
 	bw   *bufio.Writer
 	h2   *http.ClientConn
 	dead bool // HTTP/1.1: the connection cannot take another request
@@ -78,7 +79,8 @@ func (c *Client) dialLive(ctx context.Context, u *url.URL) (*liveConn, error) {
 		lc.h2 = cc
 		return lc, nil
 	}
-	lc.br, lc.bw = bufio.NewReader(lc.conn), bufio.NewWriter(lc.conn)
+	lc.hr = transport.NewHeaderReader(lc.conn, c.cfg.MaxHeaderBytes)
+	lc.br, lc.bw = lc.hr.Buffered(), bufio.NewWriter(lc.conn)
 	return lc, nil
 }
 
@@ -101,7 +103,11 @@ func (c *Client) newH2(ctx context.Context, scheme, addr string, conn net.Conn) 
 		}
 		return out, nil
 	}
-	t := &http.Transport{DialContext: give, DialTLSContext: give, ForceAttemptHTTP2: true, DisableCompression: true}
+	// MaxResponseHeaderBytes is also HTTP/2's limit on a header list
+	// (sent as SETTINGS_MAX_HEADER_LIST_SIZE and enforced on the decoded
+	// fields).
+	t := &http.Transport{DialContext: give, DialTLSContext: give, ForceAttemptHTTP2: true, DisableCompression: true,
+		MaxResponseHeaderBytes: transport.HeaderLimit(c.cfg.MaxHeaderBytes)}
 	t.Protocols = new(http.Protocols)
 	if scheme == "https" {
 		t.Protocols.SetHTTP2(true)
@@ -183,7 +189,7 @@ func (lc *liveConn) roundTripH1(req *http.Request, rec *recorder) (*http.Respons
 			return fail(fmt.Errorf("reading the response: %w", err))
 		}
 		first := time.Now()
-		resp, err := http.ReadResponse(lc.br, req)
+		resp, err := lc.hr.ReadResponse(req)
 		if err != nil {
 			return fail(fmt.Errorf("reading the response: %w", err))
 		}

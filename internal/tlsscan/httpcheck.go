@@ -155,6 +155,8 @@ func (t *target) client(keepAlive bool) *http.Client {
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 		DisableKeepAlives: !keepAlive,
 		DialContext:       t.dialer.DialContext,
+		// net/http's default is 10 MB; every command has the same limit.
+		MaxResponseHeaderBytes: t.maxHeader,
 	}
 	return &http.Client{Transport: tr, Timeout: t.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

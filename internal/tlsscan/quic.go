@@ -59,7 +59,7 @@ func (t *target) checkHTTP3(ctx context.Context, altSvc string) HTTP3Result {
 	}
 	host, _, _ := net.SplitHostPort(t.addr)
 	h := h3Client{url: "https://" + net.JoinHostPort(host, res.Port) + t.path, timeout: t.timeout, tls: t.config(tls.VersionTLS13),
-		dialer: t.dialer}
+		dialer: t.dialer, maxHeader: t.maxHeader}
 	h.tls.NextProtos = nil
 	h.tls.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	_, handshake, err := h.get(ctx, http.MethodGet)
@@ -85,6 +85,8 @@ type h3Client struct {
 	timeout time.Duration
 	tls     *tls.Config
 	dialer  *countingDialer
+	// maxHeader bounds the header of each response (bytes).
+	maxHeader int64
 }
 
 // get makes one request and returns its connection and, for a plain GET,
@@ -96,6 +98,7 @@ func (h h3Client) get(ctx context.Context, method string) (*quic.Conn, time.Dura
 	var handshake time.Duration
 	wait := method == http.MethodGet
 	tr := &http3.Transport{TLSClientConfig: h.tls, QUICConfig: &quic.Config{HandshakeIdleTimeout: h.timeout},
+		MaxResponseHeaderBytes: int(h.maxHeader),
 		Dial: func(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
 			start := time.Now()
 			c, err := h.dialer.dialQUIC(ctx, addr, tc, qc)

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Config says what to audit and how. The zero value of each field means
@@ -44,6 +46,9 @@ type Config struct {
 	Concurrency int
 	// Timeout bounds each connection; 0 means 5s.
 	Timeout time.Duration
+	// MaxHeaderBytes bounds the header of each HTTP response; 0 means
+	// transport.MaxHeaderBytes.
+	MaxHeaderBytes int64
 	// Progress, if set, is called with the name of each check as it starts.
 	Progress func(check string)
 	// Now is the clock for certificate expiry; nil means time.Now.
@@ -135,7 +140,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
 	start := time.Now()
 	d := &countingDialer{}
-	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout, dialer: d}
+	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout, dialer: d,
+		maxHeader: transport.HeaderLimit(cfg.MaxHeaderBytes)}
 	cfg.Progress("handshake")
 	if err := rep.first(ctx, t, cfg); err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package tlsscan
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -11,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // target is the server under audit as the behaviour checks dial it.
@@ -21,6 +22,8 @@ type target struct {
 	roots   *x509.CertPool
 	timeout time.Duration
 	dialer  *countingDialer
+	// maxHeader bounds the header of each response (bytes).
+	maxHeader int64
 }
 
 // config returns a fresh client config. Verification is done by the
@@ -144,7 +147,7 @@ func (t *target) get(ctx context.Context, s *session, path string) (*http.Respon
 	if _, err := io.WriteString(s.conn, req); err != nil {
 		return nil, nil, fmt.Errorf("sending GET %s: %w", path, err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(s.conn), nil)
+	resp, err := transport.NewHeaderReader(s.conn, t.maxHeader).ReadResponse(nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the response to GET %s: %w", path, err)
 	}

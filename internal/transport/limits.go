@@ -1,5 +1,15 @@
 package transport
 
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+)
+
 // MaxHeaderBytes is the default limit on the response header bytes that
 // every command reads per response (--max-header-size): the status line
 // and the fields of HTTP/1.1, and the header block of HTTP/2 and HTTP/3,
@@ -9,3 +19,109 @@ package transport
 // servers send (a few KiB) and the size net/http's server allows for
 // request headers (http.DefaultMaxHeaderBytes).
 const MaxHeaderBytes = 1 << 20
+
+// HeaderLimit returns n, or MaxHeaderBytes when n is 0 or less: the
+// limit a Config field whose zero value means the default stands for.
+func HeaderLimit(n int64) int64 {
+	if n <= 0 {
+		return MaxHeaderBytes
+	}
+	return n
+}
+
+// HeaderLimitError is returned, wrapped, when a response header is larger
+// than the limit.
+type HeaderLimitError struct {
+	Limit int64 // bytes
+}
+
+func (e *HeaderLimitError) Error() string {
+	return fmt.Sprintf("the response header is larger than the limit of %d bytes", e.Limit)
+}
+
+// IsHeaderLimit reports whether err is, or wraps, a HeaderLimitError.
+func IsHeaderLimit(err error) bool {
+	var hl *HeaderLimitError
+	return errors.As(err, &hl)
+}
+
+// HeaderReader reads HTTP/1.1 responses from a connection with their
+// header bounded: http.ReadResponse alone reads header lines for as long
+// as the server sends them. As net/http's own Transport does, it counts
+// the bytes taken from the connection while a header is read (the
+// buffer's read-ahead included, so the bound is the limit plus at most
+// one buffer) and lifts the bound for the body.
+type HeaderReader struct {
+	br  *bufio.Reader
+	lim limitedReader
+}
+
+// NewHeaderReader returns a HeaderReader on r with a header limit of
+// limit bytes (0: MaxHeaderBytes).
+func NewHeaderReader(r io.Reader, limit int64) *HeaderReader {
+	h := &HeaderReader{lim: limitedReader{r: r, limit: HeaderLimit(limit), left: math.MaxInt64}}
+	h.br = bufio.NewReader(&h.lim)
+	return h
+}
+
+// Buffered returns the reader the response bodies are read from.
+func (h *HeaderReader) Buffered() *bufio.Reader { return h.br }
+
+// ReadResponse reads one response's status line and header for req
+// (nil: a GET) within the limit; its body reads without one. A header
+// over the limit is a HeaderLimitError.
+func (h *HeaderReader) ReadResponse(req *http.Request) (*http.Response, error) {
+	h.lim.left = h.lim.limit - int64(h.br.Buffered())
+	resp, err := http.ReadResponse(h.br, req)
+	h.lim.left = math.MaxInt64
+	if err != nil && h.lim.hit {
+		h.lim.hit = false
+		return nil, &HeaderLimitError{Limit: h.lim.limit}
+	}
+	return resp, err
+}
+
+// limitedReader fails a read once left bytes were read.
+type limitedReader struct {
+	r     io.Reader
+	limit int64 // the header limit
+	left  int64 // bytes that may still be read
+	hit   bool  // a read failed on the limit
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		l.hit = true
+		return 0, &HeaderLimitError{Limit: l.limit}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// headerLimitTexts are how the HTTP/2 client (net/http's and x/net's)
+// and the HTTP/3 client (quic-go's) say that a response header passed
+// the limit they were given; their error values are not exported.
+var headerLimitTexts = []string{
+	"response header list larger than advertised limit",
+	"HEADERS frame too large",
+	"http3: headers too large",
+}
+
+// AsHeaderLimit returns err wrapped with a HeaderLimitError of limit when
+// it is an HTTP/2 or HTTP/3 client's refusal of a response header larger
+// than the limit (0: MaxHeaderBytes); other errors come back as they are.
+func AsHeaderLimit(err error, limit int64) error {
+	if err == nil || IsHeaderLimit(err) {
+		return err
+	}
+	for _, s := range headerLimitTexts {
+		if strings.Contains(err.Error(), s) {
+			return fmt.Errorf("%w (%w)", &HeaderLimitError{Limit: HeaderLimit(limit)}, err)
+		}
+	}
+	return err
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseByteSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"65536", 65536, true},
+		{"64KiB", 64 << 10, true},
+		{"64k", 64 << 10, true},
+		{"2 MiB", 2 << 20, true},
+		{"1mb", 1 << 20, true},
+		{"1G", 1 << 30, true},
+		{"512b", 512, true},
+		{"", 0, false},
+		{"MiB", 0, false},
+		{"-1", 0, false},
+		{"1.5MiB", 0, false},
+		{"99999999999999999999", 0, false},
+		{"9999999999999GiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseByteSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestMaxHeaderSize: probe, compare and audit take one --max-header-size
+// (a bad size is a usage error), and probe refuses a response header
+// that never ends at that size, with the error and a hint.
+func TestMaxHeaderSize(t *testing.T) {
+	for _, args := range [][]string{
+		{"probe", "https://127.0.0.1:1/", "--max-header-size", "100"},
+		{"probe", "https://127.0.0.1:1/", "--max-header-size", "lots"},
+		{"compare", "https://127.0.0.1:1/", "--max-header-size", "2GiB"},
+		{"audit", "127.0.0.1:1", "--max-header-size", "0"},
+	} {
+		code, _, stderr := run(t, context.Background(), args...)
+		if code != ExitUsage || !strings.Contains(stderr, "--max-header-size") {
+			t.Errorf("%v = %d, %q; want %d and the flag named", args, code, stderr, ExitUsage)
+		}
+	}
+	addr := listen(t, func(c net.Conn) {
+		c.Read(make([]byte, 4096))
+		c.Write([]byte("HTTP/1.1 200 OK\r\n"))
+		pad := []byte("X-Pad: " + strings.Repeat("p", 1000) + "\r\n")
+		for range 64 << 10 {
+			if _, err := c.Write(pad); err != nil {
+				return
+			}
+		}
+	})
+	start := time.Now()
+	code, _, stderr := run(t, context.Background(), "probe", "http://"+addr+"/", "--max-header-size", "64KiB", "--max-time", "20")
+	want := []string{"error: GET http://" + addr + "/: reading the response: the response header is larger than the limit of 65536 bytes",
+		"hint: the server sent a larger response header than --max-header-size allows"}
+	for _, w := range want {
+		if code != ExitFailure || !strings.Contains(stderr, w) {
+			t.Errorf("probe against endless headers = %d, %q; want %d and %q", code, stderr, ExitFailure, w)
+		}
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("probe took %v; want the header refused at 64 KiB, at once", took)
+	}
+}
