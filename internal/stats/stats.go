@@ -1,7 +1,8 @@
 // Package stats holds the statistics httpslab reports with: quantiles,
 // medians with distribution-free confidence intervals, the Hodges-Lehmann
-// shift between two samples with its interval, the Mann-Whitney U test
-// and the Holm correction for many comparisons.
+// shift between two samples with its interval, the Mann-Whitney U test,
+// the Wilcoxon signed-rank test with its paired shift for randomised
+// blocks, and the Holm correction for many comparisons.
 //
 // Latencies are skewed and heavy-tailed, so everything here is rank- or
 // order-based: no method assumes a normal distribution of the data.
