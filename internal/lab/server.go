@@ -61,6 +61,9 @@ type Stats struct {
 	Requests   int64 // HTTP requests on all listeners
 	Handshakes int64 // completed TLS handshakes over TCP and QUIC
 	Resumed    int64 // of which resumed a session
+	// TCPConns counts the TCP connections accepted on the HTTP and HTTPS
+	// ports (QUIC connections are counted by their handshakes).
+	TCPConns int64
 }
 
 // Server is a running embedded server.
@@ -73,7 +76,7 @@ type Server struct {
 	HTTPSURL string
 	HTTP3    bool
 
-	requests, handshakes, resumed atomic.Int64
+	requests, handshakes, resumed, tcpConns atomic.Int64
 
 	plain, secure *http.Server
 	h3            *http3.Server
@@ -211,10 +214,15 @@ func (s *Server) serve(cfg Config, plainLn, tcp net.Listener, udp net.PacketConn
 	var plainProtos http.Protocols
 	plainProtos.SetHTTP1(true)
 	plainProtos.SetUnencryptedHTTP2(true)
-	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, Protocols: &plainProtos}
+	countConn := func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.tcpConns.Add(1)
+		}
+	}
+	s.plain = &http.Server{Handler: count(cfg.Handler), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, Protocols: &plainProtos, ConnState: countConn}
 	tlsConf := s.tlsConfig(cfg)
 	secureHandler := count(s.secureHeaders(cfg, cfg.Handler, tcp.Addr().(*net.TCPAddr).Port))
-	s.secure = &http.Server{Handler: secureHandler, TLSConfig: tlsConf, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	s.secure = &http.Server{Handler: secureHandler, TLSConfig: tlsConf, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, ConnState: countConn}
 	s.secure.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
 	s.goServe(func() error { return s.plain.Serve(plainLn) })
 	s.goServe(func() error { return s.secure.ServeTLS(tcp, "", "") })
@@ -255,7 +263,7 @@ func (s *Server) secureHeaders(cfg Config, h http.Handler, port int) http.Handle
 
 // Stats returns the counters so far.
 func (s *Server) Stats() Stats {
-	return Stats{Requests: s.requests.Load(), Handshakes: s.handshakes.Load(), Resumed: s.resumed.Load()}
+	return Stats{Requests: s.requests.Load(), Handshakes: s.handshakes.Load(), Resumed: s.resumed.Load(), TCPConns: s.tcpConns.Load()}
 }
 
 // Err returns a channel that yields an error if a listener fails while serving.

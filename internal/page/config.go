@@ -1,0 +1,158 @@
+package page
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// Protocol is how a load fetches the page.
+type Protocol string
+
+// Protocols a load can use, as --protocols spells them.
+const (
+	HTTP   Protocol = "http" // plain HTTP/1.1, the http:// form of the URL
+	HTTP1  Protocol = "h1"   // HTTP/1.1 over TLS
+	HTTP2  Protocol = "h2"   // HTTP/2 over TLS
+	HTTP3  Protocol = "h3"   // HTTP/3 over QUIC
+	HTTP2C Protocol = "h2c"  // HTTP/2 without TLS (prior knowledge), for http:// URLs with --http2
+)
+
+// ParseProtocol reads a protocol name: http, h1, h2, h3 (also http1.1,
+// http2, http3).
+func ParseProtocol(s string) (Protocol, error) {
+	switch s {
+	case "http":
+		return HTTP, nil
+	case "h1", "http1.1":
+		return HTTP1, nil
+	case "h2", "http2":
+		return HTTP2, nil
+	case "h3", "http3":
+		return HTTP3, nil
+	case "h2c":
+		return HTTP2C, nil
+	}
+	return "", fmt.Errorf("unknown protocol %q (want http, h1, h2 or h3)", s)
+}
+
+// secure reports whether the protocol runs over TLS.
+func (p Protocol) secure() bool { return p == HTTP1 || p == HTTP2 || p == HTTP3 }
+
+// major is the HTTP major version every response of a load over p must have.
+func (p Protocol) major() int {
+	switch p {
+	case HTTP2, HTTP2C:
+		return 2
+	case HTTP3:
+		return 3
+	}
+	return 1
+}
+
+// alpn is the one ALPN protocol a TLS connection of p offers, so that a
+// server that cannot speak it shows as a mismatch, never as a silent
+// fallback.
+func (p Protocol) alpn() string {
+	switch p {
+	case HTTP2:
+		return "h2"
+	case HTTP3:
+		return "h3"
+	}
+	return "http/1.1"
+}
+
+// Defaults, a browser's (Chromium's) values where a browser has one.
+const (
+	DefaultMaxConnsPerOrigin = 6    // HTTP/1.1 connections per origin
+	DefaultMaxStreams        = 100  // concurrent requests on an HTTP/2 or HTTP/3 connection
+	DefaultMaxResources      = 2000 // resources of one load, the document included
+	DefaultMaxCSSDepth       = 8    // nesting of stylesheets through @import
+	DefaultMaxParseBytes     = 16 << 20
+	DefaultMaxResourceBytes  = 64 << 20
+	DefaultRequestTimeout    = 30 * time.Second
+	DefaultLoadTimeout       = 2 * time.Minute
+)
+
+// Config is one page load. The zero value of each limit means its default.
+type Config struct {
+	// URL is the page, http:// or https:// as Protocol needs.
+	URL      string
+	Protocol Protocol
+	// TLS is the client's TLS setup (trust, versions, suites); it is
+	// cloned, with the protocol's ALPN and Sessions set, per load.
+	TLS *tls.Config
+	// Sessions, when set, lets connections resume TLS sessions from
+	// earlier loads (--warm); nil makes every handshake a full one.
+	Sessions tls.ClientSessionCache
+	// Dialer opens the connections (--resolve, --connect-to, -4/-6).
+	Dialer *transport.Dialer
+	// Header adds request headers or replaces the browser defaults.
+	Header http.Header
+
+	MaxConnsPerOrigin int
+	MaxStreams        int
+	MaxResources      int
+	MaxCSSDepth       int
+	MaxParseBytes     int64 // of a document or stylesheet read for discovery
+	MaxResourceBytes  int64 // of one response body
+	RequestTimeout    time.Duration
+	LoadTimeout       time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxConnsPerOrigin, DefaultMaxConnsPerOrigin)
+	def(&c.MaxStreams, DefaultMaxStreams)
+	def(&c.MaxResources, DefaultMaxResources)
+	def(&c.MaxCSSDepth, DefaultMaxCSSDepth)
+	if c.MaxParseBytes <= 0 {
+		c.MaxParseBytes = DefaultMaxParseBytes
+	}
+	if c.MaxResourceBytes <= 0 {
+		c.MaxResourceBytes = DefaultMaxResourceBytes
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.LoadTimeout <= 0 {
+		c.LoadTimeout = DefaultLoadTimeout
+	}
+	if c.TLS == nil {
+		c.TLS = &tls.Config{}
+	}
+	if c.Dialer == nil {
+		c.Dialer = &transport.Dialer{}
+	}
+	return c
+}
+
+// check validates the URL against the protocol.
+func (c Config) check() (*url.URL, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("page: parsing URL: %w", err)
+	}
+	if err := transport.CheckURL(u); err != nil {
+		return nil, fmt.Errorf("page: URL %q: %w", c.URL, err)
+	}
+	switch {
+	case c.Protocol.secure() && u.Scheme != "https":
+		return nil, fmt.Errorf("page: %s needs an https:// URL, not %s", c.Protocol, u.Redacted())
+	case !c.Protocol.secure() && u.Scheme != "http":
+		return nil, fmt.Errorf("page: %s needs an http:// URL, not %s", c.Protocol, u.Redacted())
+	case c.Protocol == "":
+		return nil, errors.New("page: no protocol")
+	}
+	return u, nil
+}

@@ -1,0 +1,171 @@
+package page
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/andybalholm/brotli"
+)
+
+// UserAgent is the User-Agent of page's requests unless a header
+// replaces it.
+const UserAgent = "httpslab-page"
+
+// accepts are the Accept headers a browser sends per kind of resource.
+var accepts = map[Kind]string{
+	KindDocument:   "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+	KindStylesheet: "text/css,*/*;q=0.1",
+	KindImage:      "image/avif,image/webp,image/apng,image/*,*/*;q=0.8",
+}
+
+// stamps are the moments the HTTP client reports for a request, from its
+// own goroutines (HTTP/2's and HTTP/3's trace hooks).
+type stamps struct {
+	mu             sync.Mutex
+	wrote, firstBy time.Time
+}
+
+func (s *stamps) setWrote(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wrote.IsZero() {
+		s.wrote = t
+	}
+}
+
+func (s *stamps) setFirstByte(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstBy.IsZero() {
+		s.firstBy = t
+	}
+}
+
+func (s *stamps) get() (wrote, firstByte time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wrote, s.firstBy
+}
+
+func (s *stamps) firstByte() time.Time { _, fb := s.get(); return fb }
+
+// newRequest builds r's request with a browser's headers and a trace
+// that stamps the end of the request and the first response byte.
+func (l *loader) newRequest(ctx context.Context, r *request) (*http.Request, error) {
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { r.st.setWrote(time.Now()) },
+		GotFirstResponseByte: func() { r.st.setFirstByte(time.Now()) },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", UserAgent)
+	accept := accepts[r.ref.Kind]
+	if accept == "" {
+		accept = "*/*"
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("Accept-Encoding", "gzip, br")
+	for k, vs := range l.cfg.Header {
+		if len(vs) == 0 {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h
+		req.Header.Del("Host")
+	}
+	return req, nil
+}
+
+// counted counts the bytes of a response body as received.
+type counted struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// consume reads r's response body to its end, discovering resources in a
+// document or a stylesheet as it goes, and records the status, the
+// protocol and the size. A status of 400 or more fails the request (its
+// body is still read: it took the connection's time).
+func (l *loader) consume(r *request, resp *http.Response) error {
+	r.status, r.proto = resp.StatusCode, resp.Proto
+	body := &counted{r: io.LimitReader(resp.Body, l.cfg.MaxResourceBytes+1)}
+	defer func() { r.bytes = body.n }()
+	if resp.ProtoMajor != l.cfg.Protocol.major() {
+		return fmt.Errorf("%w: %s came over %s on a %s load", ErrProtocol, r.u.Redacted(), resp.Proto, l.cfg.Protocol)
+	}
+	var err error
+	if resp.StatusCode < 400 && (r.ref.Kind == KindDocument || r.ref.Kind == KindStylesheet) {
+		err = l.discover(r, resp, body)
+	}
+	if _, cerr := io.Copy(io.Discard, body); err == nil && cerr != nil {
+		err = fmt.Errorf("reading the body: %w", cerr)
+	}
+	switch {
+	case err != nil:
+		return err
+	case body.n > l.cfg.MaxResourceBytes:
+		return fmt.Errorf("body larger than %d bytes", l.cfg.MaxResourceBytes)
+	case resp.StatusCode >= 400:
+		return fmt.Errorf("status %d: %w", resp.StatusCode, errStatus)
+	}
+	return nil
+}
+
+// discover reads a document or stylesheet for the resources it names,
+// decoding gzip or br content.
+func (l *loader) discover(r *request, resp *http.Response, body io.Reader) error {
+	dec, err := decoded(body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		return err
+	}
+	if r.ref.Kind == KindDocument {
+		facts, sheets, err := ScanHTML(dec, resp.Request.URL, l.cfg.MaxParseBytes, l.emit(r))
+		l.discovered(r, facts, sheets)
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(dec, l.cfg.MaxParseBytes+1))
+	if err != nil {
+		return fmt.Errorf("reading the stylesheet: %w", err)
+	}
+	if int64(len(data)) > l.cfg.MaxParseBytes {
+		return fmt.Errorf("stylesheet: %w (%d bytes)", ErrTooLarge, l.cfg.MaxParseBytes)
+	}
+	l.discovered(r, nil, []Sheet{ParseCSS(data, resp.Request.URL)})
+	return nil
+}
+
+// decoded undoes the content coding a browser asked for.
+func decoded(body io.Reader, coding string) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(coding)) {
+	case "", "identity":
+		return body, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, fmt.Errorf("decoding gzip: %w", err)
+		}
+		return zr, nil
+	case "br":
+		return brotli.NewReader(body), nil
+	}
+	return nil, errors.New("content coding " + coding + " was not asked for")
+}

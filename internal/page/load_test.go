@@ -1,0 +1,252 @@
+package page
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// configFor is a load of path on the embedded server over proto.
+func configFor(srv *lab.Server, proto Protocol, path string) Config {
+	base := srv.HTTPSURL
+	if !proto.secure() {
+		base = srv.HTTPURL
+	}
+	return Config{URL: base + path, Protocol: proto, TLS: &tls.Config{RootCAs: srv.CA.Pool()}}
+}
+
+func load(t *testing.T, cfg Config) *Load {
+	t.Helper()
+	ld, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("loading %s over %s: %v", cfg.URL, cfg.Protocol, err)
+	}
+	return ld
+}
+
+// paths returns the path and query of every request of ld, in ID order.
+func paths(t *testing.T, ld *Load) []string {
+	var out []string
+	for _, r := range ld.Requests {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			t.Fatalf("request URL %q: %v", r.URL, err)
+		}
+		out = append(out, u.RequestURI())
+	}
+	return out
+}
+
+// TestConnectionsPerProtocol checks, from the server's side, that a page
+// of more than six resources takes exactly six HTTP/1.1 connections (with
+// and without TLS) and exactly one HTTP/2 or HTTP/3 connection, and that
+// every response came over the protocol asked for.
+func TestConnectionsPerProtocol(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	tests := []struct {
+		proto           Protocol
+		tcp, handshakes int64
+		conns           int
+		respProto       string
+	}{
+		{HTTP, 6, 0, 6, "HTTP/1.1"},
+		{HTTP1, 6, 6, 6, "HTTP/1.1"},
+		{HTTP2, 1, 1, 1, "HTTP/2.0"},
+		{HTTP3, 0, 1, 1, "HTTP/3.0"},
+	}
+	for _, tt := range tests {
+		before := srv.Stats()
+		ld := load(t, configFor(srv, tt.proto, "/page/images?n=40&size=2000"))
+		after := srv.Stats()
+		if got := after.TCPConns - before.TCPConns; got != tt.tcp {
+			t.Errorf("%s: the server accepted %d TCP connections; want %d", tt.proto, got, tt.tcp)
+		}
+		if got := after.Handshakes - before.Handshakes; got != tt.handshakes {
+			t.Errorf("%s: the server completed %d handshakes; want %d", tt.proto, got, tt.handshakes)
+		}
+		if len(ld.Conns) != tt.conns || len(ld.Requests) != 41 || ld.Failed != 0 || ld.Resumed != 0 {
+			t.Errorf("%s: %d connections, %d requests, %d failed, %d resumed; want %d, 41, 0, 0", tt.proto, len(ld.Conns), len(ld.Requests), ld.Failed, ld.Resumed, tt.conns)
+		}
+		for _, r := range ld.Requests {
+			if r.Proto != tt.respProto || r.Status != 200 || r.Conn == 0 {
+				t.Errorf("%s: request %d %s: %s %d on connection %d; want %s 200", tt.proto, r.ID, r.URL, r.Proto, r.Status, r.Conn, tt.respProto)
+				break
+			}
+		}
+		if ld.Duration <= 0 || ld.TTFB <= 0 || ld.TTFB > ld.Duration || ld.Payload.Read < 40*2000 {
+			t.Errorf("%s: load %v, TTFB %v, %d payload bytes read; want 0 < TTFB <= load, at least %d bytes", tt.proto, ld.Duration, ld.TTFB, ld.Payload.Read, 40*2000)
+		}
+		if tt.proto.secure() && ld.Handshake.Read == 0 {
+			t.Errorf("%s: no handshake bytes", tt.proto)
+		}
+	}
+}
+
+// TestDiscoveryFindsEveryResource loads each test page and checks that
+// the load fetched exactly what a browser fetches: every image or script,
+// the styled page's stylesheets, its used font and matched backgrounds,
+// and none of what it names but does not use.
+func TestDiscoveryFindsEveryResource(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	pageOf := func(doc, prefix, ext string, sizes []int) []string {
+		out := []string{doc}
+		for i, s := range sizes {
+			out = append(out, fmt.Sprintf("/page/res/%s-%d.%s?size=%d", prefix, i, ext, s))
+		}
+		return out
+	}
+	same := func(n, size int) []int {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = size
+		}
+		return s
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/page/images?n=360&size=18300", pageOf("/page/images?n=360&size=18300", "img", "png", same(360, 18300))},
+		{"/page/scripts?n=30&size=33100", pageOf("/page/scripts?n=30&size=33100", "script", "js", same(30, 33100))},
+		{"/page/mixed", pageOf("/page/mixed", "img", "jpg", lab.MixedSizes(lab.MixedPageResources))},
+		{"/page/styled", lab.StyledPageFetched},
+	}
+	for _, tt := range tests {
+		ld := load(t, configFor(srv, HTTP2, tt.path))
+		got := paths(t, ld)
+		if diff := cmp.Diff(tt.want, got, cmp.Transformer("sort", func(s []string) []string { return slices.Sorted(slices.Values(s)) })); diff != "" {
+			t.Errorf("%s: requests (-want +got):\n%s", tt.path, diff)
+		}
+		if ld.Failed != 0 || ld.Skipped != 0 {
+			t.Errorf("%s: %d failed, %d skipped; want none", tt.path, ld.Failed, ld.Skipped)
+		}
+	}
+}
+
+// TestPriorityOrder checks that requests waiting for a connection go out
+// in the browser's order: on a page whose stylesheet and script come
+// after many images, over one HTTP/1.1 connection, the stylesheet and the
+// script are sent before the images still waiting.
+func TestPriorityOrder(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for i := range 20 {
+			fmt.Fprintf(&b, `<img src="/img%d.png">`, i)
+		}
+		b.WriteString(`<script src="/s.js"></script><link rel=stylesheet href="/c.css">`)
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/c.css", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "p{}") })
+	mux.HandleFunc("/s.js", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "1") })
+	mux.HandleFunc("/{img}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "png") })
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	ld := load(t, Config{URL: ts.URL + "/", Protocol: HTTP, MaxConnsPerOrigin: 1})
+	order := slices.Clone(ld.Requests)
+	slices.SortFunc(order, func(a, b Request) int { return int(a.End - b.End) })
+	var kinds []Kind
+	for _, r := range order[:3] {
+		kinds = append(kinds, r.Kind)
+	}
+	if want := []Kind{KindDocument, KindStylesheet, KindScript}; !slices.Equal(kinds, want) {
+		t.Errorf("first three completed: %v; want %v", kinds, want)
+	}
+}
+
+// brokenPage serves a page naming a resource that answers 404 and one on
+// a port nothing listens on.
+func brokenPage(t *testing.T, deadPort int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<img src="/ok.png"><img src="/missing.png"><img src="%s://127.0.0.1:%d/dead.png"><img src="/ok2.png">`,
+				map[bool]string{true: "https", false: "http"}[r.TLS != nil], deadPort)
+		case "/missing.png":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprint(w, "png")
+		}
+	})
+}
+
+// deadPort returns a loopback port nothing listens on.
+func deadPort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
+
+// TestFailedResources checks that a 404 and a dead origin are failed
+// resources of a load that still completes, over HTTP/1.1 and HTTP/2.
+func TestFailedResources(t *testing.T) {
+	dead := deadPort(t)
+	plain := httptest.NewServer(brokenPage(t, dead))
+	defer plain.Close()
+	secure := httptest.NewUnstartedServer(brokenPage(t, dead))
+	secure.EnableHTTP2 = true
+	secure.StartTLS()
+	defer secure.Close()
+	pool := secure.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	for _, cfg := range []Config{
+		{URL: plain.URL + "/", Protocol: HTTP},
+		{URL: secure.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}},
+	} {
+		ld := load(t, cfg)
+		if len(ld.Requests) != 5 || ld.Failed != 2 {
+			t.Fatalf("%s: %d requests, %d failed; want 5 and 2", cfg.Protocol, len(ld.Requests), ld.Failed)
+		}
+		byPath := map[string]Request{}
+		for _, r := range ld.Requests {
+			u, _ := url.Parse(r.URL)
+			byPath[u.Path] = r
+		}
+		if r := byPath["/missing.png"]; r.Status != 404 || !strings.Contains(r.Error, "status 404") {
+			t.Errorf("%s: /missing.png: status %d, error %q; want 404", cfg.Protocol, r.Status, r.Error)
+		}
+		if r := byPath["/dead.png"]; r.Conn != 0 || !strings.Contains(r.Error, "connection refused") {
+			t.Errorf("%s: /dead.png on connection %d, error %q; want no connection, refused", cfg.Protocol, r.Conn, r.Error)
+		}
+		if r := byPath["/ok2.png"]; r.Failed() || r.Status != 200 {
+			t.Errorf("%s: /ok2.png: %d %q; want 200", cfg.Protocol, r.Status, r.Error)
+		}
+	}
+}
+
+// TestProtocolMismatchFailsTheLoad checks that an HTTP/2 load of a
+// server without HTTP/2 fails whole, never falling back.
+func TestProtocolMismatchFailsTheLoad(t *testing.T) {
+	ts := httptest.NewTLSServer(brokenPage(t, 1))
+	defer ts.Close()
+	pool := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	_, err := Run(context.Background(), Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}})
+	if !errors.Is(err, ErrProtocol) {
+		t.Errorf("HTTP/2 load of an HTTP/1.1-only server: %v; want ErrProtocol", err)
+	}
+}
+
+// TestLimits checks the resource limit and that a load stays within it.
+func TestLimits(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	cfg := configFor(srv, HTTP1, "/page/images?n=50&size=10")
+	cfg.MaxResources = 10
+	ld := load(t, cfg)
+	if len(ld.Requests) != 10 || ld.Skipped != 41 {
+		t.Errorf("MaxResources 10: %d requests, %d skipped; want 10 and 41", len(ld.Requests), ld.Skipped)
+	}
+}

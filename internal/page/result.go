@@ -1,0 +1,90 @@
+package page
+
+import (
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// Phase names of a request, in the order they happen.
+const (
+	PhaseQueued   = "queued"   // discovered, waiting for a connection or a stream
+	PhaseConnect  = "connect"  // TCP connect of the connection it opened (DNS included)
+	PhaseTLS      = "tls"      // TLS handshake of that connection (for QUIC: the whole handshake)
+	PhaseSend     = "send"     // the connection is ready; writing the request
+	PhaseWait     = "wait"     // last request byte written to first response byte
+	PhaseDownload = "download" // first to last response byte
+)
+
+// Phase is one phase of a request, as offsets from the load's start.
+type Phase struct {
+	Name     string        `json:"name"`
+	Start    time.Duration `json:"start_ns"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Load is one load of a page: every request and connection it made.
+// Times are offsets from the load's start, on the monotonic clock.
+type Load struct {
+	Protocol Protocol `json:"protocol"`
+	// Duration is the load time: from the start to the moment the last
+	// resource completed (the document and every discovered resource,
+	// failed ones included). No script runs and nothing is laid out, so
+	// it is the network's part of a browser's load event.
+	Duration time.Duration `json:"load_ns"`
+	// TTFB is the time to the document's first response byte.
+	TTFB     time.Duration `json:"ttfb_ns"`
+	Requests []Request     `json:"requests"`
+	Conns    []Conn        `json:"connections"`
+	// Failed counts the requests that failed (an error, a status of 400
+	// or more); Skipped the resources left out over MaxResources or
+	// MaxCSSDepth.
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	// Handshake and Payload are the bytes on the wire of all connections:
+	// up to the end of the TLS or QUIC handshakes, and after.
+	Handshake transport.Counts `json:"handshake_bytes"`
+	Payload   transport.Counts `json:"payload_bytes"`
+	// Resumed counts the TLS handshakes that resumed a session.
+	Resumed int `json:"resumed"`
+}
+
+// Request is one resource of a load.
+type Request struct {
+	ID   int    `json:"id"` // 1-based, in order of discovery; the document is 1
+	URL  string `json:"url"`
+	Kind Kind   `json:"kind"`
+	// Initiator is the ID of the document or stylesheet that named it (0
+	// for the document).
+	Initiator int `json:"initiator"`
+	// Conn is the ID of the connection it went on; 0 when none.
+	Conn      int           `json:"connection"`
+	Proto     string        `json:"proto,omitempty"` // as the response said: HTTP/1.1, HTTP/2.0, HTTP/3.0
+	Status    int           `json:"status,omitempty"`
+	BodyBytes int64         `json:"body_bytes"` // as received (before any content decoding)
+	Start     time.Duration `json:"start_ns"`   // discovered
+	End       time.Duration `json:"end_ns"`     // completed or failed
+	Phases    []Phase       `json:"phases"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// Failed reports whether the request failed.
+func (r Request) Failed() bool { return r.Error != "" }
+
+// Conn is one connection of a load.
+type Conn struct {
+	ID     int    `json:"id"`
+	Origin string `json:"origin"` // scheme://host:port
+	// Anonymous marks a connection for credential-less (CORS anonymous)
+	// requests, which browsers keep apart: cross-origin fonts.
+	Anonymous  bool          `json:"anonymous,omitempty"`
+	Proto      string        `json:"proto"` // ALPN result, or http/1.1 for plain HTTP
+	TLSVersion string        `json:"tls_version,omitempty"`
+	Resumed    bool          `json:"resumed,omitempty"`
+	Start      time.Duration `json:"start_ns"`
+	Connected  time.Duration `json:"connected_ns,omitempty"` // TCP connect done; 0 for QUIC
+	Ready      time.Duration `json:"ready_ns,omitempty"`     // handshake done, requests may go
+	End        time.Duration `json:"end_ns"`                 // last use
+	Requests   int           `json:"requests"`
+	Error      string        `json:"error,omitempty"`
+}
