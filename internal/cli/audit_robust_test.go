@@ -13,14 +13,15 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestAuditUsageAndBrokenServers: bad flags are usage errors; a port that
 // is closed, never answers, closes after the ClientHello or speaks plain
 // HTTP each give an error with a hint that says so, quickly.
 func TestAuditUsageAndBrokenServers(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
-	closed := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	closed := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	closedURL := closed.HTTPSURL + "/"
 	closed.Close()
 	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
@@ -65,7 +66,7 @@ func TestAuditUsageAndBrokenServers(t *testing.T) {
 // no OCSP: the findings say so and every number in the JSON is finite and
 // not negative.
 func TestAuditTLS12OnlyRSA(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, Cert: lab.RSA2048, NoDefaults: true,
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, Cert: lab.RSA2048, NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2; ssl_session_cache shared:SSL:1m;"})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, n.CA.CertPEM, 0o600); err != nil {
@@ -114,7 +115,7 @@ func walkNumbers(t *testing.T, path string, v any) {
 // a server that shares no suite with Go's TLS name audit's situation,
 // not the flags of probe and bench (--resolve, --ciphers) that audit lacks.
 func TestAuditHintsForAudit(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers CAMELLIA256-SHA:@SECLEVEL=0;"})
 	tests := []struct {
 		name, target string

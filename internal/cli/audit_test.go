@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 func TestParseAuditTarget(t *testing.T) {
@@ -52,7 +53,7 @@ func TestParseAuditTarget(t *testing.T) {
 // dotfiles: --fail-on high must exit 3 with the JSON envelope on stdout,
 // and without --cacert the untrusted chain is an error with a hint.
 func TestAuditCommand(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, n.CA.CertPEM, 0o600); err != nil {
 		t.Fatal(err)

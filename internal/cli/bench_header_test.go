@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBenchMaxHeaderSize checks --max-header-size against a server whose
@@ -17,7 +17,7 @@ import (
 // --max-header-size 1k fails each request, counted, with a hint that
 // names the flag, and a size curl would not take is a usage error.
 func TestBenchMaxHeaderSize(t *testing.T) {
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		defer c.Close()
 		br := bufio.NewReader(c)
 		for {

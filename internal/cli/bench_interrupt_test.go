@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBenchInterruptBySignal sends this process a real SIGINT during
@@ -25,7 +26,7 @@ func TestBenchInterruptBySignal(t *testing.T) {
 	guard := make(chan os.Signal, 8)
 	signal.Notify(guard, os.Interrupt)
 	defer signal.Stop(guard)
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	stalled, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

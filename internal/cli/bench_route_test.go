@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBenchRoute runs bench with --resolve, --connect-to, -4/-6 and h2c
 // against the embedded server and nginx, and with bad entries.
 func TestBenchRoute(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{Hosts: []string{"httpslab.test", "xn--bcher-kva.test"}})
+	s := labtest.StartServer(t, lab.Config{Hosts: []string{"httpslab.test", "xn--bcher-kva.test"}})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := s.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
@@ -25,8 +26,8 @@ func TestBenchRoute(t *testing.T) {
 	// A-label, on every protocol, with --resolve given either way.
 	idn := "https://bücher.test:" + port + "/bytes/10"
 	idnTarget := "Target:          https://xn--bcher-kva.test:" + port + "/bytes/10"
-	n := lab.StartTestNginx(t, lab.NginxConfig{PlainHTTP2: true})
-	h1only := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{PlainHTTP2: true})
+	h1only := labtest.StartNginx(t, lab.NginxConfig{})
 	tests := []struct {
 		name     string
 		args     []string

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBenchSweep runs bench as a demanding user would, with values at and
 // past the edges: each must end with its exit code and a message that
 // names the problem, never a crash, a hang or a silent wrong number.
 func TestBenchSweep(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
 	notPEM := filepath.Join(dir, "not.pem")

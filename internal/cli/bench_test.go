@@ -20,11 +20,12 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
 )
 
 func TestBenchCommand(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, s.CA.CertPEM, 0o600); err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func (s *seen) take() []string {
 // over the limit is refused before the run.
 func TestBenchRequestFlags(t *testing.T) {
 	srv := &seen{}
-	s := lab.StartTestServer(t, lab.Config{Handler: srv, NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{Handler: srv, NoHTTP3: true})
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
 	if err := os.WriteFile(ca, s.CA.CertPEM, 0o600); err != nil {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBenchAsPeerUsers runs bench as users of wrk, ab and hey would type
 // it: wrk's bare -d seconds run for that long, and a URL without its
 // scheme is refused with a hint that writes it.
 func TestBenchAsPeerUsers(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	hostPort := strings.TrimPrefix(s.HTTPURL, "http://")
 	tests := []struct {
 		args           []string
@@ -51,7 +52,7 @@ func TestBenchAsPeerUsers(t *testing.T) {
 // on a port whose TCP side serves HTTPS: it said that nothing listens on
 // the port, while nginx answered HTTPS there.
 func TestBenchHTTP3Refused(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	code, _, stderr := run(t, context.Background(), "bench", n.HTTPSURL+"/", "-k", "--http3", "-n", "2")
 	if code != ExitFailure || !strings.Contains(stderr, "hint: nothing receives QUIC on that UDP port") {
 		t.Errorf("bench --http3 on an nginx without QUIC = %d, stderr:\n%s\nwant %d and the QUIC hint", code, stderr, ExitFailure)
@@ -86,7 +87,7 @@ func TestBenchPeerFlags(t *testing.T) {
 // in which every request failed keeps its exit code and still says why
 // the requests failed: it said only "threshold tripped: rps<1000".
 func TestBenchThresholdOnFailedRun(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	code, _, stderr := run(t, context.Background(), "bench", s.HTTPSURL+"/", "-n", "3", "--fail-if", "rps<1000")
 	if code != ExitThreshold || !strings.Contains(stderr, "threshold tripped: rps<1000 (measured 0.0); every request failed") ||
 		!strings.Contains(stderr, "hint: ") || !strings.Contains(stderr, "--cacert") {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 func TestCompareUsageErrors(t *testing.T) {
@@ -252,7 +253,7 @@ func TestCompareHTTPBaselineFails(t *testing.T) {
 // trusted.
 func TestCompareNothingMeasured(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
-	only13 := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS13})
+	only13 := labtest.StartServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS13})
 	ca13 := filepath.Join(t.TempDir(), "ca13.pem")
 	if err := only13.CA.WriteFile(ca13); err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func TestCompareNothingMeasured(t *testing.T) {
 // fails with a hint that says so. The redirect was measured as plain
 // HTTP's time, 456 bytes against the 1000-byte file over HTTPS.
 func TestCompareNotTheResource(t *testing.T) {
-	ngx := lab.StartTestNginx(t, lab.NginxConfig{PlainDirectives: "return 301 https://$host$request_uri;"})
+	ngx := labtest.StartNginx(t, lab.NginxConfig{PlainDirectives: "return 301 https://$host$request_uri;"})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := ngx.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
@@ -334,7 +335,7 @@ func TestCompareNotTheResource(t *testing.T) {
 // run without it says so.
 func TestCompareWithoutTLS13(t *testing.T) {
 	// NoDefaults: a second ssl_protocols line adds to the first.
-	ngx := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, NoDefaults: true, TLSDirectives: "ssl_protocols TLSv1.2;"})
+	ngx := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, NoDefaults: true, TLSDirectives: "ssl_protocols TLSv1.2;"})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := ngx.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)

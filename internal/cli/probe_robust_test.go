@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestProbeUsageErrors: command lines that are wrong in themselves stop
@@ -63,7 +64,7 @@ func TestProbeMisbehavingServers(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
 	closer, cut, silent := brokenServers(t)
 	plainAsTLS := "https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/"
-	tls12 := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MaxVersion: tls.VersionTLS12})
+	tls12 := labtest.StartServer(t, lab.Config{NoHTTP3: true, MaxVersion: tls.VersionTLS12})
 	tests := []struct {
 		name    string
 		args    []string
@@ -134,7 +135,7 @@ func brokenServers(t *testing.T) (closer, cut, silent string) {
 // returns the address.
 func listen(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
-	return lab.ServeTCP(t, handle)
+	return labtest.ServeTCP(t, handle)
 }
 
 // TestProbeDataFromStdin: -d @- and --data-binary @- read standard input
@@ -212,7 +213,7 @@ func TestMaxTimeDefault(t *testing.T) {
 // TestProbeHTTP2NotOffered: --http2 against a server whose ALPN has no h2
 // (nginx without http2) fails with a hint that names the cause.
 func TestProbeHTTP2NotOffered(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := n.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestProbeHTTP2NotOffered(t *testing.T) {
 // "internal error" alert, which says nothing of versions; the hint says
 // that the server refused the old version.
 func TestProbeLegacyTLSRefused(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	code, _, stderr := run(t, context.Background(), "probe", "-s", "-k", "--tls-max", "1.1", n.HTTPSURL+"/")
 	if code != ExitFailure || !strings.Contains(stderr, "httpslab: error: ") ||
 		!strings.Contains(stderr, "hint: the server refused the handshake at --tls-max 1.1; most servers no longer speak TLS 1.1") {

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // probeTarget starts the embedded server and writes its CA.
 func probeTarget(t *testing.T, cfg lab.Config) (*lab.Server, string) {
 	t.Helper()
-	srv := lab.StartTestServer(t, cfg)
+	srv := labtest.StartServer(t, cfg)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := srv.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
@@ -27,8 +28,8 @@ func probeTarget(t *testing.T, cfg lab.Config) (*lab.Server, string) {
 
 func TestProbeCommand(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{})
-	legacy := lab.StartTestServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS10})
-	closed := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	legacy := labtest.StartServer(t, lab.Config{NoHTTP3: true, MinVersion: tls.VersionTLS10})
+	closed := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	closedURL := closed.HTTPSURL + "/"
 	closed.Close()
 	u := srv.HTTPSURL + "/"

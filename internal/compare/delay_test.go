@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // httpSampler times one GET of url with net/http on a fresh connection.
@@ -34,7 +35,7 @@ func httpSampler(c *http.Client, url string) Sampler {
 // a 5 ms server delay on one variant must come out significant, about
 // 5 ms, and a variant identical to the baseline must not.
 func TestDetectsServerDelay(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	a, b := twoKeys()
 	res, err := Run(context.Background(), Config{

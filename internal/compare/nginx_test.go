@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -19,7 +20,7 @@ import (
 // full ones did not, kept-alive ones stayed on one connection. The
 // HTTP/3 variants must be dropped in the warm-up with their error.
 func TestDefaultMatrixOnNginx(t *testing.T) {
-	ngx := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	ngx := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := ngx.CA.WriteFile(ca); err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func checkServerSide(t *testing.T, v VariantResult, es []lab.AccessEntry) {
 // which Go's client does not do: the resumed variant is dropped with a
 // reason that says so, not one that blames the server's cache.
 func TestResumptionBySessionIDOnly(t *testing.T) {
-	ngx := lab.StartTestNginx(t, lab.NginxConfig{NoDefaults: true,
+	ngx := labtest.StartNginx(t, lab.NginxConfig{NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2; ssl_session_cache shared:lab:1m; ssl_session_tickets off;"})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := ngx.CA.WriteFile(ca); err != nil {

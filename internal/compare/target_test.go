@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -26,7 +27,7 @@ func caFile(t *testing.T, srv *lab.Server) string {
 // TestDefaultMatrixOnEmbeddedServer measures every default variant with
 // real requests and checks that each did what it claims.
 func TestDefaultMatrixOnEmbeddedServer(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	target := Target{
 		URL: srv.HTTPSURL + "/bytes/1000", HTTPURL: srv.HTTPURL + "/bytes/1000",
 		Probe: probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second},
@@ -96,7 +97,7 @@ func testMatrix(t *testing.T) []Key {
 // than the HTTPS one (here 10 bytes against 1000), the report says the
 // URLs may not be the same resource; with one resource it says nothing.
 func TestNotesOtherResource(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	probeCfg := probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second}
 	keys := []Key{{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, base}
 	for _, tt := range []struct {

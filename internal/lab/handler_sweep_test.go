@@ -1,17 +1,20 @@
-package lab
+package lab_test
 
 import (
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBadValuesAnswer400 checks that each endpoint answers a bad value
 // with 400 and a reason that quotes the value as given, never a
 // converted number (NaN seconds came back as -2562047h47m16s).
 func TestBadValuesAnswer400(t *testing.T) {
-	s := StartTestServer(t, Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	tests := []struct{ path, want string }{
 		{"/delay/NaN", `delay "NaN": want 0 to 1m0s`},
 		{"/delay/Inf", `delay "Inf": want 0 to 1m0s`},

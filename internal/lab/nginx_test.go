@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"context"
@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 func TestNginxAccessLog(t *testing.T) {
-	n := StartTestNginx(t, NginxConfig{HTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	tlsConf := &tls.Config{RootCAs: n.CA.Pool(), ClientSessionCache: tls.NewLRUClientSessionCache(4), MaxVersion: tls.VersionTLS12}
 	for i := 0; i < 2; i++ {
 		tr := &http.Transport{TLSClientConfig: tlsConf, ForceAttemptHTTP2: true}

@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"crypto/tls"
@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go/http3"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 func get(t *testing.T, c *http.Client, url string) (*http.Response, string) {
@@ -27,7 +30,7 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string) {
 }
 
 func TestServerEndpoints(t *testing.T) {
-	s := StartTestServer(t, Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	c := &http.Client{
 		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CA.Pool()}, ForceAttemptHTTP2: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -89,7 +92,7 @@ func TestServerEndpoints(t *testing.T) {
 
 func TestServerHTTP3AndResumption(t *testing.T) {
 	for _, noTickets := range []bool{false, true} {
-		s := StartTestServer(t, Config{NoTickets: noTickets})
+		s := labtest.StartServer(t, lab.Config{NoTickets: noTickets})
 		tlsConf := &tls.Config{RootCAs: s.CA.Pool(), ClientSessionCache: tls.NewLRUClientSessionCache(4)}
 		for i := 0; i < 3; i++ {
 			tr := &http3.Transport{TLSClientConfig: tlsConf}
@@ -111,12 +114,12 @@ func TestServerHTTP3AndResumption(t *testing.T) {
 }
 
 func TestCertificateKinds(t *testing.T) {
-	for _, kind := range []KeyKind{ECDSAP256, ECDSAP384, RSA2048} {
-		ca, err := NewCA(kind)
+	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.ECDSAP384, lab.RSA2048} {
+		ca, err := lab.NewCA(kind)
 		if err != nil {
 			t.Fatalf("NewCA(%s): %v", kind, err)
 		}
-		leaf, err := ca.Issue(kind, DefaultHosts...)
+		leaf, err := ca.Issue(kind, lab.DefaultHosts...)
 		if err != nil {
 			t.Fatalf("Issue(%s): %v", kind, err)
 		}
@@ -125,13 +128,13 @@ func TestCertificateKinds(t *testing.T) {
 			t.Errorf("%s leaf does not verify for 127.0.0.1: %v", kind, err)
 		}
 	}
-	if _, err := ParseKeyKind("dsa-1024"); err == nil {
+	if _, err := lab.ParseKeyKind("dsa-1024"); err == nil {
 		t.Error(`ParseKeyKind("dsa-1024") = nil error; want an error`)
 	}
 }
 
 func TestServerKnobsAndRedirectEnd(t *testing.T) {
-	s := StartTestServer(t, Config{NoHSTS: true, NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHSTS: true, NoHTTP3: true})
 	if s.HTTP3 {
 		t.Error("NoHTTP3: server says it serves HTTP/3")
 	}

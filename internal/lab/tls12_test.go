@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"crypto/tls"
@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestNoHTTP3BelowTLS13: QUIC runs on TLS 1.3 only, so a server capped at
@@ -13,7 +16,7 @@ import (
 // did both, and every QUIC handshake failed with "protocol version not
 // supported").
 func TestNoHTTP3BelowTLS13(t *testing.T) {
-	s := StartTestServer(t, Config{MaxVersion: tls.VersionTLS12})
+	s := labtest.StartServer(t, lab.Config{MaxVersion: tls.VersionTLS12})
 	if s.HTTP3 {
 		t.Errorf("Server.HTTP3 = true with MaxVersion TLS 1.2; want false")
 	}

@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go/http3"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // countingReader counts the bytes a client's transport took from a body.
@@ -31,7 +34,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // sending after the first few hundred KiB), and /headers reports the size
 // received.
 func TestUploadReadInFull(t *testing.T) {
-	s := StartTestServer(t, Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	// A tls.Config each: a transport may set NextProtos on the one it gets.
 	tlsConf := func() *tls.Config { return &tls.Config{RootCAs: s.CA.Pool()} }
 	clients := map[string]*http.Client{

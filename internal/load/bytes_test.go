@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestBodyBytes checks that every protocol and client path counts the
 // same thing in Result.Bytes: response body bytes, without headers or
 // framing (chunked bodies: TestReadResponse).
 func TestBodyBytes(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	s := labtest.StartServer(t, lab.Config{})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	const requests = 20
 	tests := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestClientCoresAtMostCPUs checks that more threads than CPUs (-t 8 on
@@ -15,7 +16,7 @@ import (
 // of 8 core(s)" on a 2-core machine, and a client that kept both cores
 // busy could never be named the limit.
 func TestClientCoresAtMostCPUs(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + 6))
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/"}}, Requests: 10})
 	if got, want := res.CPU.ClientCores, runtime.NumCPU(); got != want {
@@ -29,8 +30,8 @@ func TestClientCoresAtMostCPUs(t *testing.T) {
 // counted against its 2 cores said "13% of 2 core(s)", and the Limit
 // line advised more connections.
 func TestClientQuota(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
-	lab.LimitCPU(t, 0.5, os.Getpid())
+	n := labtest.StartNginx(t, lab.NginxConfig{})
+	labtest.LimitCPU(t, 0.5, os.Getpid())
 	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Conns: 8, Duration: 1500 * time.Millisecond,
 		ServerPIDs: []int{n.PID()}})
 	if res.CPU.ClientQuota != 0.5 {

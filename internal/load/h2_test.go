@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // startNoALPN starts a TLS server with the lab certificate that
@@ -18,9 +19,9 @@ import (
 // (nginx without http2 rejects the handshake instead, and Go's HTTP
 // server always offers h2.)
 func startNoALPN(t *testing.T) (url string, caPEM []byte) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	cfg := &tls.Config{Certificates: []tls.Certificate{s.Leaf.TLS}}
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		tc := tls.Server(c, cfg)
 		defer tc.Close()
 		_, _ = io.Copy(io.Discard, tc)

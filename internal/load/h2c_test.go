@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -25,7 +26,7 @@ func TestH2C(t *testing.T) {
 		{"open", Config{Conns: 2, Streams: 5, Rate: 1000, Requests: 200}, 200, 2},
 		{"new", Config{Conns: 2, Streams: 2, Mode: New, Requests: 40}, 40, 40},
 	}
-	n := lab.StartTestNginx(t, lab.NginxConfig{PlainHTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{PlainHTTP2: true})
 	logged := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestH2C(t *testing.T) {
 // TestH2CRoute sends h2c through --connect-to from a port nothing listens
 // on to nginx's plain port.
 func TestH2CRoute(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{PlainHTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{PlainHTTP2: true})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(n.HTTPURL, "http://"))
 	ct, err := transport.ParseConnectTo("localhost:1:127.0.0.1:" + port)
 	if err != nil {
@@ -76,7 +77,7 @@ func TestH2CRoute(t *testing.T) {
 // plain listener without http2) fails each request with an error rather
 // than hanging.
 func TestH2CRefused(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	for _, rate := range []float64{0, 100} {
 		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Protocol: HTTP2, Conns: 1,
 			Requests: 3, Rate: rate, Timeout: 5e9})
@@ -93,7 +94,7 @@ func TestH2CRefused(t *testing.T) {
 // which answers HTTP/2 to a client that starts with its preface: the
 // server counts every request.
 func TestH2CEmbedded(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	before := s.Stats().Requests
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10"}}, Protocol: HTTP2, Conns: 2, Streams: 4, Requests: 200})
 	if got := s.Stats().Requests - before; res.Requests != 200 || got != 200 || res.Connections != 2 || res.Handshakes != 0 {

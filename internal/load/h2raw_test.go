@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -41,7 +41,7 @@ func (c countingConn) Write(b []byte) (int, error) {
 func serveRawH2(t *testing.T, settings []http2.Setting, handle func(*rawH2)) (string, *atomic.Int64) {
 	t.Helper()
 	var written atomic.Int64
-	addr := lab.ServeTCP(t, func(nc net.Conn) {
+	addr := labtest.ServeTCP(t, func(nc net.Conn) {
 		defer nc.Close()
 		preface := make([]byte, len(http2.ClientPreface))
 		if _, err := io.ReadFull(nc, preface); err != nil || string(preface) != http2.ClientPreface {

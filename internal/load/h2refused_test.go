@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestHTTP2RefusedStreamsSentAgain runs more streams than nginx allows
@@ -13,7 +14,7 @@ import (
 // be sent again. They counted as failed requests: 44 of 3000 at -m 300.
 // The result keeps how many streams nginx allowed, for the report.
 func TestHTTP2RefusedStreamsSentAgain(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	const runs, each = 4, 1000
 	for range runs {
 		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Protocol: HTTP2,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -45,7 +46,7 @@ func (s *seenRequests) take() (hosts, xlab map[string]int) {
 func TestHostHeader(t *testing.T) {
 	seen := &seenRequests{}
 	seen.take()
-	s := lab.StartTestServer(t, lab.Config{Handler: seen})
+	s := labtest.StartServer(t, lab.Config{Handler: seen})
 	tests := []struct {
 		name string
 		cfg  Config
@@ -80,7 +81,7 @@ func TestHostHeader(t *testing.T) {
 // HeaderTooLargeError, counted.
 func TestLongResponseHeader(t *testing.T) {
 	var value atomic.Pointer[string]
-	s := lab.StartTestServer(t, lab.Config{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := labtest.StartServer(t, lab.Config{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Long", *value.Load())
 		_, _ = w.Write([]byte("hello"))
 	})})

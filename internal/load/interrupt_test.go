@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestSourceHaltsOnCancel checks that the source stops handing out
@@ -36,7 +37,7 @@ func TestSourceHaltsOnCancel(t *testing.T) {
 // per request: the requests and dials cut short by the interrupt are not
 // failures of the server, so a healthy server shows none.
 func TestInterruptCountsNoErrors(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	for _, p := range []Protocol{HTTP1, HTTP2} {
 		for range 3 {
 			ctx, cancel := context.WithCancel(context.Background())

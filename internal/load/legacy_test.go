@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestLegacyTLS loads a server that still accepts TLS 1.0 and 1.1 with a
 // maximum below 1.2 over HTTP/1.1, and refuses HTTP/2 and HTTP/3 there
 // before the run: neither exists on those versions.
 func TestLegacyTLS(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
 	tc := clientTLS(t, s.CA.CertPEM)
 	tc.MinVersion, tc.MaxVersion = tls.VersionTLS10, tls.VersionTLS11
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, TLS: tc, Mode: New, Conns: 2, Requests: 20})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
 	"golang.org/x/sys/unix"
 )
@@ -116,7 +117,7 @@ func TestProcCores(t *testing.T) {
 // the busiest process is the worker, which has one thread, and the report
 // names the limit.
 func TestServerBusiestNginx(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Conns: 8, Duration: 1200 * time.Millisecond,
 		ServerPIDs: []int{n.PID()}})
 	b := res.CPU.ServerBusiest
@@ -144,7 +145,7 @@ func TestServerBusiestNginx(t *testing.T) {
 // socket on the target's port (a PID mistyped): the report says so. The
 // embedded server's own process does listen, over TCP and over UDP.
 func TestServerNotListening(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -175,8 +176,8 @@ func TestServerNotListening(t *testing.T) {
 // ceiling, not a promise: when other processes keep the cores busy the
 // worker may not reach it, and then the line blames the machine.
 func TestServerBusiestQuota(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
-	lab.LimitCPU(t, 0.25, n.WorkerPIDs()...)
+	n := labtest.StartNginx(t, lab.NginxConfig{})
+	labtest.LimitCPU(t, 0.25, n.WorkerPIDs()...)
 	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Conns: 8, Duration: 1500 * time.Millisecond,
 		ServerPIDs: []int{n.PID()}})
 	b := res.CPU.ServerBusiest

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestOpenModelEndsAtDuration checks that an open-model run against a
@@ -13,7 +14,7 @@ import (
 // Here 2 connections hold 10 requests/s of the 50 scheduled; sending the
 // queue after -d would take about 4 s more.
 func TestOpenModelEndsAtDuration(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	for _, p := range []Protocol{HTTP1, HTTP2} {
 		t.Run(p.String(), func(t *testing.T) {
 			start := time.Now()

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // benchRun runs b.N requests of cfg against a lab nginx, for profiling
 // the client (go test -bench . -cpuprofile cpu.out).
 func benchRun(b *testing.B, cfg Config, ncfg lab.NginxConfig) {
-	n := lab.StartTestNginx(b, ncfg)
+	n := labtest.StartNginx(b, ncfg)
 	cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}}
 	cfg.TLS = clientTLS(b, n.CA.CertPEM)
 	cfg.Requests = int64(b.N)
@@ -42,7 +43,7 @@ func BenchmarkNewConn(b *testing.B) {
 func BenchmarkNewConnX25519(b *testing.B) {
 	for _, verify := range []bool{false, true} {
 		b.Run(fmt.Sprintf("verify=%v", verify), func(b *testing.B) {
-			n := lab.StartTestNginx(b, lab.NginxConfig{NoDefaults: true,
+			n := labtest.StartNginx(b, lab.NginxConfig{NoDefaults: true,
 				TLSDirectives: "ssl_protocols TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"})
 			tc := &tls.Config{InsecureSkipVerify: true, CurvePreferences: []tls.CurveID{tls.X25519}}
 			if verify {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -19,7 +20,7 @@ import (
 // split into extra fields on the wire is refused before any connection,
 // on every protocol.
 func TestRunRefusesInjection(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	tests := []struct {
 		name   string
 		target Target
@@ -59,7 +60,7 @@ func TestFewRequestsManyConns(t *testing.T) {
 		{n: 20, conns: 4, wantC: 4},
 	}
 	for _, tt := range tests {
-		srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+		srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Requests: tt.n, Conns: tt.conns,
 			Mode: tt.mode, TLS: clientTLS(t, srv.CA.CertPEM)})
 		if res.Config.Conns != tt.wantC || res.Requests != tt.n {
@@ -108,7 +109,7 @@ func TestRunRefusesURL(t *testing.T) {
 // send is answered before -d ends still lasts -d, so that its rates are
 // the schedule's: 4 sends at 4/s in 1 s is 4/s, not 4 over 0.75 s.
 func TestOpenModelSpansDuration(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	start := time.Now()
 	res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPURL + "/"}}, Conns: 2, Rate: 4, Duration: time.Second})
 	wall := time.Since(start)
@@ -177,7 +178,7 @@ func TestPipelineBehindClose(t *testing.T) {
 // across protocols, streams, pipelining, per-connection limits and the
 // open model.
 func TestExactCount(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	tests := []struct {
 		name string
 		cfg  Config
@@ -207,7 +208,7 @@ func TestExactCount(t *testing.T) {
 // preface in HTTP/1.1 and keeps the connection open: the requests fail at
 // once, saying what the server spoke, not after the timeout.
 func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		defer c.Close()
 		buf := make([]byte, 64)
 		if _, err := c.Read(buf); err == nil {
@@ -234,7 +235,7 @@ func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
 // A-label (DNS, SNI, certificate check, Host header), while the caller's
 // targets are left as given.
 func TestRunInternationalizedHost(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true, Hosts: []string{"xn--bcher-kva.test"}})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true, Hosts: []string{"xn--bcher-kva.test"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.HTTPSURL, "https://"))
 	r, err := transport.ParseResolve("bücher.test:" + port + ":127.0.0.1")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -104,7 +105,7 @@ func TestRoute(t *testing.T) {
 // through --resolve and --connect-to, with the certificate verified for
 // the URL's host: the server's own counters must equal the client's.
 func TestRouteEmbedded(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
+	s := labtest.StartServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	tc := clientTLS(t, s.CA.CertPEM)
 	resolve := []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":127.0.0.1")}
@@ -151,7 +152,7 @@ func TestRouteEmbedded(t *testing.T) {
 // connections go: a URL host that the certificate does not name fails
 // verification even when --resolve sends it to the right server.
 func TestRouteKeepsName(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
+	s := labtest.StartServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	for _, proto := range []Protocol{HTTP1, HTTP2, HTTP3} {
 		cfg := Config{Targets: []Target{{URL: withPort(t, s.HTTPSURL, "wrong.test", port)}}, Protocol: proto, Conns: 1, Requests: 3,
@@ -202,7 +203,7 @@ func TestRouteErrors(t *testing.T) {
 // TestRouteNginx checks --resolve and --connect-to against nginx for
 // HTTP/1.1 and HTTP/2, the count and the connections from its access log.
 func TestRouteNginx(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(n.HTTPSURL, "https://"))
 	tc := clientTLS(t, n.CA.CertPEM)
 	tests := []struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // clientTLS trusts the lab CA, as --cacert does.
@@ -83,7 +84,7 @@ func TestModesNginx(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode.String(), func(t *testing.T) {
-			n := lab.StartTestNginx(t, lab.NginxConfig{})
+			n := labtest.StartNginx(t, lab.NginxConfig{})
 			tc := clientTLS(t, n.CA.CertPEM)
 			wantProto := "TLSv1.3"
 			if tt.tls12 {
@@ -145,7 +146,7 @@ func TestHTTP2Streams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true})
+			n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 			cfg := tt.cfg
 			cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}, {URL: n.HTTPSURL + "/index.html"}}
 			cfg.Protocol, cfg.TLS = HTTP2, clientTLS(t, n.CA.CertPEM)
@@ -175,7 +176,7 @@ func TestHTTP2Streams(t *testing.T) {
 
 // TestHTTP3 checks HTTP/3 against the embedded server.
 func TestHTTP3(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/bytes/100"}}, Protocol: HTTP3, Conns: 2, Streams: 4,
 		Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
 	st := s.Stats()
@@ -190,7 +191,7 @@ func TestHTTP3(t *testing.T) {
 // TestKeepaliveEmbeddedExact checks the exact count and the server's own
 // counters for plain HTTP and HTTPS.
 func TestKeepaliveEmbeddedExact(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 7, Requests: 1234, TLS: clientTLS(t, s.CA.CertPEM)})
 	res2 := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10", Method: "POST", Body: []byte("abc")}}, Conns: 3, Requests: 100})
 	st := s.Stats()
@@ -204,7 +205,7 @@ func TestKeepaliveEmbeddedExact(t *testing.T) {
 
 // TestOpenModelRate checks that the open model holds its rate.
 func TestOpenModelRate(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 4, Rate: 400, Duration: 1500 * time.Millisecond,
 		TLS: clientTLS(t, s.CA.CertPEM)})
 	if res.Requests != 600 {
@@ -223,7 +224,7 @@ func TestOpenModelRate(t *testing.T) {
 // scheduled behind it must show the wait from their intended start,
 // while their service time stays short.
 func TestCoordinatedOmission(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	targets := []Target{{URL: s.HTTPSURL + "/delay/300ms"}}
 	for range 9 {
 		targets = append(targets, Target{URL: s.HTTPSURL + "/"})
@@ -245,7 +246,7 @@ func TestCoordinatedOmission(t *testing.T) {
 // TestInterrupt checks that cancelling stops a long run at once with a
 // partial result.
 func TestInterrupt(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -261,7 +262,7 @@ func TestInterrupt(t *testing.T) {
 
 // TestErrorsAreData checks that failures are counted, not fatal.
 func TestErrorsAreData(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 2, Requests: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +284,7 @@ func TestErrorsAreData(t *testing.T) {
 // server, which honours the header table size of 0, with statuses that
 // are not in the HPACK static table.
 func TestHTTP2EmbeddedStatus(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	targets := []Target{{URL: s.HTTPSURL + "/status/418"}, {URL: s.HTTPSURL + "/status/404"}, {URL: s.HTTPSURL + "/bytes/2000"}}
 	res := mustRun(t, Config{Targets: targets, Protocol: HTTP2, Conns: 1, Streams: 4, Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
 	want := map[int]int64{418: 100, 404: 100, 200: 100}
@@ -313,7 +314,7 @@ func TestServerEndsConnections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "keepalive_requests 50;"})
+			n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "keepalive_requests 50;"})
 			cfg := tt.cfg
 			cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}}
 			cfg.TLS, cfg.Requests = clientTLS(t, n.CA.CertPEM), 1000
@@ -334,7 +335,7 @@ func TestServerEndsConnections(t *testing.T) {
 // after 100 ms while the open model sends every 250 ms: each request finds
 // its connection closed and is sent again on a new one, without an error.
 func TestIdleConnectionClosed(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{TLSDirectives: "keepalive_timeout 100ms;"})
+	n := labtest.StartNginx(t, lab.NginxConfig{TLSDirectives: "keepalive_timeout 100ms;"})
 	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 1, Rate: 4, Requests: 4,
 		TLS: clientTLS(t, n.CA.CertPEM)})
 	log := readLog(t, n, 4)
@@ -347,7 +348,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 // at the same time: 10 requests that each take 200 ms on one connection
 // with 5 streams take two rounds, not ten.
 func TestStreamsConcurrent(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	for _, p := range []Protocol{HTTP2, HTTP3} {
 		t.Run(p.String(), func(t *testing.T) {
 			res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/200ms"}}, Protocol: p, Conns: 1, Streams: 5,

@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
 )
 
@@ -24,7 +24,7 @@ func TestCPUQuotaReal(t *testing.T) {
 	if got, ok := machine.CPUQuota(cmd.Process.Pid); got != own || ok != ownOK {
 		t.Fatalf("before joining a cgroup: quota %v, %v; want this process's %v, %v", got, ok, own, ownOK)
 	}
-	lab.LimitCPU(t, 0.3, cmd.Process.Pid)
+	labtest.LimitCPU(t, 0.3, cmd.Process.Pid)
 	want := 0.3
 	if ownOK {
 		want = min(want, own)

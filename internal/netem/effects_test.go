@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/quic-go/quic-go/http3"
 )
 
@@ -137,7 +138,7 @@ func TestUploadBandwidth(t *testing.T) {
 // limited link: QUIC's large (GSO) sends must cross the TUN devices whole.
 func TestHTTP3ThroughTheLink(t *testing.T) {
 	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: 50_000_000})
-	srv := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket})
+	srv := labtest.StartServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket})
 	tr := &http3.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CA.Pool()}}
 	defer tr.Close()
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}

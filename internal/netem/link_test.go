@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/quic-go/quic-go"
 )
 
@@ -147,14 +148,14 @@ func TestRoundTripPhysics(t *testing.T) {
 	const rtt = 40 * time.Millisecond
 	l := startTestLink(t, Config{RTT: rtt})
 	t.Run("embedded", func(t *testing.T) {
-		behind := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoTickets: true})
-		local := lab.StartTestServer(t, lab.Config{NoTickets: true})
+		behind := labtest.StartServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoTickets: true})
+		local := labtest.StartServer(t, lab.Config{NoTickets: true})
 		checkPhysics(t, rtt, embeddedEndpoint(behind), embeddedEndpoint(local), true)
 	})
 	t.Run("nginx", func(t *testing.T) {
 		// The client keeps no sessions, so every handshake is a full one.
-		behind := lab.StartTestNginx(t, lab.NginxConfig{Host: l.ServerIP.String(), Command: l.Command, Listen: l.Listen})
-		local := lab.StartTestNginx(t, lab.NginxConfig{})
+		behind := labtest.StartNginx(t, lab.NginxConfig{Host: l.ServerIP.String(), Command: l.Command, Listen: l.Listen})
+		local := labtest.StartNginx(t, lab.NginxConfig{})
 		checkPhysics(t, rtt, nginxEndpoint(behind), nginxEndpoint(local), false)
 	})
 	st := l.Stats()
@@ -220,7 +221,7 @@ func TestBandwidth(t *testing.T) {
 	// A deep queue keeps the link busy when TCP's ACKs come late: this
 	// test is about the rate, not about TCP's reaction to tail drops.
 	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Bandwidth: rate, Queue: 4 << 20})
-	srv := lab.StartTestServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{Host: l.ServerIP.String(), Listen: l.Listen, ListenPacket: l.ListenPacket, NoHTTP3: true})
 	wantGoodput := rate * 1448.0 / 1500
 	var bestGoodput, bestWire float64
 	for range 3 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -74,7 +75,7 @@ func h2Server(t *testing.T, handle func(*http2.Framer)) (url, ca string) {
 		t.Fatal(err)
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, NextProtos: []string{"h2"}}
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		tc := tls.Server(c, cfg)
 		defer tc.Close()
 		preface := make([]byte, len(http2.ClientPreface))
@@ -135,9 +136,9 @@ func TestHeaderLimit(t *testing.T) {
 		cfg   Config
 		limit int64
 	}{
-		{"headers forever", Config{URL: "http://" + lab.ServeTCP(t, sendHeadersForever) + "/"}, transport.MaxHeaderBytes},
-		{"endless line", Config{URL: "http://" + lab.ServeTCP(t, sendEndlessLine) + "/"}, transport.MaxHeaderBytes},
-		{"headers forever, 64 KiB", Config{URL: "http://" + lab.ServeTCP(t, sendHeadersForever) + "/", MaxHeaderBytes: 64 << 10}, 64 << 10},
+		{"headers forever", Config{URL: "http://" + labtest.ServeTCP(t, sendHeadersForever) + "/"}, transport.MaxHeaderBytes},
+		{"endless line", Config{URL: "http://" + labtest.ServeTCP(t, sendEndlessLine) + "/"}, transport.MaxHeaderBytes},
+		{"headers forever, 64 KiB", Config{URL: "http://" + labtest.ServeTCP(t, sendHeadersForever) + "/", MaxHeaderBytes: 64 << 10}, 64 << 10},
 		{"HTTP/2 CONTINUATION forever", Config{URL: h2URL, Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: h2CA}}, transport.MaxHeaderBytes},
 	}
 	for _, tt := range tests {

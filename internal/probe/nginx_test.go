@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -13,7 +14,7 @@ import (
 // resumption cross-checked with nginx's own $ssl_session_reused, and a
 // HelloRetryRequest forced by a group nginx does not accept.
 func TestNginx(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "ssl_ecdh_curve X25519:P-384;"})
+	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "ssl_ecdh_curve X25519:P-384;"})
 	ca := caFile(t, n.CA)
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2} {
 		c := newClient(t, Config{URL: n.HTTPSURL + "/16k.bin", Protocol: proto, TLS: transport.TLS{CAFile: ca}})
@@ -57,7 +58,7 @@ func TestNginx(t *testing.T) {
 // TestNginxNoResumption: with tickets and the session cache off, nginx
 // cannot resume, and the probe must say so.
 func TestNginxNoResumption(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{NoDefaults: true,
+	n := labtest.StartNginx(t, lab.NginxConfig{NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off; ssl_session_cache off;"})
 	c := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{CAFile: caFile(t, n.CA)}})
 	first, second := do(t, c, Resume), do(t, c, Resume)

@@ -12,6 +12,7 @@ import (
 	"crypto/x509"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -78,7 +79,7 @@ func assertOrdered(t *testing.T, tl *Timeline, want ...string) {
 }
 
 func TestPhasesOrdered(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	ca := caFile(t, srv.CA)
 	all := []string{PhaseConnect, PhaseTLS, PhaseSend, PhaseWait, PhaseDownload}
 	tests := []struct {
@@ -120,7 +121,7 @@ func TestPhasesOrdered(t *testing.T) {
 }
 
 func TestDNSAndDialAttempts(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	u := "https://localhost:" + port(t, srv.HTTPSURL) + "/"
 	c := newClient(t, Config{URL: u, Protocol: ProtoHTTP11, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
@@ -135,7 +136,7 @@ func TestDNSAndDialAttempts(t *testing.T) {
 }
 
 func TestResolveAndConnectTo(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	p := port(t, srv.HTTPSURL)
 	ca := caFile(t, srv.CA)
 	tests := []struct {
@@ -173,7 +174,7 @@ func port(t *testing.T, u string) string {
 func TestReuse(t *testing.T) {
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
 		t.Run(proto, func(t *testing.T) {
-			srv := lab.StartTestServer(t, lab.Config{})
+			srv := labtest.StartServer(t, lab.Config{})
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 			first := do(t, c, Fresh)
 			second := do(t, c, Reuse)
@@ -200,7 +201,7 @@ func TestReuse(t *testing.T) {
 }
 
 func TestTLSVersionAndGroup(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	ca := caFile(t, srv.CA)
 	tests := []struct {
 		name      string
@@ -231,7 +232,7 @@ func TestTLSVersionAndGroup(t *testing.T) {
 // 1.1 with a maximum below 1.2: the handshake uses that version and ALPN
 // offers HTTP/1.1 only, since HTTP/2 needs TLS 1.2 or later.
 func TestLegacyTLSVersions(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
 	ca := caFile(t, srv.CA)
 	for _, v := range []uint16{tls.VersionTLS10, tls.VersionTLS11} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
@@ -261,7 +262,7 @@ func TestResume(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := lab.StartTestServer(t, tt.cfg)
+			srv := labtest.StartServer(t, tt.cfg)
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: tt.proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA), Max: tt.max}})
 			first, second := do(t, c, Resume), do(t, c, Resume)
 			if first.TLS.Resumed || second.TLS.Resumed != tt.wantResum {
@@ -282,7 +283,7 @@ func TestResume(t *testing.T) {
 }
 
 func TestFreshDoesNotResume(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	do(t, c, Fresh)
 	if tl := do(t, c, Fresh); tl.TLS.Resumed {
@@ -297,7 +298,7 @@ func TestFreshDoesNotResume(t *testing.T) {
 // the server on every protocol, with no CA file written; a pool of
 // another CA does not.
 func TestTrustFromPool(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
 		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{RootCAs: srv.CA.Pool()}}), Fresh)
 		if !tl.TLS.Verified {
@@ -318,7 +319,7 @@ func TestTrustFromPool(t *testing.T) {
 func TestCertificateKeySize(t *testing.T) {
 	read := map[lab.KeyKind]int64{}
 	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.RSA2048} {
-		srv := lab.StartTestServer(t, lab.Config{Cert: kind})
+		srv := labtest.StartServer(t, lab.Config{Cert: kind})
 		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: caFile(t, srv.CA)}}), Fresh)
 		read[kind] = tl.Bytes.HandshakeRead
 		wantKey := map[lab.KeyKind]string{lab.ECDSAP256: "ECDSA P-256", lab.RSA2048: "RSA 2048"}[kind]
@@ -332,7 +333,7 @@ func TestCertificateKeySize(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", FollowRedirects: true, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -353,8 +354,8 @@ func TestRedirects(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
-	closed := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{})
+	closed := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	closedURL := closed.HTTPSURL
 	closed.Close()
 	tests := []struct {
@@ -401,7 +402,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestZeroRTTNeedsHTTP3(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(ctx, ZeroRTT); err == nil {
@@ -432,7 +433,7 @@ func TestConfigErrors(t *testing.T) {
 // address where nothing listens must not hold up the next address for
 // longer than the attempt delay.
 func TestHTTP3TriesTheNextAddress(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	p := port(t, srv.HTTPSURL)
 	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: ProtoHTTP3,
 		Resolve: []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})

@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
 func TestRequestBodyAndHost(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	ca := caFile(t, srv.CA)
 	body := []byte(strings.Repeat("x", 1000))
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
@@ -46,7 +47,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 // byte after the handshake, the preface and SETTINGS included, is counted
 // as request or response bytes.
 func TestNewConnectionBytes(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
 	total := c.live.tcp.Counts()
@@ -61,7 +62,7 @@ func TestNewConnectionBytes(t *testing.T) {
 }
 
 func TestReuseForgetsClosedConnections(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	// With Connection: close every request in Reuse mode redials.
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP11, Header: http.Header{"Connection": {"close"}},
 		TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
@@ -82,7 +83,7 @@ func TestReuseForgetsClosedConnections(t *testing.T) {
 // as curl sends it; a given Authorization header wins.
 func TestURLCredentials(t *testing.T) {
 	got := make(chan string, 2)
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		req, err := http.ReadRequest(bufio.NewReader(c))
 		if err != nil {
 			got <- err.Error()
@@ -113,7 +114,7 @@ func TestURLCredentials(t *testing.T) {
 // the flow-control window (or before any of it went, as the answer may
 // come first), and only what went counts, not the 8 MiB.
 func TestBodySentSize(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	ca := caFile(t, srv.CA)
 	early := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
@@ -147,7 +148,7 @@ func TestBodySentSize(t *testing.T) {
 // HEAD stays a HEAD, as curl -I -L does.
 func TestSeeOtherMethod(t *testing.T) {
 	methods := make(chan string, 8)
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		defer c.Close()
 		br := bufio.NewReader(c)
 		for {

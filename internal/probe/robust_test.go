@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -48,7 +49,7 @@ func TestConfigRejects(t *testing.T) {
 }
 
 func TestRedirectLimit(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	ca := caFile(t, srv.CA)
 	tests := []struct {
 		max       int
@@ -114,7 +115,7 @@ func TestRedirectToOtherScheme(t *testing.T) {
 // form, so SNI and the certificate check match a certificate for the
 // A-label, over every protocol, with --resolve given either way.
 func TestInternationalizedHost(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{Hosts: []string{"xn--bcher-kva.test"}})
+	srv := labtest.StartServer(t, lab.Config{Hosts: []string{"xn--bcher-kva.test"}})
 	ca := caFile(t, srv.CA)
 	p := port(t, srv.HTTPSURL)
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {

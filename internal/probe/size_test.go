@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -21,7 +22,7 @@ func TestHeaderSize(t *testing.T) {
 		// net/http takes Transfer-Encoding out of the header; curl counts it.
 		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: b\r\n\r\n", "2\r\nok\r\n0\r\n\r\n"},
 	} {
-		addr := lab.ServeTCP(t, func(c net.Conn) {
+		addr := labtest.ServeTCP(t, func(c net.Conn) {
 			c.Read(make([]byte, 4096))
 			c.Write([]byte(tt.head + tt.body))
 			c.Close()
@@ -32,7 +33,7 @@ func TestHeaderSize(t *testing.T) {
 		}
 	}
 
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}}), Fresh)
 	want := len("HTTP/2 200 \r\n") + len("\r\n")
 	for k, vs := range tl.Header {

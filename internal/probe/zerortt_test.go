@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
 func TestZeroRTT(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP3, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	first, second := do(t, c, ZeroRTT), do(t, c, ZeroRTT)
 	if first.TLS.EarlyData || !second.TLS.EarlyData || !second.TLS.Resumed {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/machine"
 )
@@ -18,7 +19,7 @@ import (
 // when measured, with the warning when the host took enough, and absent
 // when not measured (as for a run too short for /proc/stat's ticks).
 func TestBenchSteal(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	res := mustRun(t, load.Config{Targets: []load.Target{{URL: s.HTTPURL + "/"}}, Requests: 20})
 	// Whether this short run measured steal depends on the machine's CPU
 	// count (machine.TestBetween covers the threshold); if it did, the
@@ -56,7 +57,7 @@ func TestBenchSteal(t *testing.T) {
 // (--server-pid of itself): the report gives the cores it kept busy, a
 // number between 0 and the machine's CPUs.
 func TestBenchServerBusy(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	res := mustRun(t, load.Config{Targets: []load.Target{{URL: s.HTTPURL + "/"}}, Requests: 300, ServerPIDs: []int{os.Getpid()}})
 	out := benchText(t, res)
 	m := regexp.MustCompile(`server kept (\d+\.\d\d) cores busy on average`).FindStringSubmatch(out)

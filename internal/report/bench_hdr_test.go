@@ -11,6 +11,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
 )
 
@@ -18,7 +19,7 @@ import (
 // summary is what its HDR encoding decodes to, and the text report's
 // histogram and table count the same requests.
 func TestBenchJSONAgreesWithHDR(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	res := mustRun(t, load.Config{Targets: []load.Target{{URL: s.HTTPSURL + "/delay/1ms"}}, Conns: 4, Requests: 400, Rate: 2000,
 		TLS: clientTLS(t, s.CA.CertPEM)})
 	data, err := json.Marshal(NewBenchJSON(res))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
 )
 
@@ -65,7 +66,7 @@ func benchText(t *testing.T, r *load.Result) string {
 }
 
 func TestBenchGolden(t *testing.T) {
-	golden(t, "bench.golden", []byte(benchText(t, sampleBench())))
+	labtest.Golden(t, "bench.golden", []byte(benchText(t, sampleBench())))
 }
 
 func TestBenchJSONGolden(t *testing.T) {
@@ -73,7 +74,7 @@ func TestBenchJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "bench-json.golden", append(b, '\n'))
+	labtest.Golden(t, "bench-json.golden", append(b, '\n'))
 }
 
 // TestBenchLoadLineInFlight: the Load line says how many requests a
@@ -201,7 +202,7 @@ func TestBenchEmpty(t *testing.T) {
 // Load line says what ran and what was asked ("1 connections" it said,
 // and nothing of -c 100).
 func TestBenchAskedConns(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	for _, tt := range []struct {
 		n     int64
 		conns int

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/compare"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
 )
 
@@ -52,7 +53,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := Compare(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.golden", []byte(b.String()))
+	labtest.Golden(t, "compare.golden", []byte(b.String()))
 }
 
 // TestStealLine checks that a comparison states the hypervisor's steal

@@ -1,36 +1,10 @@
 package report
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
-	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/probe"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
 
 // t0 is the wall-clock start of the fixtures.
 var t0 = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
@@ -168,7 +169,7 @@ func TestHARStructure(t *testing.T) {
 	if err := WriteHAR(&buf, requests, "v0.1.0"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "probe.har", buf.Bytes())
+	labtest.Golden(t, "probe.har", buf.Bytes())
 	var doc map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("HAR is not JSON: %v", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
@@ -17,7 +18,7 @@ func TestWriteJSON(t *testing.T) {
 	if err := WriteJSON(&buf, "probe", []probe.Timeline{h2Fresh()}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "envelope-probe.golden", buf.Bytes())
+	labtest.Golden(t, "envelope-probe.golden", buf.Bytes())
 	var env struct {
 		Schema  string            `json:"schema"`
 		Version string            `json:"httpslab_version"`

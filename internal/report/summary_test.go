@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
@@ -43,7 +44,7 @@ func TestSummaryGolden(t *testing.T) {
 		if err := Summary(&buf, tt.runs, tt.opt); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "summary-"+tt.name+".golden", buf.Bytes())
+		labtest.Golden(t, "summary-"+tt.name+".golden", buf.Bytes())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
@@ -27,7 +28,7 @@ func TestWaterfallGolden(t *testing.T) {
 		if err := Waterfall(&buf, tt.hops, WaterfallOptions{Color: tt.color}); err != nil {
 			t.Fatalf("Waterfall(%s) error: %v", tt.name, err)
 		}
-		golden(t, "waterfall-"+tt.name+".golden", buf.Bytes())
+		labtest.Golden(t, "waterfall-"+tt.name+".golden", buf.Bytes())
 		if got := strings.Contains(buf.String(), "\x1b["); got != tt.color {
 			t.Errorf("Waterfall(%s) has colour codes = %v; want %v", tt.name, got, tt.color)
 		}

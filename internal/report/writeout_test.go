@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
@@ -194,7 +195,7 @@ func TestCurlFormatFile(t *testing.T) {
 			t.Errorf("variable %s is not known", v[1])
 		}
 	}
-	golden(t, "curl-format.golden", []byte(got))
+	labtest.Golden(t, "curl-format.golden", []byte(got))
 }
 
 func TestWriteOutJSON(t *testing.T) {
@@ -215,7 +216,7 @@ func TestWriteOutJSON(t *testing.T) {
 			t.Errorf("%%{json}[%q] = %v; want %v", k, m[k], want)
 		}
 	}
-	golden(t, "writeout-json.golden", []byte(got))
+	labtest.Golden(t, "writeout-json.golden", []byte(got))
 }
 
 func TestWriteOutHeaderJSON(t *testing.T) {

@@ -19,13 +19,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestAuditEmbedded audits the embedded Go server: HTTP/2 and HTTP/3
 // with 0-RTT, Go's own TLS 1.2 suites (CBC ones among them), tickets but
 // no session-ID cache, HSTS without preload, a plain port that serves.
 func TestAuditEmbedded(t *testing.T) {
-	s := lab.StartTestServer(t, lab.Config{})
+	s := labtest.StartServer(t, lab.Config{})
 	pool := x509.NewCertPool()
 	pool.AddCert(s.CA.Cert)
 	u, _ := url.Parse(s.HTTPSURL)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // listen serves every connection on a loopback port with handle and
@@ -74,7 +75,7 @@ func TestEnumerateOddReplies(t *testing.T) {
 // TestRunInterrupted checks that an audit stopped during the enumeration
 // returns the report so far with the error.
 func TestRunInterrupted(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	u, _ := url.Parse(n.HTTPSURL)
 	port, _ := strconv.Atoi(u.Port())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,7 +101,7 @@ func TestRunInterrupted(t *testing.T) {
 // TestRunCountsConnections checks the report's connection count against
 // the connections a forwarding listener in front of nginx accepted.
 func TestRunCountsConnections(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	u, _ := url.Parse(n.HTTPSURL)
 	addr, accepted := listen(t, func(c net.Conn) {
 		up, err := net.Dial("tcp", u.Host)
@@ -131,7 +132,7 @@ func TestGroupsOfTLS10Server(t *testing.T) {
 	if got := groupVersions([]uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS13}); !slices.Equal(got, []uint16{VersionTLS13, VersionTLS11}) {
 		t.Errorf("groupVersions = %04x; want TLS 1.3 and TLS 1.1", got)
 	}
-	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1;\nssl_ciphers DEFAULT:@SECLEVEL=0;"})
 	u, _ := url.Parse(n.HTTPSURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

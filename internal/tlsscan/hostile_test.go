@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // hostileBound bounds what a hostile test server sends on one connection,
@@ -31,7 +32,7 @@ func hostileTLS(t *testing.T, answer func(c net.Conn)) (int, *lab.CA) {
 		t.Fatal(err)
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{leaf.TLS}}
-	addr := lab.ServeTCP(t, func(c net.Conn) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
 		tc := tls.Server(c, cfg)
 		defer tc.Close()
 		if tc.Handshake() != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestHitRateInterrupted stops the hit-rate loop part way: the report
@@ -16,7 +17,7 @@ import (
 // support proved by the resumptions seen) instead of zeros and "not
 // checked".
 func TestHitRateInterrupted(t *testing.T) {
-	n := lab.StartTestNginx(t, lab.NginxConfig{})
+	n := labtest.StartNginx(t, lab.NginxConfig{})
 	u, _ := url.Parse(n.HTTPSURL)
 	tg := &target{addr: u.Host, host: u.Hostname(), path: "/", timeout: 5 * time.Second, dialer: &countingDialer{}}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // goodTLS is a well-configured HTTPS server block for a lab nginx.
@@ -53,7 +54,7 @@ var infoOnly = []string{"http3-missing", "ocsp-no-responder"}
 
 func auditNginx(t *testing.T, cfg lab.NginxConfig) *Report {
 	t.Helper()
-	n := lab.StartTestNginx(t, cfg)
+	n := labtest.StartNginx(t, cfg)
 	pool := x509.NewCertPool()
 	pool.AddCert(n.CA.Cert)
 	u, _ := url.Parse(n.HTTPSURL)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // sslscanXML is the part of sslscan's --xml output compared with audit.
@@ -103,7 +104,7 @@ func auditInventory(e *Enumeration) inventory {
 // key-exchange suites, and is faster than sslscan.
 func TestEnumerationAgreesWithSSLScan(t *testing.T) {
 	t.Parallel()
-	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
 ssl_protocols TLSv1.2 TLSv1.3;
 ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA384:AES128-SHA:DHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305;
 ssl_prefer_server_ciphers on;
@@ -147,7 +148,7 @@ func TestLegacyEnumerationAgreesWithSSLScan(t *testing.T) {
 	if out, err := exec.Command("openssl", "dhparam", "-dsaparam", "-out", dh, "1024").CombinedOutput(); err != nil {
 		t.Fatalf("openssl dhparam: %v\n%s", err, out)
 	}
-	n := lab.StartTestNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
 ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
 ssl_ciphers ALL:COMPLEMENTOFALL:@SECLEVEL=0;
 ssl_dhparam ` + dh + `;`})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestDialQUICRefused: a QUIC dial to a UDP port where nothing listens
@@ -49,7 +50,7 @@ func TestDialQUICRefused(t *testing.T) {
 // and a closed connection both close it, so repeated dials hold no
 // descriptors.
 func TestDialQUICClosesSockets(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	closed, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // attemptLog records the connect attempts reported to a trace.
@@ -63,7 +64,7 @@ func (a *attemptLog) check(t *testing.T, when string) {
 }
 
 func TestDialQUICOneConnectDonePerStart(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	u, err := url.Parse(srv.HTTPSURL)
 	if err != nil {
 		t.Fatal(err)

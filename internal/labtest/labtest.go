@@ -1,4 +1,9 @@
-package lab
+// Package labtest starts the lab's servers for tests and stops them when
+// the test ends, as net/http/httptest does for net/http: the embedded
+// server, a lab nginx, raw TCP servers that misbehave on purpose, and the
+// golden-file comparison. It imports testing, so only tests import it;
+// the httpslab binary does not link it.
+package labtest
 
 import (
 	"context"
@@ -9,14 +14,15 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/machine"
 )
 
-// StartTestServer starts the embedded server for a test and closes it
-// when the test ends.
-func StartTestServer(t testing.TB, cfg Config) *Server {
+// StartServer starts the embedded server for a test and closes it when
+// the test ends.
+func StartServer(t testing.TB, cfg lab.Config) *lab.Server {
 	t.Helper()
-	s, err := Start(context.Background(), cfg)
+	s, err := lab.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("starting the embedded server: %v", err)
 	}
@@ -24,12 +30,12 @@ func StartTestServer(t testing.TB, cfg Config) *Server {
 	return s
 }
 
-// StartTestNginx starts a lab nginx for a test and stops it when the test
+// StartNginx starts a lab nginx for a test and stops it when the test
 // ends. nginx is a required test dependency, installed by the README's
 // test command; a missing nginx fails the test.
-func StartTestNginx(t testing.TB, cfg NginxConfig) *Nginx {
+func StartNginx(t testing.TB, cfg lab.NginxConfig) *lab.Nginx {
 	t.Helper()
-	n, err := StartNginx(context.Background(), cfg)
+	n, err := lab.StartNginx(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("starting nginx: %v", err)
 	}
