@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +23,8 @@ func TestAuditUsageAndBrokenServers(t *testing.T) {
 	closed := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	closedURL := closed.HTTPSURL + "/"
 	closed.Close()
-	silent := listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
-	closer := listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
+	silent := labtest.NewMisbehaving(t, labtest.Silent).Addr
+	closer := labtest.NewMisbehaving(t, labtest.CloseAfterRequest).Addr
 	u := srv.HTTPSURL + "/"
 	tests := []struct {
 		name     string

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,22 +25,7 @@ func TestBenchInterruptBySignal(t *testing.T) {
 	signal.Notify(guard, os.Interrupt)
 	defer signal.Stop(guard)
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	stalled, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stalled.Close()
-	var accepted atomic.Int64 // a sign that the stalled run is under way
-	go func() {
-		for {
-			c, err := stalled.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			defer c.Close()
-		}
-	}()
+	stalled := labtest.NewMisbehaving(t, labtest.Silent)
 	tests := []struct {
 		name    string
 		args    []string
@@ -53,8 +36,9 @@ func TestBenchInterruptBySignal(t *testing.T) {
 			func(before int64) bool { return srv.Stats().Requests-before >= 20 }, false},
 		{"long -d --json", []string{srv.HTTPURL + "/", "-d", "30s", "-c", "2", "--http2", "--json"},
 			func(before int64) bool { return srv.Stats().Requests-before >= 20 }, true},
-		{"stalled", []string{"http://" + stalled.Addr().String() + "/", "-d", "30s", "-c", "4"},
-			func(int64) bool { return accepted.Load() >= 1 }, false},
+		{"stalled", []string{stalled.URL(), "-d", "30s", "-c", "4"},
+			// an accepted connection is a sign that the run is under way
+			func(int64) bool { return stalled.Accepted() >= 1 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

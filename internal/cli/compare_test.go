@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -239,7 +238,7 @@ func TestDemoBehindLink(t *testing.T) {
 // reached, the error says how to compare without it.
 func TestCompareHTTPBaselineFails(t *testing.T) {
 	srv, ca := probeTarget(t, lab.Config{NoHTTP3: true})
-	closed := listen(t, func(c net.Conn) { c.Close() })
+	closed := labtest.NewMisbehaving(t, labtest.CloseOnAccept).Addr
 	code, _, stderr := run(t, context.Background(), "compare", srv.HTTPSURL+"/", "--cacert", ca, "--http-url", "http://"+closed+"/", "-n", "2")
 	if want := "hint: the plain-HTTP baseline cannot be measured"; code != ExitFailure || !strings.Contains(stderr, want) {
 		t.Errorf("compare with an unreachable --http-url = %d, stderr %q; want %d and %q", code, stderr, ExitFailure, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,21 +120,9 @@ func TestProbeMisbehavingServers(t *testing.T) {
 // 1000-byte body, one never answers.
 func brokenServers(t *testing.T) (closer, cut, silent string) {
 	t.Helper()
-	closer = listen(t, func(c net.Conn) { c.Read(make([]byte, 4096)); c.Close() })
-	cut = listen(t, func(c net.Conn) {
-		c.Read(make([]byte, 4096))
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"))
-		c.Close()
-	})
-	silent = listen(t, func(c net.Conn) { time.Sleep(5 * time.Second); c.Close() })
-	return closer, cut, silent
-}
-
-// listen serves every TCP connection on a loopback port with handle and
-// returns the address.
-func listen(t *testing.T, handle func(net.Conn)) string {
-	t.Helper()
-	return labtest.ServeTCP(t, handle)
+	return labtest.NewMisbehaving(t, labtest.CloseAfterRequest).Addr,
+		labtest.NewMisbehaving(t, labtest.CloseMidBody).Addr,
+		labtest.NewMisbehaving(t, labtest.Silent).Addr
 }
 
 // TestProbeDataFromStdin: -d @- and --data-binary @- read standard input

@@ -97,7 +97,7 @@ var (
 	// without end, never a final one.
 	InformationalForever = Mode{name: "1xx forever", serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) {
 		if readRequest(c) {
-			endless(ctx, c, nil, []byte("HTTP/1.1 102 Processing\r\n\r\n"))
+			endless(ctx, c, nil, []byte(strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", 100)))
 		}
 	}}
 )

@@ -3,30 +3,21 @@ package load
 import (
 	"context"
 	"crypto/tls"
-	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 )
 
-// startNoALPN starts a TLS server with the lab certificate that
-// negotiates no application protocol, as a server without HTTP/2 and
-// ALPN does, and drains each connection until the client closes it.
-// (nginx without http2 rejects the handshake instead, and Go's HTTP
-// server always offers h2.)
+// startNoALPN starts a TLS server that negotiates no application
+// protocol, as a server without HTTP/2 and ALPN does, and drains each
+// connection until the client closes it. (nginx without http2 rejects the
+// handshake instead, and Go's HTTP server always offers h2.)
 func startNoALPN(t *testing.T) (url string, caPEM []byte) {
-	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	cfg := &tls.Config{Certificates: []tls.Certificate{s.Leaf.TLS}}
-	addr := labtest.ServeTCP(t, func(c net.Conn) {
-		tc := tls.Server(c, cfg)
-		defer tc.Close()
-		_, _ = io.Copy(io.Discard, tc)
-	})
-	return "https://" + addr, s.CA.CertPEM
+	s := labtest.NewMisbehaving(t, labtest.TLS(labtest.Silent))
+	return "https://" + s.Addr, s.CA.CertPEM
 }
 
 // TestHTTP2Refused runs HTTP/2 against a server that negotiates no

@@ -3,8 +3,6 @@ package load
 import (
 	"context"
 	"math"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,44 +60,12 @@ func TestInterruptCountsNoErrors(t *testing.T) {
 	}
 }
 
-// silentListener accepts connections and never answers on them, as a
-// stalled server does; it closes them when the test ends.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String() + "/"
-}
-
 // TestInterruptStalled interrupts a run against a server that never
 // answers: the partial result lasts until the interrupt (not 0 s), has
 // no errors, no responses, and its rates are numbers (neither NaN nor
 // Inf, which the report and JSON would carry).
 func TestInterruptStalled(t *testing.T) {
-	u := silentListener(t)
+	u := labtest.NewMisbehaving(t, labtest.Silent).URL()
 	for _, p := range []Protocol{HTTP1, HTTP2} {
 		before := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -1,13 +1,10 @@
 package load
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,41 +116,6 @@ func TestOpenModelSpansDuration(t *testing.T) {
 	}
 }
 
-// oneShotServer answers each connection's first request with resp and
-// closes it, as an HTTP/1.0 server without keep-alive does; it counts
-// the requests it answered.
-func oneShotServer(t *testing.T, resp string) (string, *atomic.Int64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var served atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				if _, err := http.ReadRequest(br); err != nil {
-					return
-				}
-				// Counted before the write: the client may read the answer
-				// and end its run before a count after it is made.
-				served.Add(1)
-				if _, err := io.WriteString(c, resp); err != nil {
-					served.Add(-1)
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/", &served
-}
-
 // TestPipelineBehindClose checks that pipelined requests behind a
 // response after which the server closes (HTTP/1.0 without keep-alive,
 // 101) are sent again on a new connection, not counted as failed.
@@ -162,14 +124,14 @@ func TestPipelineBehindClose(t *testing.T) {
 		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
 		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n",
 	} {
-		u, served := oneShotServer(t, resp)
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: u}}, Requests: 12, Conns: 2, Pipeline: 3})
+		srv := labtest.NewMisbehaving(t, labtest.Reply(resp))
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: srv.URL()}}, Requests: 12, Conns: 2, Pipeline: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Requests != 12 || res.Errors != 0 || served.Load() != 12 {
+		if res.Requests != 12 || res.Errors != 0 || srv.Replies() != 12 {
 			t.Errorf("%q: %d completed, %d failed %v, server answered %d; want 12, 0, 12",
-				resp, res.Requests, res.Errors, res.ErrorCounts, served.Load())
+				resp, res.Requests, res.Errors, res.ErrorCounts, srv.Replies())
 		}
 	}
 }
@@ -208,15 +170,8 @@ func TestExactCount(t *testing.T) {
 // preface in HTTP/1.1 and keeps the connection open: the requests fail at
 // once, saying what the server spoke, not after the timeout.
 func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
-	addr := labtest.ServeTCP(t, func(c net.Conn) {
-		defer c.Close()
-		buf := make([]byte, 64)
-		if _, err := c.Read(buf); err == nil {
-			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-		}
-		io.Copy(io.Discard, c) // keep it open until the client or the test ends it
-	})
-	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "http://" + addr + "/"}},
+	srv := labtest.NewMisbehaving(t, labtest.ReplyAndHold("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: srv.URL()}},
 		Requests: 2, Protocol: HTTP2, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

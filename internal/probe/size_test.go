@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"net"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -22,12 +21,8 @@ func TestHeaderSize(t *testing.T) {
 		// net/http takes Transfer-Encoding out of the header; curl counts it.
 		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: b\r\n\r\n", "2\r\nok\r\n0\r\n\r\n"},
 	} {
-		addr := labtest.ServeTCP(t, func(c net.Conn) {
-			c.Read(make([]byte, 4096))
-			c.Write([]byte(tt.head + tt.body))
-			c.Close()
-		})
-		tl := do(t, newClient(t, Config{URL: "http://" + addr + "/"}), Fresh)
+		srv := labtest.NewMisbehaving(t, labtest.Reply(tt.head+tt.body))
+		tl := do(t, newClient(t, Config{URL: srv.URL()}), Fresh)
 		if tl.Bytes.HeaderSize != int64(len(tt.head)) || tl.Bytes.BodySize != 2 {
 			t.Errorf("HTTP/1.1 header size = %d, body %d B; want %d, the bytes sent, and 2 B\n%s", tl.Bytes.HeaderSize, tl.Bytes.BodySize, len(tt.head), tt.head)
 		}

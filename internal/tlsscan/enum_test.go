@@ -47,10 +47,7 @@ func listen(t *testing.T, handle func(net.Conn)) (string, *atomic.Int64) {
 // something that is not TLS gets an enumeration with nothing accepted and
 // one note per probe, not an error.
 func TestEnumerateOddReplies(t *testing.T) {
-	addr, _ := listen(t, func(c net.Conn) {
-		_, _ = c.Read(make([]byte, 4096))
-		_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-	})
+	addr := labtest.NewMisbehaving(t, labtest.Reply("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")).Addr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	p := newProber(addr, "", 4, 5*time.Second, nil)
