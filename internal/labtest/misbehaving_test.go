@@ -57,6 +57,7 @@ func TestModesAgainstNetHTTP(t *testing.T) {
 		{CloseMidPipeline(1), ""},
 	} {
 		t.Run(tt.mode.String(), func(t *testing.T) {
+			t.Parallel() // each waits on its own server
 			s := NewMisbehaving(t, tt.mode)
 			start := time.Now()
 			resp, body, err := get(t, s, 1500*time.Millisecond)
