@@ -1,4 +1,4 @@
-package lab
+package lab_test
 
 import (
 	"io"
@@ -7,10 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // getPage fetches path from the server and returns the status and body.
-func getPage(t *testing.T, s *Server, path string) (int, string, http.Header) {
+func getPage(t *testing.T, s *lab.Server, path string) (int, string, http.Header) {
 	t.Helper()
 	resp, err := http.Get(s.HTTPURL + path)
 	if err != nil {
@@ -29,7 +32,7 @@ var srcAttr = regexp.MustCompile(`src="([^"]+)"`)
 // TestPagesOfOneSize checks that /page/images and /page/scripts name n
 // distinct resources, each served with the size and type asked for.
 func TestPagesOfOneSize(t *testing.T) {
-	s := StartTestServer(t, Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	tests := []struct {
 		path, element, ctype string
 		n, size              int
@@ -62,12 +65,12 @@ func TestPagesOfOneSize(t *testing.T) {
 // TestMixedPage checks that /page/mixed has seed 003's 129 images, of the
 // fixed sizes MixedSizes gives, spread from about 1 kB to 300 kB.
 func TestMixedPage(t *testing.T) {
-	s := StartTestServer(t, Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	_, body, _ := getPage(t, s, "/page/mixed")
 	srcs := srcAttr.FindAllStringSubmatch(body, -1)
-	want := MixedSizes(MixedPageResources)
-	if len(srcs) != MixedPageResources || len(want) != MixedPageResources {
-		t.Fatalf("/page/mixed has %d images; want %d", len(srcs), MixedPageResources)
+	want := lab.MixedSizes(lab.MixedPageResources)
+	if len(srcs) != lab.MixedPageResources || len(want) != lab.MixedPageResources {
+		t.Fatalf("/page/mixed has %d images; want %d", len(srcs), lab.MixedPageResources)
 	}
 	lo, hi := want[0], want[0]
 	for i, m := range srcs {
@@ -79,7 +82,7 @@ func TestMixedPage(t *testing.T) {
 	if lo < 1000 || lo > 5000 || hi < 150000 || hi > 300000 {
 		t.Errorf("sizes from %d to %d; want a spread from about 1 kB to 300 kB", lo, hi)
 	}
-	if again := MixedSizes(MixedPageResources); again[17] != want[17] {
+	if again := lab.MixedSizes(lab.MixedPageResources); again[17] != want[17] {
 		t.Errorf("MixedSizes changed between calls: %d, then %d", want[17], again[17])
 	}
 }
@@ -87,8 +90,8 @@ func TestMixedPage(t *testing.T) {
 // TestStyledPage checks that every resource the styled page and its CSS
 // name is served, used or not.
 func TestStyledPage(t *testing.T) {
-	s := StartTestServer(t, Config{NoHTTP3: true})
-	for _, p := range append(append([]string{}, StyledPageFetched...), StyledPageUnused...) {
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	for _, p := range append(append([]string{}, lab.StyledPageFetched...), lab.StyledPageUnused...) {
 		if code, _, _ := getPage(t, s, p); code != 200 {
 			t.Errorf("GET %s = %d; want 200", p, code)
 		}
@@ -105,7 +108,7 @@ func TestStyledPage(t *testing.T) {
 // TestPageBadValues checks that the page endpoints refuse values out of
 // bounds with 400 and the reason.
 func TestPageBadValues(t *testing.T) {
-	s := StartTestServer(t, Config{NoHTTP3: true})
+	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	tests := []struct{ path, want string }{
 		{"/page/images?n=0", `n: want an integer from 1 to 2000, got "0"`},
 		{"/page/images?n=2001", `got "2001"`},
