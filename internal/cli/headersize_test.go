@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -51,16 +52,7 @@ func TestMaxHeaderSize(t *testing.T) {
 			t.Errorf("%v = %d, %q; want %d and the flag named", args, code, stderr, ExitUsage)
 		}
 	}
-	addr := listen(t, func(c net.Conn) {
-		c.Read(make([]byte, 4096))
-		c.Write([]byte("HTTP/1.1 200 OK\r\n"))
-		pad := []byte("X-Pad: " + strings.Repeat("p", 1000) + "\r\n")
-		for range 64 << 10 {
-			if _, err := c.Write(pad); err != nil {
-				return
-			}
-		}
-	})
+	addr := labtest.NewMisbehaving(t, labtest.HeadersForever).Addr
 	start := time.Now()
 	code, _, stderr := run(t, context.Background(), "probe", "http://"+addr+"/", "--max-header-size", "64KiB", "--max-time", "20")
 	want := []string{"error: GET http://" + addr + "/: reading the response: the response header is larger than the limit of 65536 bytes",
