@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // configFor is a load of path on the embedded server over proto.
@@ -70,7 +71,7 @@ func settled(srv *lab.Server, want int64) lab.Stats {
 // and without TLS) and exactly one HTTP/2 or HTTP/3 connection, and that
 // every response came over the protocol asked for.
 func TestConnectionsPerProtocol(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	tests := []struct {
 		proto           Protocol
 		tcp, handshakes int64
@@ -115,7 +116,7 @@ func TestConnectionsPerProtocol(t *testing.T) {
 // the styled page's stylesheets, its used font and matched backgrounds,
 // and none of what it names but does not use.
 func TestDiscoveryFindsEveryResource(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	pageOf := func(doc, prefix, ext string, sizes []int) []string {
 		out := []string{doc}
 		for i, s := range sizes {
@@ -259,7 +260,7 @@ func TestProtocolMismatchFailsTheLoad(t *testing.T) {
 
 // TestLimits checks the resource limit and that a load stays within it.
 func TestLimits(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{NoHTTP3: true})
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	cfg := configFor(srv, HTTP1, "/page/images?n=50&size=10")
 	cfg.MaxResources = 10
 	ld := load(t, cfg)
