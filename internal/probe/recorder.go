@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http/httptrace"
 	"net/textproto"
+	"slices"
 	"sync"
 	"time"
 )
@@ -98,11 +99,17 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 }
 
 // gotConn records the connection a request goes on: from the GotConn
-// hook (HTTP/3) or from probe's own TCP client.
+// hook (HTTP/3) or from probe's own TCP client. quic-go's HTTP/3
+// transport reports a connection as reused when its handshake is complete
+// by the time the request looks, which a new connection dialed for this
+// very request can be when the request's goroutine was descheduled (a
+// busy machine, a resumed handshake on loopback): a QUIC dial of this
+// request's own means a new connection.
 func (r *recorder) gotConn(conn net.Conn, reused bool) {
 	r.mark(func(now time.Time) {
 		if r.conn == nil {
-			r.ev.GotConn, r.conn, r.reused = now, conn, reused
+			dialed := slices.ContainsFunc(r.dials, func(d Dial) bool { return d.Network == "udp" })
+			r.ev.GotConn, r.conn, r.reused = now, conn, reused && !dialed
 			if r.onConn != nil {
 				r.lastWrite = r.onConn(conn)
 			}

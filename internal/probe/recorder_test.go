@@ -124,3 +124,25 @@ func TestRecorderInformational(t *testing.T) {
 		}
 	})
 }
+
+// TestRecorderQUICDialNotReused: quic-go calls a connection reused when
+// its handshake is done by the time the request looks, which a connection
+// dialed for the request itself can be; a QUIC dial of the request's own
+// makes it a new connection, and without one a reused one stays reused.
+func TestRecorderQUICDialNotReused(t *testing.T) {
+	for _, tc := range []struct {
+		dial string
+		want bool
+	}{{"udp", false}, {"", true}} {
+		r := newRecorder(time.Now(), nil)
+		tr := r.trace()
+		if tc.dial != "" {
+			tr.ConnectStart(tc.dial, "127.0.0.1:443")
+			tr.ConnectDone(tc.dial, "127.0.0.1:443", nil)
+		}
+		tr.GotConn(httptrace.GotConnInfo{Conn: fakeConn{}, Reused: true})
+		if got := r.seal(time.Now()).reused; got != tc.want {
+			t.Errorf("GotConn reused after dial %q: recorded reused %t; want %t", tc.dial, got, tc.want)
+		}
+	}
+}
