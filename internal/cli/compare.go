@@ -391,18 +391,3 @@ func (e *env) embeddedTarget(lf linkFlags, path string) (compare.Target, string,
 	t.Probe.TLS = srv.Trust()
 	return t, srv.Describe() + ", " + srv.HTTPSURL + path, func() { srv.Close() }, nil
 }
-
-// demoBehindLink is 'httpslab demo' with link flags: the default compare
-// matrix on the embedded server behind the emulated link.
-func (e *env) demoBehindLink(lf linkFlags, runs int, asJSON bool) error {
-	target, where, closeSrv, err := e.embeddedTarget(lf, "/")
-	if err != nil {
-		return err
-	}
-	defer closeSrv()
-	target.Probe.Timeout = defaultCompareTimeout
-	return e.compareAndReport(target, where, demoMatrix(), compare.Config{Runs: runs}, asJSON)
-}
-
-// demoMatrix is the matrix demo shows behind a link; tests replace it.
-var demoMatrix = compare.DefaultMatrix

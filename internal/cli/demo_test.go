@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/demo"
 )
 
 func TestDemo(t *testing.T) {
@@ -22,13 +22,13 @@ func TestDemo(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("demo = %d; stderr %s", code, stderr)
 	}
-	for _, v := range demoVariants {
+	for _, v := range demo.Variants {
 		if !strings.Contains(stdout, v.Name) {
 			t.Errorf("demo output lacks the %q row:\n%s", v.Name, stdout)
 		}
 	}
 	for _, want := range []string{"resumed 3/3", "0-RTT accepted 3/3", "its wait overlaps TLS", "no handshake", "X25519MLKEM768",
-		"round trip on loopback", "keep-alive", "new connection, full handshake", "audit of the embedded server"} {
+		"95% CI", "round trip on loopback", "keep-alive", "new connection, full handshake", "audit of the embedded server"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
@@ -46,12 +46,7 @@ func TestDemoJSON(t *testing.T) {
 	var doc struct {
 		Schema string `json:"schema"`
 		Result struct {
-			Probes []struct {
-				Variant string            `json:"variant"`
-				Runs    []json.RawMessage `json:"runs"`
-				Resumed int               `json:"resumed"`
-			} `json:"probes"`
-			Load  []demoLoad `json:"load"`
+			demo.Result
 			Audit struct {
 				Findings []struct {
 					ID string `json:"id"`
@@ -62,27 +57,30 @@ func TestDemoJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("demo --json is not JSON: %v", err)
 	}
-	if doc.Schema != "httpslab/demo/v1" || len(doc.Result.Probes) != len(demoVariants) {
-		t.Fatalf("schema %q with %d rows; want httpslab/demo/v1 with %d", doc.Schema, len(doc.Result.Probes), len(demoVariants))
+	res := doc.Result
+	if doc.Schema != "httpslab/demo/v2" || res.Comparison == nil || len(res.Comparison.Variants) != len(demo.Variants) {
+		t.Fatalf("schema %q, comparison present %t; want httpslab/demo/v2 with %d variants", doc.Schema, res.Comparison != nil, len(demo.Variants))
 	}
-	if len(doc.Result.Load) != len(demoLoadModes) || len(doc.Result.Audit.Findings) == 0 {
-		t.Errorf("demo --json: %d load rows, %d findings; want %d rows and the audit's findings", len(doc.Result.Load), len(doc.Result.Audit.Findings), len(demoLoadModes))
+	if len(res.Load) != len(demo.LoadModes) || len(res.Audit.Findings) == 0 {
+		t.Errorf("demo --json: %d load rows, %d findings; want %d rows and the audit's findings", len(res.Load), len(res.Audit.Findings), len(demo.LoadModes))
 	}
-	for _, l := range doc.Result.Load {
+	for _, l := range res.Load {
 		if l.Requests == 0 || l.Errors != 0 {
 			t.Errorf("load %s: %d requests, %d errors; want some and none", l.Name, l.Requests, l.Errors)
 		}
-		full := l.Name == demoLoadModes[1].name
+		full := l.Name == demo.LoadModes[1].Name
 		if full && (l.Handshakes != l.Requests || l.Resumed != 0) {
 			t.Errorf("load %s: %d handshakes (%d resumed) for %d requests; want one full handshake per request", l.Name, l.Handshakes, l.Resumed, l.Requests)
 		}
 	}
-	for i, r := range doc.Result.Probes {
-		if len(r.Runs) != 2 {
-			t.Errorf("%s: %d runs; want 2", r.Variant, len(r.Runs))
+	for i, v := range res.Comparison.Variants {
+		if v.Name != demo.Variants[i].Name || len(v.Samples) != 2 {
+			t.Errorf("variant %d: %s with %d samples; want %s with 2", i, v.Name, len(v.Samples), demo.Variants[i].Name)
 		}
-		if (demoVariants[i].Mode == probe.Resume || demoVariants[i].Mode == probe.ZeroRTT) && r.Resumed != 2 {
-			t.Errorf("%s: resumed %d of 2", r.Variant, r.Resumed)
+		for _, s := range v.Samples {
+			if h := v.Key.Handshake; (h == "resumed" || h == "0rtt") && !s.Resumed {
+				t.Errorf("%s: a sample did not resume", v.Name)
+			}
 		}
 	}
 }

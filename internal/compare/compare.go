@@ -31,6 +31,9 @@ type Sample struct {
 	// WireBytes counts the bytes on the wire in both directions: TCP or
 	// UDP payload, TLS records and handshake included.
 	WireBytes int64 `json:"wire_bytes"`
+	// HandshakeBytes counts the bytes of WireBytes up to the end of the
+	// handshake (zero for plain HTTP and a kept-alive connection).
+	HandshakeBytes int64 `json:"handshake_bytes,omitempty"`
 	// BodyBytes is the size of the response body, decoded from the
 	// protocol's framing: the same for every variant of one resource.
 	BodyBytes int64 `json:"body_bytes"`
@@ -41,6 +44,7 @@ type Sample struct {
 	// claims to be.
 	Proto      string `json:"proto,omitempty"`
 	TLSVersion string `json:"tls_version,omitempty"`
+	Group      string `json:"group,omitempty"` // key-exchange group
 	Resumed    bool   `json:"resumed,omitempty"`
 	EarlyData  bool   `json:"early_data,omitempty"`
 	Reused     bool   `json:"reused,omitempty"`
@@ -51,7 +55,9 @@ type Sampler func(ctx context.Context) (Sample, error)
 
 // Variant is one column of the matrix.
 type Variant struct {
-	Key     Key
+	Key Key
+	// Name labels the variant in the result; empty means Key.Name().
+	Name    string
 	Sampler Sampler
 }
 
@@ -227,6 +233,8 @@ func (r *runner) fail(i, round int, err error) error {
 	switch {
 	case round == 0:
 		v.Dropped = fmt.Sprintf("failed in the warm-up: %v", err)
+	case r.streak[i] >= r.cfg.MaxFailures && r.streak[i] == 1:
+		v.Dropped = fmt.Sprintf("a request failed: %v", err) // MaxFailures 1: the first failure drops it
 	case r.streak[i] >= r.cfg.MaxFailures:
 		v.Dropped = fmt.Sprintf("%d requests in a row failed: %v", r.streak[i], err)
 	default:

@@ -60,11 +60,12 @@ type VariantResult struct {
 	Total Summary `json:"total_ms"`
 	// Phases summarises each phase that happened, in ms.
 	Phases map[string]Summary `json:"phases_ms,omitempty"`
-	// WireBytes, BodyBytes and CPU are the medians per request.
-	// They are left out of JSON for a variant with no sample.
-	WireBytes float64       `json:"wire_bytes,omitempty"`
-	BodyBytes float64       `json:"body_bytes,omitempty"`
-	CPU       time.Duration `json:"cpu_ns,omitempty"`
+	// WireBytes, HandshakeBytes, BodyBytes and CPU are the medians per
+	// request. They are left out of JSON for a variant with no sample.
+	WireBytes      float64       `json:"wire_bytes,omitempty"`
+	HandshakeBytes float64       `json:"handshake_bytes,omitempty"`
+	BodyBytes      float64       `json:"body_bytes,omitempty"`
+	CPU            time.Duration `json:"cpu_ns,omitempty"`
 	// VsBaseline compares the total time against the first variant; nil
 	// for the baseline itself and when a side has no sample.
 	VsBaseline *Diff `json:"vs_baseline,omitempty"`
@@ -173,7 +174,11 @@ func (v *VariantResult) dropErr() error {
 func newResult(cfg Config) *Result {
 	res := &Result{Seed: cfg.Seed, Level: cfg.Level, Alpha: cfg.Alpha, Holm: cfg.Holm}
 	for _, v := range cfg.Variants {
-		res.Variants = append(res.Variants, VariantResult{Name: v.Key.Name(), Key: v.Key, Errors: map[string]int{}})
+		name := v.Name
+		if name == "" {
+			name = v.Key.Name()
+		}
+		res.Variants = append(res.Variants, VariantResult{Name: name, Key: v.Key, Errors: map[string]int{}})
 	}
 	return res
 }
@@ -187,6 +192,7 @@ func (res *Result) analyse(cfg Config) {
 		v.Phases = phaseSummaries(v.Samples, cfg.Level)
 		if len(v.Samples) > 0 {
 			v.WireBytes = median(v.Samples, func(s Sample) float64 { return float64(s.WireBytes) })
+			v.HandshakeBytes = median(v.Samples, func(s Sample) float64 { return float64(s.HandshakeBytes) })
 			v.BodyBytes = median(v.Samples, func(s Sample) float64 { return float64(s.BodyBytes) })
 			v.CPU = time.Duration(median(v.Samples, func(s Sample) float64 { return float64(s.CPU) }))
 		}

@@ -220,15 +220,17 @@ func sampleOf(tl *probe.Timeline) Sample {
 		RTT:    tl.RTT.Best(),
 		WireBytes: tl.Bytes.HandshakeWritten + tl.Bytes.HandshakeRead +
 			tl.Bytes.RequestWritten + tl.Bytes.ResponseRead,
-		BodyBytes: tl.Bytes.BodySize,
-		Proto:     tl.Proto,
-		Reused:    tl.Reused,
+		HandshakeBytes: tl.Bytes.HandshakeWritten + tl.Bytes.HandshakeRead,
+		BodyBytes:      tl.Bytes.BodySize,
+		Proto:          tl.Proto,
+		Reused:         tl.Reused,
 	}
 	for _, p := range tl.Phases {
 		s.Phases[p.Name] = p.Duration
 	}
 	if tl.TLS != nil {
-		s.TLSVersion, s.Resumed, s.EarlyData = tl.TLS.Version, tl.TLS.Resumed, tl.TLS.EarlyData
+		s.TLSVersion, s.Group = tl.TLS.Version, tl.TLS.Group
+		s.Resumed, s.EarlyData = tl.TLS.Resumed, tl.TLS.EarlyData
 	}
 	return s
 }

@@ -38,10 +38,15 @@ type Envelope struct {
 	Result          any       `json:"result"`
 }
 
+// schemaVersions are the current versions of the kinds whose schema has
+// changed since v1; every other kind is at v1. v2 of demo holds compare's
+// result (samples, summaries, intervals) in place of probe's timelines.
+var schemaVersions = map[string]int{"demo": 2}
+
 // SchemaName returns the schema identifier for a result kind,
-// "httpslab/<kind>/v1".
+// "httpslab/<kind>/v<n>".
 func SchemaName(kind string) string {
-	return "httpslab/" + kind + "/v1"
+	return fmt.Sprintf("httpslab/%s/v%d", kind, max(schemaVersions[kind], 1))
 }
 
 // WriteJSON writes v inside the versioned envelope for kind (probe,
