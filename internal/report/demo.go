@@ -21,7 +21,7 @@ func WriteDemo(w io.Writer, res *demo.Result) error {
 	cmp := res.Comparison
 	if res.BehindLink {
 		fmt.Fprintf(w, "httpslab demo: %s, %s\nplain HTTP from %s\n\n", res.Server, res.URL, res.HTTPURL)
-		return cmp.WriteText(w)
+		return Compare(w, cmp)
 	}
 	fmt.Fprintf(w, "httpslab demo: embedded server %s (and %s), ECDSA P-256, TLS 1.2-1.3, tickets, 0-RTT\n",
 		strings.TrimSuffix(res.URL, "/"), strings.TrimSuffix(res.HTTPURL, "/"))
