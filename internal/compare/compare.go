@@ -136,8 +136,10 @@ type runner struct {
 // ctx is cancelled it returns the partial result analysed so far together
 // with the context's error, for the caller to print it.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if len(cfg.Variants) < 2 {
-		return nil, errors.New("comparing: need at least two variants")
+	if len(cfg.Variants) == 0 {
+		// One variant is measured alone, with its summary and no
+		// difference (page over one protocol).
+		return nil, errors.New("comparing: no variant")
 	}
 	cfg = cfg.withDefaults()
 	r := &runner{

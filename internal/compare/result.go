@@ -245,6 +245,11 @@ func (res *Result) adjust(family []*Diff) {
 	}
 }
 
+// Between compares variant j against variant i, as the differences from
+// the baseline are (its own Holm adjustment left aside); nil when a side
+// has no sample. page compares protocols pairwise with it.
+func (res *Result) Between(i, j int) *Diff { return res.diff(i, j) }
+
 // diff compares variant j against variant i; nil when a side is empty.
 func (res *Result) diff(i, j int) *Diff {
 	a, b := res.Variants[i], res.Variants[j]

@@ -1,0 +1,69 @@
+package page
+
+import (
+	"context"
+	"crypto/tls"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// TestCompareProtocols loads a page over every protocol, interleaved,
+// and checks the summaries, the median loads and the named differences.
+func TestCompareProtocols(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	c := Compare{
+		Load:      Config{URL: srv.HTTPSURL + "/page/images?n=20&size=1000", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
+		HTTPURL:   srv.HTTPURL + "/page/images?n=20&size=1000",
+		Protocols: []Protocol{HTTP, HTTP1, HTTP2, HTTP3},
+		Rounds:    3,
+		Seed:      7,
+	}
+	res, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	wantConns := map[Protocol]float64{HTTP: 6, HTTP1: 6, HTTP2: 1, HTTP3: 1}
+	for _, p := range res.Protocols {
+		if p.LoadTime.N != 3 || len(p.Loads) != 3 || p.Median == nil || p.Median.Protocol != p.Protocol {
+			t.Fatalf("%s: %d loads summarised, %d kept, median %v; want 3, 3 and a load over %s", p.Protocol, p.LoadTime.N, len(p.Loads), p.Median, p.Protocol)
+		}
+		if p.Requests != 21 || p.Failed != 0 || p.Conns != wantConns[p.Protocol] || p.TTFB.N != 3 || p.CPU <= 0 {
+			t.Errorf("%s: %v requests, %v failed, %v connections, %d TTFBs, CPU %v; want 21, 0, %v, 3, > 0",
+				p.Protocol, p.Requests, p.Failed, p.Conns, p.TTFB.N, p.CPU, wantConns[p.Protocol])
+		}
+		if got := float64(p.Median.Duration.Microseconds()) / 1000; got < p.LoadTime.Min || got > p.LoadTime.Max {
+			t.Errorf("%s: median load of %v ms outside the loads' range %v to %v", p.Protocol, got, p.LoadTime.Min, p.LoadTime.Max)
+		}
+	}
+	var names []string
+	for _, d := range res.Differences {
+		names = append(names, d.Name)
+	}
+	if len(names) != 3 || names[0] != "TLS alone" || names[1] != "multiplexing" || names[2] != "QUIC" {
+		t.Errorf("differences %v; want TLS alone, multiplexing, QUIC", names)
+	}
+}
+
+// TestWarmLoads checks that --warm loads resume the TLS sessions of the
+// loads before them and cold loads never do.
+func TestWarmLoads(t *testing.T) {
+	srv := lab.StartTestServer(t, lab.Config{})
+	for _, warm := range []bool{false, true} {
+		c := Compare{
+			Load:      Config{URL: srv.HTTPSURL + "/page/images?n=10&size=100", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
+			Protocols: []Protocol{HTTP2, HTTP3},
+			Rounds:    2,
+			Warm:      warm,
+		}
+		res, err := c.Run(context.Background())
+		if err != nil {
+			t.Fatalf("Run (warm %v): %v", warm, err)
+		}
+		for _, p := range res.Protocols {
+			if (p.Resumed > 0) != warm || p.Handshakes != 1 {
+				t.Errorf("warm %v, %s: %v of %v handshakes resumed; want all when warm, none when cold", warm, p.Protocol, p.Resumed, p.Handshakes)
+			}
+		}
+	}
+}
