@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestCompareProtocols loads a page over every protocol, interleaved,
 // and checks the summaries, the median loads and the named differences.
 func TestCompareProtocols(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	c := Compare{
 		Load:      Config{URL: srv.HTTPSURL + "/page/images?n=20&size=1000", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
 		HTTPURL:   srv.HTTPURL + "/page/images?n=20&size=1000",
@@ -48,7 +49,7 @@ func TestCompareProtocols(t *testing.T) {
 // TestWarmLoads checks that --warm loads resume the TLS sessions of the
 // loads before them and cold loads never do.
 func TestWarmLoads(t *testing.T) {
-	srv := lab.StartTestServer(t, lab.Config{})
+	srv := labtest.StartServer(t, lab.Config{})
 	for _, warm := range []bool{false, true} {
 		c := Compare{
 			Load:      Config{URL: srv.HTTPSURL + "/page/images?n=10&size=100", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
