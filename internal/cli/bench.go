@@ -131,7 +131,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	f.maxHeader = transport.MaxHeaderBytes
 	fl.Var(&f.maxHeader, "max-header-size", "largest response header accepted per response, in bytes, or with a unit as curl takes it (512k, 2m); a response over it fails its request")
-	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v1, histograms HDR-encoded) instead of text")
+	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
 	f.tlsf.addTLS(fl)
 	f.tlsf.addRoute(fl)
 	return cmd

@@ -44,7 +44,10 @@ func TestProbeCommand(t *testing.T) {
 		{"insecure", []string{u, "-k", "--http1.1"}, ExitOK, []string{"→ 200 HTTP/1.1", "verified      no"}, nil},
 		{"tls-max", []string{u, "--cacert", ca, "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES256-GCM-SHA384"}, ExitOK,
 			[]string{"TLS 1.2", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"}, nil},
-		{"curves", []string{u, "--cacert", ca, "--curves", "P-384"}, ExitOK, []string{"CurveP384"}, nil},
+		{"curves", []string{u, "--cacert", ca, "--curves", "P-384"}, ExitOK, []string{"group         secp384r1"}, nil},
+		{"curves openssl alias", []string{u, "--cacert", ca, "--curves", "prime256v1"}, ExitOK, []string{"group         secp256r1"}, nil},
+		{"curves x448", []string{u, "--cacert", ca, "--curves", "x448"}, ExitUsage, nil,
+			[]string{"httpslab: error: ", "group x448 is not one Go's TLS can offer"}},
 		{"tls-max 1.1", []string{legacy.HTTPSURL + "/", "-k", "--tls-max", "1.1"}, ExitOK, []string{"→ 200 HTTP/1.1", "TLS 1.1", "ALPN          http/1.1"}, nil},
 		{"tls-max 1.1 http2", []string{legacy.HTTPSURL + "/", "-k", "--tls-max", "1.1", "--http2"}, ExitUsage, nil,
 			[]string{"httpslab: error: ", "HTTP/2 needs TLS 1.2 or later"}},
@@ -171,8 +174,8 @@ func TestProbeJSONAndHAR(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("probe --json output is not JSON: %v\n%s", err, stdout)
 	}
-	if doc.Schema != "httpslab/probe/v1" || len(doc.Result.Runs) != 1 || doc.Result.Runs[0].Mode != "fresh" {
-		t.Fatalf("JSON %+v; want one fresh run in schema httpslab/probe/v1", doc)
+	if doc.Schema != "httpslab/probe/v2" || len(doc.Result.Runs) != 1 || doc.Result.Runs[0].Mode != "fresh" {
+		t.Fatalf("JSON %+v; want one fresh run in schema httpslab/probe/v2", doc)
 	}
 	hops := doc.Result.Runs[0].Hops
 	if len(hops) != 2 || hops[0].Method != "POST" || hops[1].Method != "GET" || hops[1].Status != 200 {

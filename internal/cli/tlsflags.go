@@ -55,7 +55,7 @@ func (f *requestFlags) addTLS(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.tls13, "tlsv1.3", false, "use TLS 1.3")
 	fs.StringVar(&f.tlsMax, "tls-max", "", "highest TLS `version` to offer: 1.0, 1.1, 1.2 or 1.3")
 	fs.StringVar(&f.ciphers, "ciphers", "", "TLS 1.2 cipher suite `list`, OpenSSL or IANA names, ':' separated")
-	fs.StringVar(&f.curves, "curves", "", "key exchange group `list` in order, e.g. X25519:P-256 or X25519MLKEM768")
+	fs.StringVar(&f.curves, "curves", "", "key exchange group `list` in order, as the TLS registry names them (x25519:secp256r1, X25519MLKEM768) or OpenSSL does (prime256v1, P-256)")
 	fs.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "do not verify the server's certificate")
 }
@@ -104,7 +104,7 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 		}
 	}
 	if f.curves != "" {
-		if t.Curves, err = transport.ParseCurves(f.curves); err != nil {
+		if t.Curves, err = transport.ParseGroups(f.curves); err != nil {
 			return t, usageError{err}
 		}
 	}

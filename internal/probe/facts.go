@@ -26,7 +26,7 @@ func tlsFacts(cs *tls.ConnectionState, earlyData bool) *TLS {
 		Verified:    len(cs.VerifiedChains) > 0,
 	}
 	if cs.CurveID != 0 {
-		t.Group = cs.CurveID.String()
+		t.Group = transport.GroupName(cs.CurveID)
 		t.PostQuantum = transport.IsPostQuantum(cs.CurveID)
 	}
 	for _, c := range cs.PeerCertificates {

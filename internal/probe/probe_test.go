@@ -211,9 +211,9 @@ func TestTLSVersionAndGroup(t *testing.T) {
 		pq, retry bool
 	}{
 		{"default", transport.TLS{}, "TLS 1.3", "X25519MLKEM768", true, false},
-		{"tls-max 1.2", transport.TLS{Max: tls.VersionTLS12}, "TLS 1.2", "X25519", false, false},
-		{"curves P-256", transport.TLS{Curves: []tls.CurveID{tls.CurveP256}}, "TLS 1.3", tls.CurveP256.String(), false, false},
-		{"tls-max 1.2 curves P-384", transport.TLS{Max: tls.VersionTLS12, Curves: []tls.CurveID{tls.CurveP384}}, "TLS 1.2", tls.CurveP384.String(), false, false},
+		{"tls-max 1.2", transport.TLS{Max: tls.VersionTLS12}, "TLS 1.2", "x25519", false, false},
+		{"curves P-256", transport.TLS{Curves: []tls.CurveID{tls.CurveP256}}, "TLS 1.3", "secp256r1", false, false},
+		{"tls-max 1.2 curves P-384", transport.TLS{Max: tls.VersionTLS12, Curves: []tls.CurveID{tls.CurveP384}}, "TLS 1.2", "secp384r1", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

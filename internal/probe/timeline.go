@@ -161,7 +161,7 @@ type TLS struct {
 	Version     string `json:"version"` // tls.VersionName, e.g. "TLS 1.3"
 	VersionID   uint16 `json:"version_id"`
 	CipherSuite string `json:"cipher_suite"` // tls.CipherSuiteName
-	Group       string `json:"group"`        // key exchange group, CurveID.String()
+	Group       string `json:"group"`        // key exchange group, transport.GroupName
 	PostQuantum bool   `json:"post_quantum"` // the group is a post-quantum hybrid
 	ALPN        string `json:"alpn"`
 	Resumed     bool   `json:"resumed"`

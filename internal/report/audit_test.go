@@ -67,8 +67,8 @@ func TestAuditSummaryLines(t *testing.T) {
 		{"DH prime", tlsscan.Report{Enumeration: &tlsscan.Enumeration{DHBits: 1024}, Partial: true},
 			[]string{"DHE suites use the server's 1024-bit prime"}, nil},
 		{"TLS 1.0 groups", tlsscan.Report{Enumeration: &tlsscan.Enumeration{Groups: []tlsscan.GroupResult{
-			{Version: tlsscan.VersionTLS10, Name: "X25519"}, {Version: tlsscan.VersionTLS10, Name: "CurveP256"}}}, Partial: true},
-			[]string{"Groups        TLS 1.0: X25519, CurveP256\n"}, nil},
+			{Version: tlsscan.VersionTLS10, Name: "x25519"}, {Version: tlsscan.VersionTLS10, Name: "secp256r1"}}}, Partial: true},
+			[]string{"Groups        TLS 1.0: x25519, secp256r1\n"}, nil},
 		{"no group", tlsscan.Report{Enumeration: &tlsscan.Enumeration{},
 			Negotiated: tlsscan.Negotiated{Version: "TLS 1.2", Suite: "TLS_RSA_WITH_AES_128_CBC_SHA256", ALPN: "http/1.1"}},
 			[]string{"Negotiated    TLS 1.2 TLS_RSA_WITH_AES_128_CBC_SHA256, ALPN http/1.1\n"}, nil},

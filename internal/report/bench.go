@@ -18,6 +18,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // BenchPercentiles are the quantiles bench's reports show, in percent.
@@ -145,7 +146,7 @@ func benchTLS(b *strings.Builder, r *load.Result) {
 	for _, t := range r.TLS {
 		curve := "-"
 		if t.Curve != 0 {
-			curve = t.Curve.String()
+			curve = transport.GroupName(t.Curve)
 		}
 		fmt.Fprintf(b, "                 %-8s %-*s %-16s %9d %9d\n",
 			tls.VersionName(t.Version), width, tls.CipherSuiteName(t.Cipher), curve, t.Full, t.Resumed)

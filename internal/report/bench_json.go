@@ -6,10 +6,11 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // BenchJSON is the JSON form of a bench result (load.Result), written inside the
-// httpslab/bench/v1 envelope. Latencies are in microseconds;
+// httpslab/bench/v2 envelope. Latencies are in microseconds;
 // each histogram also comes as HdrHistogram's compressed V2 encoding
 // (base64), which other HDR tools decode and merge across runs.
 type BenchJSON struct {
@@ -144,7 +145,7 @@ func NewBenchJSON(r *load.Result) BenchJSON {
 	for _, t := range r.TLS {
 		row := BenchTLS{Version: tls.VersionName(t.Version), Cipher: tls.CipherSuiteName(t.Cipher), Full: t.Full, Resumed: t.Resumed}
 		if t.Curve != 0 {
-			row.Group = t.Curve.String()
+			row.Group = transport.GroupName(t.Curve)
 		}
 		j.TLS = append(j.TLS, row)
 	}

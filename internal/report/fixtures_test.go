@@ -90,7 +90,7 @@ func redirectHops() []probe.Timeline {
 		},
 		RemoteAddr: "127.0.0.1:8443", LocalAddr: "127.0.0.1:40001",
 		TLS: &probe.TLS{Version: "TLS 1.2", VersionID: 0x0303, CipherSuite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-			Group: "X25519", ALPN: "http/1.1", Chain: leafChain()[:1], ChainBytes: 512, Verified: true},
+			Group: "x25519", ALPN: "http/1.1", Chain: leafChain()[:1], ChainBytes: 512, Verified: true},
 		Bytes:         probe.Bytes{HandshakeWritten: 300, HandshakeRead: 1500, RequestWritten: 110, ResponseRead: 260, HeaderSize: 120, BodySize: 100},
 		RTT:           probe.RTT{Kernel: 480 * time.Microsecond, Connect: 500 * time.Microsecond},
 		RequestHeader: map[string][]string{"User-Agent": {"httpslab"}},
@@ -110,7 +110,7 @@ func h3() probe.Timeline {
 		},
 		RemoteAddr: "127.0.0.1:8443", LocalAddr: "127.0.0.1:51000",
 		TLS: &probe.TLS{Version: "TLS 1.3", VersionID: 0x0304, CipherSuite: "TLS_AES_128_GCM_SHA256",
-			Group: "X25519", ALPN: "h3", Chain: leafChain(), ChainBytes: 932, Verified: true},
+			Group: "x25519", ALPN: "h3", Chain: leafChain(), ChainBytes: 932, Verified: true},
 		Bytes: probe.Bytes{HandshakeWritten: 2400, HandshakeRead: 3200, RequestWritten: 60, ResponseRead: 120, HeaderSize: 200, BodySize: 50},
 		RTT:   probe.RTT{Kernel: time.Millisecond},
 	})

@@ -4,7 +4,7 @@ package report
 // JSON object of this shape:
 //
 //	{
-//	  "schema": "httpslab/<kind>/v1",   // kind: probe, bench, audit, compare, ...
+//	  "schema": "httpslab/<kind>/v2",   // kind: probe, bench, audit, compare, ...
 //	  "httpslab_version": "v0.3.0",     // the binary that wrote it
 //	  "created": "2026-11-22T00:00:00Z", // RFC 3339, UTC
 //	  "result": { ... }                  // the command's result type, as typed
@@ -39,9 +39,12 @@ type Envelope struct {
 }
 
 // schemaVersions are the current versions of the kinds whose schema has
-// changed since v1; every other kind is at v1. v2 of demo holds compare's
-// result (samples, summaries, intervals) in place of probe's timelines.
-var schemaVersions = map[string]int{"demo": 2}
+// changed since v1; every other kind is at v1. v2 of probe, bench, audit
+// and demo names key-exchange groups as the TLS registry does (x25519,
+// secp256r1), not by Go's identifiers (X25519, CurveP256); v2 of demo
+// also holds compare's result (samples, summaries, intervals) in place of
+// probe's timelines.
+var schemaVersions = map[string]int{"probe": 2, "bench": 2, "audit": 2, "demo": 2}
 
 // SchemaName returns the schema identifier for a result kind,
 // "httpslab/<kind>/v<n>".

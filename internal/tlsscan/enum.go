@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // VersionResult is what enumeration found for one protocol version.
@@ -192,7 +194,7 @@ func checkHelloRetry(ctx context.Context, p *prober) (bool, string, error) {
 	if err != nil || r.hello == nil || !r.hello.retry {
 		return false, "", err
 	}
-	return true, GroupName(r.hello.group), nil
+	return true, transport.GroupName(r.hello.group), nil
 }
 
 // scanGroups asks for each group alone, in parallel: in TLS 1.3 with no
@@ -251,10 +253,10 @@ func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupR
 		if err != nil || r.hello == nil || r.hello.version != VersionTLS13 || r.hello.group != g {
 			return nil, err
 		}
-		return &GroupResult{Version: v, ID: uint16(g), Name: GroupName(g)}, nil
+		return &GroupResult{Version: v, ID: uint16(g), Name: transport.GroupName(g)}, nil
 	}
 	kind := "_ECDHE_"
-	if g >= groupFFDHE2048 && g <= groupFFDHE8192 {
+	if g >= transport.GroupFFDHE2048 && g <= transport.GroupFFDHE8192 {
 		kind = "_DHE_"
 	}
 	var suites []uint16
@@ -272,7 +274,7 @@ func scanGroup(ctx context.Context, p *prober, v uint16, g tls.CurveID) (*GroupR
 		return nil, err
 	}
 	if r.kex.group == g || (kind == "_DHE_" && r.kex.dhBits == ffdheBits[g]) {
-		return &GroupResult{Version: v, ID: uint16(g), Name: GroupName(g), DHBits: r.kex.dhBits}, nil
+		return &GroupResult{Version: v, ID: uint16(g), Name: transport.GroupName(g), DHBits: r.kex.dhBits}, nil
 	}
 	return nil, nil
 }

@@ -144,7 +144,7 @@ func TestGroupsOfTLS10Server(t *testing.T) {
 			names = append(names, g.Name)
 		}
 	}
-	if !slices.Contains(names, "X25519") || !slices.Contains(names, "CurveP256") {
-		t.Errorf("TLS 1.0 groups %v; want X25519 and P-256 among them", names)
+	if !slices.Contains(names, "x25519") || !slices.Contains(names, "secp256r1") {
+		t.Errorf("TLS 1.0 groups %v; want x25519 and secp256r1 among them", names)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"net"
 
 	"golang.org/x/crypto/cryptobyte"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Protocol versions as they appear on the wire.
@@ -20,35 +22,14 @@ const (
 	VersionTLS13 uint16 = tls.VersionTLS13
 )
 
-// Key-exchange groups Go's tls.CurveID does not name.
-const (
-	groupX448      tls.CurveID = 0x001E
-	groupFFDHE2048 tls.CurveID = 0x0100
-	groupFFDHE3072 tls.CurveID = 0x0101
-	groupFFDHE4096 tls.CurveID = 0x0102
-	groupFFDHE6144 tls.CurveID = 0x0103
-	groupFFDHE8192 tls.CurveID = 0x0104
-)
-
 // ffdheBits is the prime size of each finite-field group (RFC 7919).
-var ffdheBits = map[tls.CurveID]int{groupFFDHE2048: 2048, groupFFDHE3072: 3072, groupFFDHE4096: 4096,
-	groupFFDHE6144: 6144, groupFFDHE8192: 8192}
+var ffdheBits = map[tls.CurveID]int{transport.GroupFFDHE2048: 2048, transport.GroupFFDHE3072: 3072, transport.GroupFFDHE4096: 4096,
+	transport.GroupFFDHE6144: 6144, transport.GroupFFDHE8192: 8192}
 
 // allGroups are the groups audit asks servers about, in the order a
 // modern browser prefers them.
 var allGroups = []tls.CurveID{tls.X25519MLKEM768, tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521,
-	groupX448, groupFFDHE2048, groupFFDHE3072, groupFFDHE4096, groupFFDHE6144, groupFFDHE8192}
-
-// GroupName names a key-exchange group, using Go's names where Go has one.
-func GroupName(g tls.CurveID) string {
-	switch g {
-	case groupX448:
-		return "X448"
-	case groupFFDHE2048, groupFFDHE3072, groupFFDHE4096, groupFFDHE6144, groupFFDHE8192:
-		return fmt.Sprintf("ffdhe%d", ffdheBits[g])
-	}
-	return g.String()
-}
+	transport.GroupX448, transport.GroupFFDHE2048, transport.GroupFFDHE3072, transport.GroupFFDHE4096, transport.GroupFFDHE6144, transport.GroupFFDHE8192}
 
 // sigAlgs are the signature algorithms offered: every common one, so
 // that the server's choice of suite is never limited by them.
@@ -88,7 +69,7 @@ type clientHello struct {
 func (h clientHello) String() string {
 	s := fmt.Sprintf("%s ClientHello with %d suites", tls.VersionName(h.version), len(h.suites))
 	if len(h.groups) == 1 {
-		s += " and group " + GroupName(h.groups[0])
+		s += " and group " + transport.GroupName(h.groups[0])
 	}
 	return s
 }
@@ -236,11 +217,11 @@ func keyShare(g tls.CurveID) ([]byte, error) {
 		}
 		return append(dk.EncapsulationKey().Bytes(), x.PublicKey().Bytes()...), nil
 	default:
-		return nil, fmt.Errorf("no key share generator for group %s", GroupName(g))
+		return nil, fmt.Errorf("no key share generator for group %s", transport.GroupName(g))
 	}
 	k, err := curve.GenerateKey(rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("generating %s key share: %w", GroupName(g), err)
+		return nil, fmt.Errorf("generating %s key share: %w", transport.GroupName(g), err)
 	}
 	return k.PublicKey().Bytes(), nil
 }

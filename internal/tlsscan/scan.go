@@ -204,7 +204,7 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 	cs := s.conn.ConnectionState()
 	rep.Negotiated = Negotiated{Version: tls.VersionName(cs.Version), Suite: SuiteName(cs.CipherSuite), HandshakeRounds: s.rounds}
 	if cs.CurveID != 0 {
-		rep.Negotiated.Group = GroupName(cs.CurveID)
+		rep.Negotiated.Group = transport.GroupName(cs.CurveID)
 	}
 	rep.Chain = checkChain(cs, cfg.Host, cfg.RootCAs, cfg.Now())
 	if !rep.Chain.Trusted && !cfg.Insecure {

@@ -165,49 +165,6 @@ func openSSLName(iana string) string {
 	return name
 }
 
-// curveNames are the spellings of key exchange groups that OpenSSL and
-// curl users type, next to crypto/tls's own CurveID.String names.
-var curveNames = map[string]tls.CurveID{
-	"prime256v1": tls.CurveP256, "secp256r1": tls.CurveP256, "p-256": tls.CurveP256, "p256": tls.CurveP256,
-	"secp384r1": tls.CurveP384, "p-384": tls.CurveP384, "p384": tls.CurveP384,
-	"secp521r1": tls.CurveP521, "p-521": tls.CurveP521, "p521": tls.CurveP521,
-}
-
-// ParseCurves reads a list of key exchange groups separated by ':' or ',':
-// X25519, P-256 (prime256v1, secp256r1), P-384, P-521, X25519MLKEM768,
-// SecP256r1MLKEM768, SecP384r1MLKEM1024.
-func ParseCurves(s string) ([]tls.CurveID, error) {
-	known := map[string]tls.CurveID{}
-	for _, id := range []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521,
-		tls.X25519MLKEM768, tls.SecP256r1MLKEM768, tls.SecP384r1MLKEM1024} {
-		known[strings.ToLower(id.String())] = id
-	}
-	for name, id := range curveNames {
-		known[name] = id
-	}
-	var out []tls.CurveID
-	for _, name := range splitList(s) {
-		id, ok := known[strings.ToLower(name)]
-		if !ok {
-			return nil, fmt.Errorf("parsing curves: unknown group %q (want X25519, P-256, P-384, P-521, X25519MLKEM768, ...)", name)
-		}
-		out = append(out, id)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("parsing curves: empty list")
-	}
-	return out, nil
-}
-
-// IsPostQuantum reports whether the group is a post-quantum hybrid.
-func IsPostQuantum(id tls.CurveID) bool {
-	switch id {
-	case tls.X25519MLKEM768, tls.SecP256r1MLKEM768, tls.SecP384r1MLKEM1024:
-		return true
-	}
-	return false
-}
-
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' || r == ' ' })
 }

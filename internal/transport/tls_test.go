@@ -53,65 +53,6 @@ func TestParseCiphers(t *testing.T) {
 	}
 }
 
-func TestParseCurves(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []tls.CurveID
-		wantErr bool
-	}{
-		{"X25519:P-256", []tls.CurveID{tls.X25519, tls.CurveP256}, false},
-		{"prime256v1,secp384r1,secp521r1", []tls.CurveID{tls.CurveP256, tls.CurveP384, tls.CurveP521}, false},
-		{"x25519mlkem768", []tls.CurveID{tls.X25519MLKEM768}, false},
-		{"CurveP256", []tls.CurveID{tls.CurveP256}, false},
-		{"brainpoolP256r1", nil, true},
-		{"", nil, true},
-	}
-	for _, tt := range tests {
-		got, err := ParseCurves(tt.in)
-		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
-			t.Errorf("ParseCurves(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
-func TestConfig(t *testing.T) {
-	if _, err := (TLS{Min: tls.VersionTLS13, Max: tls.VersionTLS12}).Config(); err == nil {
-		t.Errorf("Config with min above max: no error")
-	}
-	if _, err := (TLS{CAFile: "/nonexistent.pem"}).Config(); err == nil {
-		t.Errorf("Config with a missing CA file: no error")
-	}
-	a, _ := TLS{Insecure: true}.Config()
-	b, _ := TLS{Insecure: true}.Config()
-	if a == b || !a.InsecureSkipVerify {
-		t.Errorf("Config: want a fresh config with InsecureSkipVerify")
-	}
-}
-
-func FuzzParseCiphers(f *testing.F) {
-	for _, s := range []string{"ECDHE-ECDSA-AES128-GCM-SHA256", "a:b,c", "", "TLS_AES_128_GCM_SHA256"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ids, err := ParseCiphers(s)
-		if err == nil && len(ids) == 0 {
-			t.Errorf("ParseCiphers(%q): no error and no suites", s)
-		}
-	})
-}
-
-func FuzzParseCurves(f *testing.F) {
-	for _, s := range []string{"X25519:P-256", "secp384r1", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ids, err := ParseCurves(s)
-		if err == nil && len(ids) == 0 {
-			t.Errorf("ParseCurves(%q): no error and no groups", s)
-		}
-	})
-}
-
 func TestCheckProtocolVersion(t *testing.T) {
 	tests := []struct {
 		proto   string
