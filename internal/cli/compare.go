@@ -335,21 +335,7 @@ func (e *env) writeCompare(res *compare.Result, target compare.Target, where str
 		httpURL, _ = target.PlainURL()
 	}
 	if asJSON {
-		findings, notes := res.Findings(), res.Notes()
-		if findings == nil {
-			findings = []string{} // nothing measured: an empty list, not null
-		}
-		if notes == nil {
-			notes = []string{}
-		}
-		return report.WriteJSON(e.stdout, "compare", struct {
-			Target   string          `json:"target"`
-			URL      string          `json:"url"`
-			HTTPURL  string          `json:"http_url,omitempty"`
-			Findings []string        `json:"findings"`
-			Notes    []string        `json:"notes"`
-			Result   *compare.Result `json:"comparison"`
-		}{where, target.URL, httpURL, findings, notes, res})
+		return report.WriteJSON(e.stdout, "compare", report.NewCompareJSON(res, where, target.URL, httpURL))
 	}
 	fmt.Fprintf(e.stdout, "compare %s\n", where)
 	if httpURL != "" {

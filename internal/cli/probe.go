@@ -307,12 +307,6 @@ func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
 	return wo, nil
 }
 
-// probeReport is the JSON result of probe: one Result per run.
-type probeReport struct {
-	URL  string          `json:"url"`
-	Runs []*probe.Result `json:"runs"`
-}
-
 // createHAR creates the --har file before any request, so that a path
 // that cannot be written is a usage error and not a lost run; nil for "".
 func createHAR(path string) (*os.File, error) {
@@ -344,7 +338,7 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	}
 	switch {
 	case f.json:
-		return report.WriteJSON(e.stdout, "probe", probeReport{URL: firstURL(results), Runs: results})
+		return report.WriteJSON(e.stdout, "probe", report.ProbeJSON{URL: firstURL(results), Runs: results})
 	case wo != nil:
 		return e.writeOutRuns(wo, results, f.output)
 	case f.silent || len(results) == 0:

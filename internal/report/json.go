@@ -14,7 +14,10 @@ package report
 // durations stay as typed (time.Duration, integer nanoseconds), which is
 // why their field names end in _ns; sizes are bytes, rates per second.
 // A reader dispatches on "schema"; a change that breaks readers bumps the
-// trailing version (v2) instead of changing v1.
+// trailing version (v2) instead of changing v1. Each schema is described
+// by a strict JSON Schema in schema/KIND.json, which the tests validate
+// every command's real output against: a change to a result type's JSON
+// changes that file too, and the README's changelog says what changed.
 
 import (
 	"encoding/json"
