@@ -86,8 +86,8 @@ type Result struct {
 	FirstSend, LastSend time.Duration
 	// ServerStreams is the lowest number of concurrent streams an HTTP/2
 	// server allowed per connection (its SETTINGS, as the closed model's
-	// client reads them); 0 when not known.
-	ServerStreams int64
+	// client reads them), which may be 0; nil when not known.
+	ServerStreams *int64
 	Interrupted   bool // the run was stopped before its end
 	CPU           CPU
 }

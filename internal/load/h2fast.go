@@ -10,8 +10,8 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// The fast HTTP/2 client serves the closed model (the open model and
-// large bodies go through net/http, mux.go). Per connection, the worker
+// The fast HTTP/2 client serves the closed model (the open model goes
+// through net/http, mux.go). Per connection, the worker
 // goroutine writes requests and a reader goroutine reads frames. The
 // reader handles every frame the socket has before it blocks, so by the
 // time the worker runs again several streams have usually ended, and the
@@ -33,16 +33,9 @@ type h2Request struct {
 	body   []byte
 }
 
-// h2MaxBody is the largest request body the fast client sends: one DATA
-// frame within the default initial window.
-const h2MaxBody = 16 << 10
-
 func newH2Requests(targets []Target) ([]h2Request, bool) {
 	out := make([]h2Request, len(targets))
 	for i, t := range targets {
-		if len(t.Body) > h2MaxBody {
-			return nil, false
-		}
 		u, err := url.Parse(t.URL)
 		if err != nil {
 			return nil, false
@@ -117,6 +110,11 @@ func (w *h2Worker) loop() {
 			w.failPending(err)
 			continue
 		}
+		if w.run.noStreams.Load() {
+			// The server has allowed no streams: a stream opened before
+			// its SETTINGS say so again would be one it forbids.
+			c.awaitSettled()
+		}
 		more := w.serve(c)
 		c.close()
 		w.takeRefused(c)
@@ -162,12 +160,20 @@ func (w *h2Worker) serve(c *h2Conn) bool {
 			c.abort(fmt.Errorf("write: %w", err))
 			return more
 		}
-		if inflight == 0 {
+		if inflight == 0 && !w.mayWait(c) {
 			return more
+		}
+		if inflight == 0 {
+			continue
 		}
 		select {
 		case <-c.done:
 			inflight--
+		case <-c.wake:
+			if err := c.flushBodies(); err != nil {
+				c.abort(fmt.Errorf("write: %w", err))
+				return more
+			}
 		case <-c.dead:
 			return more
 		}
@@ -179,6 +185,22 @@ func (w *h2Worker) serve(c *h2Conn) bool {
 			w.takeRefused(c)
 		}
 	}
+}
+
+// mayWait is called when no stream is in flight on c: it reports whether
+// to go on with c, after waiting for the server to allow streams when it
+// allows none and requests are pending (awaitStreams). Once a wait of
+// the run has timed out, the server has had its chance: later requests
+// that meet a limit of 0 fail at once.
+func (w *h2Worker) mayWait(c *h2Conn) bool {
+	if c.limit.Load() > 0 || c.goaway.Load() || len(w.pending) == 0 {
+		return false
+	}
+	if w.run.noStreams.Load() {
+		w.failPending(errNoStreams)
+		return false
+	}
+	return w.awaitStreams(c)
 }
 
 // takeRefused moves the requests the server refused unprocessed to the
@@ -220,9 +242,9 @@ func (w *h2Worker) open(c *h2Conn, p h2Pending) bool {
 		return false
 	}
 	_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.headerBlock(p.target, req),
-		EndStream: req.body == nil, EndHeaders: true})
-	if req.body != nil {
-		_ = c.fr.WriteData(id, true, req.body)
+		EndStream: len(req.body) == 0, EndHeaders: true})
+	if len(req.body) > 0 {
+		c.startBody(id, req.body)
 	}
 	return true
 }

@@ -32,11 +32,12 @@ type h2Conn struct {
 	// until an encoding that does (or a new table size) clears the cache.
 	blocks [][]byte
 
-	mu       sync.Mutex // guards streams, free, nextID, writeErr and refused
+	mu       sync.Mutex // guards streams, free, nextID, writeErr, stopped and refused
 	streams  map[uint32]*h2Stream
 	free     []*h2Stream
 	nextID   uint32
 	writeErr error
+	stopped  bool // the reader has stopped and failed the streams in flight
 	// refused are the requests the server refused unprocessed: by
 	// GOAWAY, for the next connection, or by REFUSED_STREAM, to be sent
 	// again on this one. nrefused counts them, so that the worker takes
@@ -44,11 +45,19 @@ type h2Conn struct {
 	refused  []h2Pending
 	nrefused atomic.Int32
 
-	limit   atomic.Int32  // concurrent streams: min(-m, the server's maximum)
+	// flow is the send side's flow control (h2flow.go), guarded by wmu;
+	// nsending is len(flow.sending), read without the lock.
+	flow     h2Flow
+	nsending atomic.Int32
+
+	limit   atomic.Int32  // concurrent streams: min(-m, the server's maximum), 0 allowed
 	goaway  atomic.Bool   // the server sent GOAWAY: no new streams
 	closing atomic.Bool   // the worker closes the connection: not an error
 	done    chan struct{} // a token per ended stream, for the worker
 	dead    chan struct{} // closed when the reader has stopped
+	wake    chan struct{} // a window grew or the stream limit changed
+	settled chan struct{} // closed when the server's first SETTINGS came
+	settle  sync.Once
 
 	// Reader-only state.
 	rec       *recorder
@@ -90,7 +99,8 @@ func (w *h2Worker) connect() (*h2Conn, error) {
 		return nil, errors.New("run stopped")
 	}
 	c := &h2Conn{run: r, nc: nc, streams: map[uint32]*h2Stream{}, nextID: 1,
-		done: make(chan struct{}, r.cfg.Streams), dead: make(chan struct{}), rec: newRecorder(r.events)}
+		done: make(chan struct{}, r.cfg.Streams), dead: make(chan struct{}), wake: make(chan struct{}, 1),
+		settled: make(chan struct{}), flow: newH2Flow(), rec: newRecorder(r.events)}
 	c.limit.Store(int32(r.cfg.Streams))
 	c.bw = bufio.NewWriterSize(nc, 16<<10)
 	c.br = bufio.NewReaderSize(nc, 16<<10)
@@ -165,12 +175,14 @@ func allIndexed(b []byte, n int) bool {
 }
 
 // register adds a stream for a request about to be written, unless the
-// server has sent GOAWAY. Its total time counts from p.start (before the
-// dial for a connection's first request), its waiting time from sent.
+// server has sent GOAWAY or the reader has stopped (no one would end the
+// stream: the request goes to the next connection). Its total time counts
+// from p.start (before the dial for a connection's first request), its
+// waiting time from sent.
 func (c *h2Conn) register(p h2Pending, sent int64) (uint32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.goaway.Load() {
+	if c.goaway.Load() || c.stopped {
 		return 0, false
 	}
 	var s *h2Stream

@@ -43,6 +43,7 @@ func (c *h2Conn) stop(err error) {
 	default:
 		err = fmt.Errorf("read: %w", err)
 	}
+	c.stopped = true
 	c.failStreamsLocked(err)
 }
 
@@ -82,6 +83,8 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		}
 	case *http2.GoAwayFrame:
 		c.onGoAway(f)
+	case *http2.WindowUpdateFrame:
+		return c.onWindowUpdate(f)
 	}
 	return nil
 }
@@ -187,21 +190,22 @@ func (c *h2Conn) onData(f *http2.DataFrame) {
 	}
 }
 
+// onSettings applies the server's settings (h2flow.go), acknowledges
+// them and wakes the worker, whose stream limit or windows may have
+// changed. The first SETTINGS frame settles the connection.
 func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
-	if v, ok := f.Value(http2.SettingMaxConcurrentStreams); ok {
-		c.limit.Store(int32(max(min(c.run.cfg.Streams, int(v)), 1)))
-		c.run.noteServerStreams(v)
-	}
-	return c.write(func() error {
-		if v, ok := f.Value(http2.SettingHeaderTableSize); ok {
-			c.enc.SetMaxDynamicTableSizeLimit(v)
-			clear(c.blocks)
+	err := c.write(func() error {
+		if err := c.applySettings(f); err != nil {
+			return err
 		}
 		return c.fr.WriteSettingsAck()
 	})
+	c.settle.Do(func() { close(c.settled) })
+	c.wakeWorker()
+	return err
 }
 
 // onGoAway stops new streams. Those the server will not process go back
@@ -278,6 +282,9 @@ func (c *h2Conn) endStream(id uint32, err error) {
 	ev := s.ev
 	c.free = append(c.free, s)
 	c.mu.Unlock()
+	if c.nsending.Load() > 0 {
+		c.dropBody(id, err == nil)
+	}
 	now := time.Now()
 	ev.end = int64(now.Sub(c.run.start))
 	if err == nil && ev.status == 0 {

@@ -16,16 +16,22 @@ type runner struct {
 	conns  conns
 	events chan *batch
 	start  time.Time
-	// serverStreams is the lowest SETTINGS_MAX_CONCURRENT_STREAMS an
-	// HTTP/2 server sent (fast client), 0 when none did.
+	// serverStreams is one more than the lowest
+	// SETTINGS_MAX_CONCURRENT_STREAMS an HTTP/2 server sent (fast client),
+	// 0 when none did: a server may allow 0.
 	serverStreams atomic.Int64
+	// noStreams is set once a request has waited out its time for a
+	// server that allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0)
+	// to allow one: later requests that meet the same fail at once.
+	noStreams atomic.Bool
 }
 
 // noteServerStreams keeps the lowest stream limit a server announced.
 func (r *runner) noteServerStreams(v uint32) {
+	n := int64(v) + 1
 	for {
 		old := r.serverStreams.Load()
-		if old != 0 && old <= int64(v) || r.serverStreams.CompareAndSwap(old, int64(v)) {
+		if old != 0 && old <= n || r.serverStreams.CompareAndSwap(old, n) {
 			return
 		}
 	}
@@ -92,7 +98,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
 	res.Dropped = r.src.dropped.Load()
-	res.ServerStreams = r.serverStreams.Load()
+	if n := r.serverStreams.Load(); n > 0 {
+		n--
+		res.ServerStreams = &n
+	}
 	return res, nil
 }
 

@@ -70,8 +70,11 @@ func benchSummary(b *strings.Builder, r *load.Result) {
 	if c.RequestsPerConn == 1 {
 		perConn = "1 request"
 	}
-	if r.ServerStreams > 0 && int64(streams) > r.ServerStreams {
-		fmt.Fprintf(b, " (the server allows %d at once)", r.ServerStreams)
+	switch s := r.ServerStreams; {
+	case s != nil && *s == 0:
+		b.WriteString(" (the server allowed no streams: SETTINGS_MAX_CONCURRENT_STREAMS 0)")
+	case s != nil && int64(streams) > *s:
+		fmt.Fprintf(b, " (the server allows %d at once)", *s)
 	}
 	switch {
 	case streams < c.Streams:

@@ -18,7 +18,7 @@ type BenchJSON struct {
 	Protocol       string               `json:"protocol"`
 	Conns          int                  `json:"connections"`
 	Streams        int                  `json:"streams"`
-	ServerStreams  int64                `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model)
+	ServerStreams  *int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model), 0 included
 	Pipeline       int                  `json:"pipeline"`
 	Mode           string               `json:"conn_mode"`
 	Rate           float64              `json:"rate,omitempty"`

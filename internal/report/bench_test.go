@@ -111,9 +111,15 @@ func TestBenchLines(t *testing.T) {
 		json   func(j BenchJSON) bool
 	}{
 		{"server streams", func(r *load.Result) {
-			r.Config.Conns, r.Config.Streams, r.Config.RequestsPerConn, r.ServerStreams = 1, 300, 0, 128
+			n := int64(128)
+			r.Config.Conns, r.Config.Streams, r.Config.RequestsPerConn, r.ServerStreams = 1, 300, 0, &n
 		}, []string{"1 connection x 300 streams (the server allows 128 at once)"}, nil,
-			func(j BenchJSON) bool { return j.ServerStreams == 128 }},
+			func(j BenchJSON) bool { return j.ServerStreams != nil && *j.ServerStreams == 128 }},
+		{"server allows no streams", func(r *load.Result) {
+			var n int64
+			r.Config.Conns, r.Config.Streams, r.Config.RequestsPerConn, r.ServerStreams = 1, 1, 0, &n
+		}, []string{"1 connection (the server allowed no streams: SETTINGS_MAX_CONCURRENT_STREAMS 0)"}, nil,
+			func(j BenchJSON) bool { return j.ServerStreams != nil && *j.ServerStreams == 0 }},
 		{"failed connections", func(r *load.Result) { r.Connections, r.DialErrors = 0, 10 },
 			[]string{"Connections:     0 opened, 10 failed"}, nil, func(j BenchJSON) bool { return j.DialErrors == 10 }},
 		{"h2c", func(r *load.Result) {

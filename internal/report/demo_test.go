@@ -10,7 +10,6 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/demo"
-	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/tlsscan"
 )
 
@@ -84,7 +83,7 @@ func TestWriteDemo(t *testing.T) {
 	if err := WriteDemo(&b, demoResult(cmp)); err != nil {
 		t.Fatal(err)
 	}
-	labtest.Golden(t, "demo.golden", b.Bytes())
+	golden(t, "demo.golden", b.Bytes())
 }
 
 // TestWriteDemoBehindLink: behind a link the report is compare's, under
