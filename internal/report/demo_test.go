@@ -10,6 +10,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/demo"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/tlsscan"
 )
 
@@ -83,7 +84,7 @@ func TestWriteDemo(t *testing.T) {
 	if err := WriteDemo(&b, demoResult(cmp)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "demo.golden", b.Bytes())
+	labtest.Golden(t, "demo.golden", b.Bytes())
 }
 
 // TestWriteDemoBehindLink: behind a link the report is compare's, under

@@ -1,0 +1,291 @@
+package experiment
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// Config is an experiment to run.
+type Config struct {
+	// Variants are the configurations, the baseline first (see Variants).
+	Variants []Variant
+	// Nginx names the nginx binary and the template's directory; each
+	// variant's Config is run with them.
+	Nginx lab.NginxFileConfig
+	// Target is where the measurement goes; each variant is observed there.
+	Target Target
+	// Measure is the measurement run in each variant in each block.
+	Measure Measurement
+	// Command is the measurement's command line, for the report.
+	Command string
+	// Blocks is the number of blocks, fixed before the start; 0 means 10.
+	Blocks int
+	// Seed orders the variants in the blocks; 0 means one from the clock.
+	Seed uint64
+	// MaxTime bounds the whole experiment: no block starts that the last
+	// block's duration says would end past it; 0 means no bound.
+	MaxTime time.Duration
+	// Alpha is the family-wise significance level; 0 means DefaultAlpha.
+	Alpha float64
+	// Progress, if set, is told what runs.
+	Progress func(msg string)
+}
+
+// DefaultBlocks is the number of blocks when Config.Blocks is 0.
+const DefaultBlocks = 10
+
+// answerWait bounds how long a started variant may take to answer.
+const answerWait = 5 * time.Second
+
+// Run checks and observes every variant, then measures the live ones in
+// randomised blocks and analyses the differences. It returns the result
+// so far with a nil error when interrupted (Stopped says so), and an
+// error when the baseline itself cannot run.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	r := &Result{Command: cfg.Command, Metrics: cfg.Measure.Metrics(), Blocks: cmpInt(cfg.Blocks, DefaultBlocks),
+		Seed: cfg.Seed, Start: time.Now()}
+	if r.Seed == 0 {
+		r.Seed = uint64(time.Now().UnixNano())
+	}
+	r.Env = fingerprint(cfg.Nginx.Binary, runtime.NumCPU())
+	for _, v := range cfg.Variants {
+		r.Variants = append(r.Variants, VariantResult{Name: v.Name, Baseline: v.Baseline, Changes: v.Changes,
+			Settings: v.Settings, Edits: v.Edits})
+	}
+	if err := preflight(ctx, cfg, r); err != nil {
+		if ctx.Err() != nil {
+			r.Stopped, r.Elapsed = "interrupted", time.Since(r.Start)
+			return r, nil
+		}
+		return r, err
+	}
+	runBlocks(ctx, cfg, r)
+	r.Elapsed = time.Since(r.Start)
+	r.Analysis = Analyze(r, cmpFloat(cfg.Alpha, DefaultAlpha))
+	return r, nil
+}
+
+func cmpFloat(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func cmpInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// preflight starts each variant once, observes it and sets its status.
+func preflight(ctx context.Context, cfg Config, r *Result) error {
+	for i, v := range cfg.Variants {
+		progress(cfg, "checking %s", v.Name)
+		vr := &r.Variants[i]
+		err := withInstance(ctx, cfg, r, i, func(p *lab.NginxProcess) error {
+			vr.Warnings = p.Warnings
+			obs, err := observe(ctx, cfg.Target)
+			vr.Observation = obs
+			return err
+		})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			vr.Status, vr.Evidence = Failed, failure(err)
+			if v.Baseline {
+				return fmt.Errorf("the baseline (%s) does not run: %w", v.Name, err)
+			}
+			continue
+		}
+		if v.Baseline {
+			vr.Status, vr.Evidence = Base, "the reference"
+			continue
+		}
+		vr.Status, vr.Evidence = verify(v, vr.Observation, r.Variants[0].Observation, vr.Warnings)
+	}
+	return nil
+}
+
+// failure is the message of a variant that did not run: nginx's own
+// words where nginx refused it.
+func failure(err error) string {
+	var ce *lab.NginxCheckError
+	if errors.As(err, &ce) {
+		return ce.Message
+	}
+	return err.Error()
+}
+
+func progress(cfg Config, format string, args ...any) {
+	if cfg.Progress != nil {
+		cfg.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// runBlocks measures the live variants, one block at a time, each block
+// in a new random order.
+func runBlocks(ctx context.Context, cfg Config, r *Result) {
+	var live []int
+	for i, v := range r.Variants {
+		if v.Status.Measured() {
+			live = append(live, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))
+	var last time.Duration
+	for b := 0; b < r.Blocks; b++ {
+		if ctx.Err() != nil {
+			r.Stopped = "interrupted"
+			return
+		}
+		if cfg.MaxTime > 0 && time.Since(r.Start)+last > cfg.MaxTime {
+			r.Stopped = "max-time"
+			return
+		}
+		start := time.Now()
+		order := append([]int(nil), live...)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		r.Order = append(r.Order, order)
+		for i := range r.Variants {
+			r.Variants[i].Samples = append(r.Variants[i].Samples, nil)
+			r.Variants[i].BlockErrors = append(r.Variants[i].BlockErrors, "")
+		}
+		for _, i := range order {
+			progress(cfg, "block %d/%d: %s", b+1, r.Blocks, r.Variants[i].Name)
+			measureOnce(ctx, cfg, r, b, i)
+			if ctx.Err() != nil {
+				r.Stopped = "interrupted"
+				return
+			}
+		}
+		last = time.Since(start)
+	}
+}
+
+// measureOnce runs variant i in block b: a fresh instance, a warm-up and
+// the measurement.
+func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
+	vr := &r.Variants[i]
+	var s Sample
+	err := withInstance(ctx, cfg, r, i, func(p *lab.NginxProcess) error {
+		if err := cfg.Measure.WarmUp(ctx); err != nil {
+			return err
+		}
+		var err error
+		s, err = cfg.Measure.Run(ctx, []int{p.PID()})
+		vr.ErrorLog = p.ErrorLogLines(10)
+		return err
+	})
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		vr.BlockErrors[b] = failure(err)
+	case len(s.Values) == 0:
+		vr.BlockErrors[b] = "no request succeeded: " + s.Error
+	default:
+		vr.Samples[b] = &s
+	}
+}
+
+// withInstance flushes the kernel's TCP metrics for the target, starts
+// variant i on a private nginx, waits until it answers, runs fn and stops
+// the instance, whatever happens.
+func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p *lab.NginxProcess) error) error {
+	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target.URL)
+	ncfg := cfg.Nginx
+	ncfg.Config = cfg.Variants[i].Config
+	p, err := lab.StartNginxFile(ctx, ncfg)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if err := waitAnswer(ctx, cfg.Target); err != nil {
+		if log := p.ErrorLogLines(5); len(log) > 0 {
+			return fmt.Errorf("%w; nginx's error log: %s", err, log[len(log)-1])
+		}
+		return err
+	}
+	return fn(p)
+}
+
+// waitAnswer waits until the target accepts a connection and, for
+// https, completes a TLS handshake.
+func waitAnswer(ctx context.Context, t Target) error {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return err
+	}
+	addr := transport.HostPort(u)
+	deadline := time.Now().Add(answerWait)
+	for {
+		err := dialOnce(ctx, u, addr, t.TLS)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the variant did not answer on %s within %s: %w", addr, answerWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func dialOnce(ctx context.Context, u *url.URL, addr string, base *tls.Config) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if u.Scheme != "https" {
+		return nil
+	}
+	cfg := &tls.Config{}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = u.Hostname()
+	}
+	return tls.Client(c, cfg).HandshakeContext(ctx)
+}
+
+// flushTCPMetrics drops the kernel's cached TCP metrics (congestion
+// window, RTT) for the target's address, so that one variant's do not
+// carry into the next, and says whether it could.
+func flushTCPMetrics(ctx context.Context, target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "not flushed: " + err.Error()
+	}
+	ips, err := net.DefaultResolver.LookupHost(ctx, u.Hostname())
+	if err != nil {
+		return "not flushed: " + err.Error()
+	}
+	for _, ip := range ips {
+		out, err := exec.CommandContext(ctx, "ip", "tcp_metrics", "flush", ip).CombinedOutput()
+		if err != nil {
+			return fmt.Sprintf("not flushed: ip tcp_metrics flush %s: %v %s", ip, err, out)
+		}
+	}
+	return "flushed between variants"
+}

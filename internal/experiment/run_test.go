@@ -1,0 +1,193 @@
+package experiment
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/load"
+)
+
+// setup is a template nginx.conf in its own directory, with a
+// CA-signed certificate named by relative paths, and the TLS settings
+// that trust it.
+type setup struct {
+	dir  string
+	port int
+	tls  *tls.Config
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// newSetup writes conf (a format string given the served port and a
+// second free port) with its certificate.
+func newSetup(t *testing.T, conf string) setup {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx not installed (scripts/test.sh installs it)")
+	}
+	s := setup{dir: t.TempDir(), port: freePort(t)}
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, lab.DefaultHosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"cert.pem": leaf.CertPEM, "key.pem": leaf.KeyPEM,
+		"nginx.conf": fmt.Appendf(nil, conf, s.port, freePort(t))}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(s.dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.CertPEM)
+	s.tls = &tls.Config{RootCAs: roots}
+	return s
+}
+
+// config is an experiment of the given varies on the setup, measured by
+// a short bench with resumed connections.
+func (s setup) config(t *testing.T, blocks int, varies ...string) Config {
+	t.Helper()
+	conf, err := os.ReadFile(filepath.Join(s.dir, "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []Vary
+	for _, v := range varies {
+		vary, err := ParseVary(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, vary)
+	}
+	variants, err := Variants(conf, vs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := fmt.Sprintf("https://localhost:%d/", s.port)
+	bench := load.Config{Targets: []load.Target{{URL: url}}, Conns: 2, Requests: 40, Mode: load.Resume, TLS: s.tls}
+	return Config{Variants: variants, Nginx: lab.NginxFileConfig{ConfDir: s.dir}, Target: Target{URL: url, TLS: s.tls},
+		Measure: Bench{Config: bench}, Blocks: blocks, Seed: 1}
+}
+
+const oneServer = `events { worker_connections 256; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%d ssl;
+        ssl_certificate cert.pem;
+        ssl_certificate_key key.pem;
+        location / { return 200 "ok"; }
+    }
+    # the second port: %d
+}
+`
+
+// TestRunBadVariant checks that a variant nginx refuses is reported with
+// nginx's own message while the others are verified and measured.
+func TestRunBadVariant(t *testing.T) {
+	s := newSetup(t, oneServer)
+	r, err := Run(context.Background(), s.config(t, 3, "ssl_session_tickets=off|on|maybe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		status   Status
+		evidence string
+	}{
+		{Base, "the reference"},
+		{Verified, "resumed: no → yes"},
+		{Failed, `invalid value "maybe" in "ssl_session_tickets" directive, it must be "on" or "off" in nginx.conf:`},
+	}
+	for i, w := range want {
+		v := r.Variants[i]
+		if v.Status != w.status || !strings.Contains(v.Evidence, w.evidence) {
+			t.Errorf("variant %s: %s, %q; want %s, %q", v.Name, v.Status, v.Evidence, w.status, w.evidence)
+		}
+	}
+	if len(r.Order) != 3 || len(r.CompleteBlocks()) != 3 {
+		t.Fatalf("%d blocks run, %d complete; want 3 and 3 (errors: %q, %q)", len(r.Order), len(r.CompleteBlocks()),
+			r.Variants[0].BlockErrors, r.Variants[1].BlockErrors)
+	}
+	for _, order := range r.Order {
+		if len(order) != 2 {
+			t.Errorf("block order %v; want the two live variants", order)
+		}
+	}
+	// Server CPU is read from /proc in 10 ms ticks: 40 requests may take
+	// less than one, so it must be there, not above zero.
+	on := r.Variants[1].Samples[0]
+	if _, cpu := on.Values["server CPU/request"]; on.Requests != 40 || on.Errors != 0 || !cpu {
+		t.Errorf("tickets-on sample %+v; want 40 requests, no errors, server CPU measured", on)
+	}
+}
+
+// TestRunNotLive checks that a directive that lands in a server block
+// other than the one measured is caught by verification and not measured.
+func TestRunNotLive(t *testing.T) {
+	s := newSetup(t, `events { worker_connections 256; }
+http {
+    access_log off;
+    ssl_certificate cert.pem;
+    ssl_certificate_key key.pem;
+    server { listen 127.0.0.1:%d ssl; location / { return 200 "ok"; } }
+    server { listen 127.0.0.1:%d ssl; ssl_session_tickets off; }
+}
+`)
+	r, err := Run(context.Background(), s.config(t, 1, "ssl_session_tickets=off|on"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Variants[1]
+	if v.Status != NotLive || !strings.Contains(v.Evidence, "resumed: yes, as in the baseline") {
+		t.Errorf("variant %s: %s, %q; want not live, resumed as in the baseline", v.Name, v.Status, v.Evidence)
+	}
+	if v.Samples[0] != nil || len(r.Order[0]) != 1 {
+		t.Errorf("a variant that is not live was measured: order %v", r.Order)
+	}
+}
+
+// TestRunNull runs two variants that nginx reads as the same setting
+// (keepalive_timeout 60s and 1m): no verdict may be significant. At
+// alpha 0.01 over 12 blocks a significant verdict is still reachable
+// (Holm's first step: 6 · 2/4096 = 0.003), and the chance of a false one
+// is at most 1%.
+func TestRunNull(t *testing.T) {
+	s := newSetup(t, oneServer)
+	cfg := s.config(t, 12, "keepalive_timeout=60s|1m")
+	cfg.Alpha = 0.01
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.Analysis
+	if r.Variants[1].Status != Unverified || a.Blocks != 12 || !a.Reachable || a.Family < 4 {
+		t.Fatalf("status %s, %d blocks, reachable %v, family %d; want unverified, 12, true, at least 4 metrics",
+			r.Variants[1].Status, a.Blocks, a.Reachable, a.Family)
+	}
+	for _, v := range a.Verdicts {
+		if v.Significant {
+			t.Errorf("%s: shift %.4g (p %.4f, Holm %.4f) significant between identical variants", v.Metric, v.Shift, v.P, v.PHolm)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status says whether a variant was live and measured.
+type Status string
+
+// Variant statuses. A variant is measured when it is the baseline,
+// verified or unverified.
+const (
+	// Verified: what the variant changes showed from outside.
+	Verified Status = "verified"
+	// Unverified: what it changes cannot be seen from outside
+	// (tcp_nopush, ssl_buffer_size); it is measured all the same.
+	Unverified Status = "unverified"
+	// NotLive: what it changes should show from outside and did not (a
+	// directive in a server block that does not serve the URL).
+	NotLive Status = "not live"
+	// Obsolete: nginx no longer knows the directive and ignores it.
+	Obsolete Status = "obsolete"
+	// Failed: the variant did not start (nginx -t refused it) or did
+	// not answer.
+	Failed Status = "failed"
+	// Base: the baseline itself.
+	Base Status = "baseline"
+)
+
+// Measured reports whether variants of this status are measured.
+func (s Status) Measured() bool { return s == Verified || s == Unverified || s == Base }
+
+// observable maps directives to the facts of an Observation that they
+// change when they take effect.
+var observable = map[string][]string{
+	"ssl_session_tickets":       {"resumed"},
+	"ssl_session_cache":         {"resumed"},
+	"ssl_protocols":             {"version"},
+	"ssl_ciphers":               {"tls1.2 cipher"},
+	"ssl_prefer_server_ciphers": {"tls1.2 cipher"},
+	"ssl_ecdh_curve":            {"group"},
+	"ssl_certificate":           {"certificate"},
+	"ssl_certificate_key":       {"certificate"},
+	"gzip":                      {"content-encoding"},
+	"gzip_comp_level":           {"body bytes"},
+	"server_tokens":             {"header Server"},
+	"http2":                     {"alpn"},
+}
+
+// factsOf returns the facts a change should show in, or none.
+func factsOf(c Change) []string {
+	if c.Directive == "add_header" {
+		// add_header NAME VALUE: the header itself shows it.
+		name, _, _ := strings.Cut(c.Value, " ")
+		return []string{"header " + canonicalHeader(strings.Trim(name, `"'`))}
+	}
+	return observable[c.Directive]
+}
+
+// canonicalHeader is Go's canonical form of a header name, the form
+// Observation keys use.
+func canonicalHeader(s string) string {
+	parts := strings.Split(strings.ToLower(s), "-")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// verify compares a variant's observation with the baseline's, fact by
+// fact, for the facts its changes should move. warnings are nginx -t's.
+func verify(v Variant, obs, base Observation, warnings []string) (Status, string) {
+	for _, c := range v.Changes {
+		for _, w := range warnings {
+			if strings.Contains(w, fmt.Sprintf("%q directive is obsolete", c.Directive)) {
+				return Obsolete, w
+			}
+		}
+	}
+	var moved, same []string
+	for _, c := range v.Changes {
+		for _, f := range factsOf(c) {
+			a, b := orNone(base[f]), orNone(obs[f])
+			if a != b {
+				moved = append(moved, fmt.Sprintf("%s: %s → %s", f, a, b))
+			} else {
+				same = append(same, fmt.Sprintf("%s: %s, as in the baseline", f, b))
+			}
+		}
+	}
+	switch {
+	case len(moved) > 0:
+		return Verified, strings.Join(moved, "; ")
+	case len(same) > 0:
+		return NotLive, strings.Join(same, "; ") + " (does the changed directive apply to the URL measured?)"
+	}
+	return Unverified, "not observable from a client"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
