@@ -332,6 +332,8 @@ func hintFor(err error) string {
 		return "-4 or -6 leaves no address of this host (an IP literal of the other family, or a name with addresses of one family only)"
 	case transport.IsHeaderLimit(err):
 		return "the server sent a larger response header than --max-header-size allows (1MiB unless set); raise it if the header is real"
+	case errors.Is(err, transport.ErrInformational):
+		return "the server keeps sending 1xx (informational) responses instead of its answer; the first few and the count are shown above"
 	case strings.Contains(err.Error(), "connection error: PROTOCOL_ERROR"):
 		return "the server broke the HTTP/2 protocol; a header block larger than --max-header-size ends the connection so, as does an invalid header field"
 	case errors.As(err, &record):

@@ -103,7 +103,7 @@ func (c *Client) fill(tl *Timeline, r recorded, st hopState, resp *http.Response
 	} else {
 		tl.Total = time.Since(r.ev.Start)
 	}
-	tl.Dials, tl.Informational, tl.Reused = r.dials, r.info, r.reused
+	tl.Dials, tl.Informational, tl.InformationalCount, tl.Reused = r.dials, r.info, r.infos, r.reused
 	connected, ok := connectedDial(r.dials)
 	if ok {
 		tl.RTT.Connect = connected.Duration

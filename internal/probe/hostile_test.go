@@ -168,3 +168,82 @@ func TestHeaderLimit(t *testing.T) {
 		})
 	}
 }
+
+// sendInformational answers with n 1xx responses (up to hostileBound
+// bytes) and then, when final, a 200.
+func sendInformational(n int, final bool) func(net.Conn) {
+	return func(c net.Conn) {
+		readRequest(c)
+		info := []byte("HTTP/1.1 102 Processing\r\n\r\n")
+		for i := 0; i < n && i*len(info) < hostileBound; i++ {
+			if _, err := c.Write(info); err != nil {
+				return
+			}
+		}
+		if final {
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+		}
+	}
+}
+
+// h2InformationalForever answers the first request with 1xx HEADERS
+// frames without end (up to hostileBound bytes).
+func h2InformationalForever(fr *http2.Framer) {
+	var stream uint32
+	for stream == 0 {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		if h, ok := f.(*http2.HeadersFrame); ok {
+			stream = h.StreamID
+		}
+	}
+	var buf bytes.Buffer
+	hpack.NewEncoder(&buf).WriteField(hpack.HeaderField{Name: ":status", Value: "102"})
+	for sent := 0; sent < hostileBound; sent += buf.Len() {
+		if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: stream, BlockFragment: buf.Bytes(), EndHeaders: true}) != nil {
+			return
+		}
+	}
+}
+
+// TestInformationalBound: a server that loops 1xx responses fails the
+// request at transport.MaxInformational of them, at once (probe used to
+// keep every one, hundreds of megabytes, and run past its timeout); the
+// first few are kept and all are counted. Seven and a 200 are a success.
+func TestInformationalBound(t *testing.T) {
+	h2URL, h2CA := h2Server(t, h2InformationalForever)
+	tests := []struct {
+		name      string
+		cfg       Config
+		wantCount int
+		wantErr   bool
+	}{
+		{"1xx forever", Config{URL: "http://" + lab.ServeTCP(t, sendInformational(1<<30, false)) + "/"}, transport.MaxInformational + 1, true},
+		{"HTTP/2 1xx forever", Config{URL: h2URL, Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: h2CA}}, transport.MaxInformational + 1, true},
+		{"seven, then 200", Config{URL: "http://" + lab.ServeTCP(t, sendInformational(7, true)) + "/"}, 7, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, tt.cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			start := time.Now()
+			res, err := c.Do(ctx, Fresh)
+			if errors.Is(err, transport.ErrInformational) != tt.wantErr {
+				t.Fatalf("Do = %v; want ErrInformational %v", err, tt.wantErr)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v; want the loop cut at its bound, at once", took)
+			}
+			fin := res.Final()
+			if fin.InformationalCount != tt.wantCount || len(fin.Informational) != KeptInformational {
+				t.Errorf("%d 1xx counted, %d kept; want %d and %d", fin.InformationalCount, len(fin.Informational), tt.wantCount, KeptInformational)
+			}
+			if wantStatus := map[bool]int{true: 0, false: 200}[tt.wantErr]; fin.Status != wantStatus {
+				t.Errorf("status %d; want %d", fin.Status, wantStatus)
+			}
+		})
+	}
+}

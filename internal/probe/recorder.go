@@ -2,12 +2,15 @@ package probe
 
 import (
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http/httptrace"
 	"net/textproto"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // recorder collects the httptrace events of one request. Hooks fire on
@@ -21,7 +24,8 @@ type recorder struct {
 	ev       Events
 	dials    []Dial
 	dialDone []bool
-	info     []Informational
+	info     []Informational // the first KeptInformational 1xx responses
+	infos    int             // every 1xx response
 	conn     net.Conn
 	reused   bool
 	tlsState *tls.ConnectionState
@@ -90,10 +94,7 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 			})
 		},
 		Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
-			r.mark(func(now time.Time) {
-				r.info = append(r.info, Informational{Status: code, At: now.Sub(r.ev.Start)})
-			})
-			return nil
+			return r.got1xx(code, time.Now())
 		},
 	}
 }
@@ -123,10 +124,37 @@ func (r *recorder) wroteRequest(at time.Time) {
 	r.mark(func(time.Time) { r.set(&r.ev.WroteRequest, at) })
 }
 
-func (r *recorder) got1xx(code int, at time.Time) {
-	r.mark(func(time.Time) {
+// got1xx counts a 1xx response and keeps the first few; past
+// transport.MaxInformational it returns the error that ends the request.
+func (r *recorder) got1xx(code int, at time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sealed {
+		return nil
+	}
+	r.infos++
+	if len(r.info) < KeptInformational {
 		r.info = append(r.info, Informational{Status: code, At: at.Sub(r.ev.Start)})
-	})
+	}
+	return r.informationalErr()
+}
+
+// informationalErr returns the error of a request that got more than
+// transport.MaxInformational 1xx responses, nil for one that did not.
+// It must be called with r.mu held.
+func (r *recorder) informationalErr() error {
+	if r.infos > transport.MaxInformational {
+		return fmt.Errorf("%w: more than %d without a final response", transport.ErrInformational, transport.MaxInformational)
+	}
+	return nil
+}
+
+// tooManyInformational returns informationalErr: HTTP/2's client turns
+// the error of the Got1xxResponse hook into a stream error's text.
+func (r *recorder) tooManyInformational() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.informationalErr()
 }
 
 func (r *recorder) finalFirstByte(at time.Time) {
@@ -183,7 +211,7 @@ func (r *recorder) seal(bodyDone time.Time) recorded {
 	r.ev.BodyDone = bodyDone
 	r.boundBySocket()
 	return recorded{
-		ev: r.ev, dials: append([]Dial(nil), r.dials...), info: append([]Informational(nil), r.info...),
+		ev: r.ev, dials: append([]Dial(nil), r.dials...), info: append([]Informational(nil), r.info...), infos: r.infos,
 		conn: r.conn, reused: r.reused, tlsState: r.tlsState, tlsErr: r.tlsErr,
 	}
 }
@@ -216,6 +244,7 @@ type recorded struct {
 	ev       Events
 	dials    []Dial
 	info     []Informational
+	infos    int
 	conn     net.Conn
 	reused   bool
 	tlsState *tls.ConnectionState

@@ -142,6 +142,8 @@ func (c *Client) roundTripTCP(req *http.Request, rec *recorder) (*http.Response,
 	if lc.h2 != nil {
 		if resp, err = lc.h2.RoundTrip(req); err == nil {
 			rec.gotFinalResponse()
+		} else if tooMany := rec.tooManyInformational(); tooMany != nil {
+			err = tooMany
 		}
 	} else {
 		resp, err = lc.roundTripH1(req, rec)
@@ -164,7 +166,7 @@ func (c *Client) closeLive() {
 // roundTripH1 writes req and reads the response header on the caller's
 // goroutine: the request is written when Flush returns and the first byte
 // has arrived when Peek returns, with no other goroutine in between. 1xx
-// responses are recorded and skipped. The body is read by the caller;
+// responses are recorded and skipped, up to transport.MaxInformational. The body is read by the caller;
 // until it is, ctx's end still aborts the connection.
 func (lc *liveConn) roundTripH1(req *http.Request, rec *recorder) (*http.Response, error) {
 	ctx := req.Context()
@@ -194,7 +196,9 @@ func (lc *liveConn) roundTripH1(req *http.Request, rec *recorder) (*http.Respons
 			return fail(fmt.Errorf("reading the response: %w", err))
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-			rec.got1xx(resp.StatusCode, first)
+			if err := rec.got1xx(resp.StatusCode, first); err != nil {
+				return fail(err)
+			}
 			continue
 		}
 		rec.finalFirstByte(first)

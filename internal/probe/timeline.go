@@ -96,6 +96,10 @@ type Dial struct {
 	Err      string        `json:"error,omitempty"`
 }
 
+// KeptInformational is how many 1xx responses a Timeline keeps; the
+// others are counted only (up to transport.MaxInformational).
+const KeptInformational = 5
+
 // Informational is a 1xx response received before the final one.
 type Informational struct {
 	Status int           `json:"status"`
@@ -183,25 +187,28 @@ type TLS struct {
 // Timeline is one request and everything measured about it. With -L a
 // probe has one Timeline per redirect hop.
 type Timeline struct {
-	URL           string              `json:"url"`
-	Method        string              `json:"method"`
-	Proto         string              `json:"proto,omitempty"` // "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"
-	Status        int                 `json:"status,omitempty"`
-	Started       time.Time           `json:"started"` // wall clock, for HAR
-	Events        Events              `json:"-"`
-	Phases        []Phase             `json:"phases"`
-	Total         time.Duration       `json:"total_ns"`
-	Dials         []Dial              `json:"dials,omitempty"`
-	Informational []Informational     `json:"informational,omitempty"`
-	Reused        bool                `json:"reused"` // the connection was reused
-	RemoteAddr    string              `json:"remote_addr,omitempty"`
-	LocalAddr     string              `json:"local_addr,omitempty"`
-	TLS           *TLS                `json:"tls,omitempty"` // nil for plain HTTP
-	Bytes         Bytes               `json:"bytes"`
-	RTT           RTT                 `json:"rtt"`
-	RequestHeader map[string][]string `json:"request_headers,omitempty"`
-	Header        map[string][]string `json:"response_headers,omitempty"`
-	Err           string              `json:"error,omitempty"` // why the request failed, if it did
+	URL           string          `json:"url"`
+	Method        string          `json:"method"`
+	Proto         string          `json:"proto,omitempty"` // "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"
+	Status        int             `json:"status,omitempty"`
+	Started       time.Time       `json:"started"` // wall clock, for HAR
+	Events        Events          `json:"-"`
+	Phases        []Phase         `json:"phases"`
+	Total         time.Duration   `json:"total_ns"`
+	Dials         []Dial          `json:"dials,omitempty"`
+	Informational []Informational `json:"informational,omitempty"` // the first KeptInformational
+	// InformationalCount is how many 1xx responses arrived, those kept
+	// in Informational and the others.
+	InformationalCount int                 `json:"informational_count,omitempty"`
+	Reused             bool                `json:"reused"` // the connection was reused
+	RemoteAddr         string              `json:"remote_addr,omitempty"`
+	LocalAddr          string              `json:"local_addr,omitempty"`
+	TLS                *TLS                `json:"tls,omitempty"` // nil for plain HTTP
+	Bytes              Bytes               `json:"bytes"`
+	RTT                RTT                 `json:"rtt"`
+	RequestHeader      map[string][]string `json:"request_headers,omitempty"`
+	Header             map[string][]string `json:"response_headers,omitempty"`
+	Err                string              `json:"error,omitempty"` // why the request failed, if it did
 }
 
 // Phase returns the named phase and whether it happened.

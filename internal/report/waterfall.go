@@ -103,6 +103,9 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 	for _, inf := range t.Informational {
 		ew.printf("  informational %d at %s\n", inf.Status, ms(inf.At))
 	}
+	if more := t.InformationalCount - len(t.Informational); more > 0 {
+		ew.printf("  and %d more informational responses (%d in all)\n", more, t.InformationalCount)
+	}
 	writeDials(ew, t.Dials)
 	if t.Err != "" {
 		ew.printf("  %s %s\n", p.paint(ansiRed, "failed:"), t.Err)

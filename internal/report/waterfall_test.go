@@ -67,6 +67,8 @@ func TestWaterfallRows(t *testing.T) {
 		{"refused", refused(), time.Time{}, []string{"  DNS ", "  connect      0.050 ms    0.350 ms", "█  failed here\n", "dial attempts:", "tcp6  [::1]:1", "failed: dial tcp"},
 			[]string{"TLS\n", "bytes on the wire", "round-trip time"}},
 		{"QUIC handshake failed", quicFailed(), time.Time{}, []string{"  QUIC+TLS     0.010 ms    1.190 ms", "█  failed here\n"}, nil},
+		{"1xx loop", informationalLoop(), time.Time{}, []string{"informational 102 at 1.000 ms", "informational 102 at 5.000 ms",
+			"and 96 more informational responses (101 in all)"}, []string{"informational 102 at 6.000 ms"}},
 		{"handshake failed", tlsFailed(), time.Time{}, []string{"  connect      0.010 ms    0.100 ms", "  TLS          0.120 ms   15.000 ms", "█  failed here\n", "failed: tls:"},
 			[]string{"  send ", "TLS\n"}},
 	}
@@ -126,6 +128,17 @@ func hrrEarly() probe.Timeline {
 	s.VerifyResult, s.VerifyError = probe.VerifyExpired, "x509: certificate has expired or is not yet valid"
 	tl.TLS = &s
 	tl.Informational = []probe.Informational{{Status: 103, At: 2300 * time.Microsecond}}
+	return tl
+}
+
+// informationalLoop got 101 102 Processing responses, of which the first
+// five were kept, and failed.
+func informationalLoop() probe.Timeline {
+	tl := refused()
+	for i := range probe.KeptInformational {
+		tl.Informational = append(tl.Informational, probe.Informational{Status: 102, At: time.Duration(i+1) * time.Millisecond})
+	}
+	tl.InformationalCount = 101
 	return tl
 }
 

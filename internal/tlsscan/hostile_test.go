@@ -96,3 +96,39 @@ func TestAuditHeaderLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditInformational: audit reports the page's final status after 1xx
+// responses (it reported HTTP 102), and a 1xx loop is cut at
+// transport.MaxInformational.
+func TestAuditInformational(t *testing.T) {
+	tests := []struct {
+		name       string
+		n          int
+		wantStatus int
+	}{
+		{"three 102, then 200", 3, 200},
+		{"1xx forever", hostileBound, 0},
+	}
+	for _, tt := range tests {
+		port, ca := hostileTLS(t, func(c net.Conn) {
+			for i := 0; i < tt.n; i++ {
+				if _, err := c.Write([]byte("HTTP/1.1 102 Processing\r\n\r\n")); err != nil {
+					return
+				}
+			}
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		rep, err := Run(ctx, Config{Host: "127.0.0.1", Port: port, RootCAs: ca.Pool(), Attempts: 2})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: Run: %v", tt.name, err)
+		}
+		if rep.HTTP.Status != tt.wantStatus {
+			t.Errorf("%s: status %d; want %d (not checked: %q)", tt.name, rep.HTTP.Status, tt.wantStatus, rep.NotChecked)
+		}
+		if tt.wantStatus == 0 && !strings.Contains(strings.Join(rep.NotChecked, "\n"), "too many informational (1xx) responses") {
+			t.Errorf("%s: not checked %q; want the 1xx loop named", tt.name, rep.NotChecked)
+		}
+	}
+}

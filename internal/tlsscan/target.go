@@ -147,7 +147,7 @@ func (t *target) get(ctx context.Context, s *session, path string) (*http.Respon
 	if _, err := io.WriteString(s.conn, req); err != nil {
 		return nil, nil, fmt.Errorf("sending GET %s: %w", path, err)
 	}
-	resp, err := transport.NewHeaderReader(s.conn, t.maxHeader).ReadResponse(nil)
+	resp, err := readFinal(transport.NewHeaderReader(s.conn, t.maxHeader))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the response to GET %s: %w", path, err)
 	}
@@ -157,6 +157,19 @@ func (t *target) get(ctx context.Context, s *session, path string) (*http.Respon
 		return resp, body, fmt.Errorf("reading the body of GET %s: %w", path, err)
 	}
 	return resp, body, nil
+}
+
+// readFinal reads the final response, skipping up to
+// transport.MaxInformational 1xx responses before it (audit reports the
+// page's status, not a 102 Processing).
+func readFinal(hr *transport.HeaderReader) (*http.Response, error) {
+	for range transport.MaxInformational + 1 {
+		resp, err := hr.ReadResponse(nil)
+		if err != nil || resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, err
+		}
+	}
+	return nil, fmt.Errorf("%w: more than %d without a final response", transport.ErrInformational, transport.MaxInformational)
 }
 
 // hostHeader is the Host header value: the host, with the port unless 443.

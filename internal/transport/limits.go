@@ -20,6 +20,17 @@ import (
 // request headers (http.DefaultMaxHeaderBytes).
 const MaxHeaderBytes = 1 << 20
 
+// MaxInformational is how many 1xx responses a request takes before its
+// final response: one more fails it with ErrInformational. Servers send
+// one or two (100 Continue, 103 Early Hints), or a 102 Processing every
+// few seconds of a long operation; one that sends them in a loop would
+// otherwise hold the request until its timeout, or forever.
+const MaxInformational = 100
+
+// ErrInformational is returned, wrapped, when a server sent more than
+// MaxInformational 1xx responses to one request.
+var ErrInformational = errors.New("too many informational (1xx) responses")
+
 // HeaderLimit returns n, or MaxHeaderBytes when n is 0 or less: the
 // limit a Config field whose zero value means the default stands for.
 func HeaderLimit(n int64) int64 {
