@@ -1,126 +1,25 @@
 package probe
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
-	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 )
 
-// hostileBound bounds what a hostile test server sends in all, so that a
-// client that does not stop it cannot make it run forever.
-const hostileBound = 64 << 20
-
-// readRequest reads a request's header from c (the end of its header), so
-// that the answer does not race the client's write.
-func readRequest(c net.Conn) {
-	br := bufio.NewReader(c)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil || line == "\r\n" {
-			return
-		}
-	}
-}
-
-// sendHeadersForever answers with a status line and then header fields
-// of 1000 bytes each, without end (up to hostileBound).
-func sendHeadersForever(c net.Conn) {
-	readRequest(c)
-	line := []byte("X-Pad: " + strings.Repeat("p", 1000) + "\r\n")
-	c.Write([]byte("HTTP/1.1 200 OK\r\n"))
-	for sent := 0; sent < hostileBound; sent += len(line) {
-		if _, err := c.Write(line); err != nil {
-			return
-		}
-	}
-}
-
-// sendEndlessLine answers with a status line and one header line that
-// never ends (up to hostileBound).
-func sendEndlessLine(c net.Conn) {
-	readRequest(c)
-	c.Write([]byte("HTTP/1.1 200 OK\r\nX-Pad: "))
-	chunk := bytes.Repeat([]byte("p"), 16<<10)
-	for sent := 0; sent < hostileBound; sent += len(chunk) {
-		if _, err := c.Write(chunk); err != nil {
-			return
-		}
-	}
-}
-
-// h2Server serves HTTP/2 over TLS on loopback with a certificate of a new
-// lab CA, handing each connection, after the client's preface, to handle
-// with a framer; it returns the URL and the CA's file.
-func h2Server(t *testing.T, handle func(*http2.Framer)) (url, ca string) {
+// hostileConfig is the probe of a misbehaving server, trusting its CA.
+func hostileConfig(t *testing.T, mode labtest.Mode, proto string) Config {
 	t.Helper()
-	authority, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
+	s := labtest.NewMisbehaving(t, mode)
+	cfg := Config{URL: s.URL(), Protocol: proto}
+	if s.CA != nil {
+		cfg.TLS.RootCAs = s.CA.Pool()
 	}
-	leaf, err := authority.Issue(lab.ECDSAP256, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, NextProtos: []string{"h2"}}
-	addr := labtest.ServeTCP(t, func(c net.Conn) {
-		tc := tls.Server(c, cfg)
-		defer tc.Close()
-		preface := make([]byte, len(http2.ClientPreface))
-		if _, err := io.ReadFull(tc, preface); err != nil {
-			return
-		}
-		fr := http2.NewFramer(tc, tc)
-		if fr.WriteSettings() != nil {
-			return
-		}
-		handle(fr)
-	})
-	return "https://" + addr + "/", caFile(t, authority)
-}
-
-// h2HeadersForever answers the first request with a HEADERS frame without
-// END_HEADERS and then CONTINUATION frames of header fields without end
-// (up to hostileBound).
-func h2HeadersForever(fr *http2.Framer) {
-	var stream uint32
-	for stream == 0 {
-		f, err := fr.ReadFrame()
-		if err != nil {
-			return
-		}
-		if h, ok := f.(*http2.HeadersFrame); ok {
-			stream = h.StreamID
-		}
-	}
-	var buf bytes.Buffer
-	enc := hpack.NewEncoder(&buf)
-	enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
-	if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: stream, BlockFragment: buf.Bytes()}) != nil {
-		return
-	}
-	for sent := 0; sent < hostileBound; {
-		buf.Reset()
-		for buf.Len() < 15<<10 {
-			enc.WriteField(hpack.HeaderField{Name: "x-pad", Value: strings.Repeat("p", 1000), Sensitive: true})
-		}
-		if fr.WriteContinuation(stream, false, buf.Bytes()) != nil {
-			return
-		}
-		sent += buf.Len()
-	}
+	return cfg
 }
 
 // TestHeaderLimit: a server that sends header fields without end, or one
@@ -130,16 +29,18 @@ func h2HeadersForever(fr *http2.Framer) {
 // block passes the limit with a PROTOCOL_ERROR (its own error for this is
 // not exported), after reading not much more than the limit.
 func TestHeaderLimit(t *testing.T) {
-	h2URL, h2CA := h2Server(t, h2HeadersForever)
+	limited := hostileConfig(t, labtest.HeadersForever, ProtoAuto)
+	limited.MaxHeaderBytes = 64 << 10
 	tests := []struct {
 		name  string
 		cfg   Config
 		limit int64
 	}{
-		{"headers forever", Config{URL: "http://" + labtest.ServeTCP(t, sendHeadersForever) + "/"}, transport.MaxHeaderBytes},
-		{"endless line", Config{URL: "http://" + labtest.ServeTCP(t, sendEndlessLine) + "/"}, transport.MaxHeaderBytes},
-		{"headers forever, 64 KiB", Config{URL: "http://" + labtest.ServeTCP(t, sendHeadersForever) + "/", MaxHeaderBytes: 64 << 10}, 64 << 10},
-		{"HTTP/2 CONTINUATION forever", Config{URL: h2URL, Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: h2CA}}, transport.MaxHeaderBytes},
+		{"headers forever", hostileConfig(t, labtest.HeadersForever, ProtoAuto), transport.MaxHeaderBytes},
+		{"endless line", hostileConfig(t, labtest.EndlessHeaderLine, ProtoAuto), transport.MaxHeaderBytes},
+		{"headers forever over TLS", hostileConfig(t, labtest.TLS(labtest.HeadersForever), ProtoAuto), transport.MaxHeaderBytes},
+		{"headers forever, 64 KiB", limited, 64 << 10},
+		{"HTTP/2 CONTINUATION forever", hostileConfig(t, labtest.H2HeadersForever, ProtoHTTP2), transport.MaxHeaderBytes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,60 +70,21 @@ func TestHeaderLimit(t *testing.T) {
 	}
 }
 
-// sendInformational answers with n 1xx responses (up to hostileBound
-// bytes) and then, when final, a 200.
-func sendInformational(n int, final bool) func(net.Conn) {
-	return func(c net.Conn) {
-		readRequest(c)
-		info := []byte("HTTP/1.1 102 Processing\r\n\r\n")
-		for i := 0; i < n && i*len(info) < hostileBound; i++ {
-			if _, err := c.Write(info); err != nil {
-				return
-			}
-		}
-		if final {
-			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
-		}
-	}
-}
-
-// h2InformationalForever answers the first request with 1xx HEADERS
-// frames without end (up to hostileBound bytes).
-func h2InformationalForever(fr *http2.Framer) {
-	var stream uint32
-	for stream == 0 {
-		f, err := fr.ReadFrame()
-		if err != nil {
-			return
-		}
-		if h, ok := f.(*http2.HeadersFrame); ok {
-			stream = h.StreamID
-		}
-	}
-	var buf bytes.Buffer
-	hpack.NewEncoder(&buf).WriteField(hpack.HeaderField{Name: ":status", Value: "102"})
-	for sent := 0; sent < hostileBound; sent += buf.Len() {
-		if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: stream, BlockFragment: buf.Bytes(), EndHeaders: true}) != nil {
-			return
-		}
-	}
-}
-
 // TestInformationalBound: a server that loops 1xx responses fails the
 // request at transport.MaxInformational of them, at once (probe used to
 // keep every one, hundreds of megabytes, and run past its timeout); the
 // first few are kept and all are counted. Seven and a 200 are a success.
 func TestInformationalBound(t *testing.T) {
-	h2URL, h2CA := h2Server(t, h2InformationalForever)
+	seven := labtest.Reply(strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", 7) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	tests := []struct {
 		name      string
 		cfg       Config
 		wantCount int
 		wantErr   bool
 	}{
-		{"1xx forever", Config{URL: "http://" + lab.ServeTCP(t, sendInformational(1<<30, false)) + "/"}, transport.MaxInformational + 1, true},
-		{"HTTP/2 1xx forever", Config{URL: h2URL, Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: h2CA}}, transport.MaxInformational + 1, true},
-		{"seven, then 200", Config{URL: "http://" + lab.ServeTCP(t, sendInformational(7, true)) + "/"}, 7, false},
+		{"1xx forever", hostileConfig(t, labtest.InformationalForever, ProtoAuto), transport.MaxInformational + 1, true},
+		{"HTTP/2 1xx forever", hostileConfig(t, labtest.H2InformationalForever, ProtoHTTP2), transport.MaxInformational + 1, true},
+		{"seven, then 200", hostileConfig(t, seven, ProtoAuto), 7, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
