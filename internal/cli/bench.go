@@ -407,7 +407,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.TLS, err = f.tlsConfig(); err != nil {
 		return cfg, nil, err
 	}
-	if cfg.IPVersion, cfg.Resolve, cfg.ConnectTo, err = f.tlsf.routes(); err != nil {
+	if cfg.Routes, err = f.tlsf.routes(); err != nil {
 		return cfg, nil, err
 	}
 	cfg.ServerPIDs = f.serverPIDs

@@ -240,7 +240,7 @@ func readData(arg string) ([]byte, error) {
 // probeConfig turns the flags into a probe.Config for url; without
 // --max-time, a request gives up after defaultTimeout.
 func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (probe.Config, error) {
-	cfg := probe.Config{URL: url, Method: f.method, Resolve: f.resolve, ConnectTo: f.connectTo}
+	cfg := probe.Config{URL: url, Method: f.method}
 	var err error
 	if cfg.TLS, err = f.tls(); err != nil {
 		return cfg, err
@@ -260,38 +260,30 @@ func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (pr
 	if cfg.Body, err = f.body(); err != nil {
 		return cfg, err
 	}
-	if cfg.IPVersion, _, _, err = f.routes(); err != nil {
+	if cfg.Routes, err = f.routes(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
 }
 
 // routes reads -4/-6 (0 when neither is given), --resolve and
-// --connect-to; bad entries are usage errors.
-func (f *requestFlags) routes() (ipVersion int, resolve []transport.Resolve, connectTo []transport.ConnectTo, err error) {
+// --connect-to, parsed once for every runner; bad entries are usage
+// errors.
+func (f *requestFlags) routes() (transport.Routes, error) {
+	ipVersion := 0
 	switch {
 	case f.ipv4 && f.ipv6:
-		return 0, nil, nil, usagef("choose one of -4 and -6")
+		return transport.Routes{}, usagef("choose one of -4 and -6")
 	case f.ipv4:
 		ipVersion = 4
 	case f.ipv6:
 		ipVersion = 6
 	}
-	for _, s := range f.resolve {
-		r, err := transport.ParseResolve(s)
-		if err != nil {
-			return 0, nil, nil, usageError{err}
-		}
-		resolve = append(resolve, r)
+	r, err := transport.ParseRoutes(f.resolve, f.connectTo, ipVersion)
+	if err != nil {
+		return transport.Routes{}, usageError{err}
 	}
-	for _, s := range f.connectTo {
-		c, err := transport.ParseConnectTo(s)
-		if err != nil {
-			return 0, nil, nil, usageError{err}
-		}
-		connectTo = append(connectTo, c)
-	}
-	return ipVersion, resolve, connectTo, nil
+	return r, nil
 }
 
 // hintFor suggests what to do about a failed request; "" when nothing

@@ -135,16 +135,13 @@ type Config struct {
 	// TLS is the client TLS configuration (verification, versions,
 	// suites, groups); nil means the defaults. It is cloned, never changed.
 	TLS *tls.Config
-	// Resolve and ConnectTo route the connections as curl's --resolve and
-	// --connect-to do: a connection for the URL's host and port goes to the
+	// Routes route the connections as curl's --resolve, --connect-to, -4
+	// and -6 do: a connection for the URL's host and port goes to the
 	// address they give, while the Host header (:authority), SNI and the
 	// certificate check keep the URL's host. The route is worked out once
-	// per run, with at most one DNS lookup; nil means the URL's host.
-	Resolve   []transport.Resolve
-	ConnectTo []transport.ConnectTo
-	// IPVersion restricts the addresses to IPv4 (4) or IPv6 (6); 0 means
-	// either.
-	IPVersion int
+	// per run, with at most one DNS lookup; the zero value means the URL's
+	// host, over IPv4 or IPv6.
+	Routes transport.Routes
 	// MaxHeaderBytes bounds each response's header, on every protocol:
 	// a response over it fails its request with a HeaderTooLargeError
 	// (see there for what counts); 0 means transport.MaxHeaderBytes.
@@ -253,8 +250,8 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	if c.IPVersion != 0 && c.IPVersion != 4 && c.IPVersion != 6 {
-		return fmt.Errorf("IP version %d: want 4, 6 or 0 for either", c.IPVersion)
+	if v := c.Routes.IPVersion; v != 0 && v != 4 && v != 6 {
+		return fmt.Errorf("IP version %d: want 4, 6 or 0 for either", v)
 	}
 	return nil
 }

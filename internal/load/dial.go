@@ -151,7 +151,7 @@ func (e *RouteError) Unwrap() error { return e.Err }
 // here rather than on every connection (as wrk and h2load do), within the
 // request timeout.
 func route(ctx context.Context, cfg Config, addr string) ([]string, error) {
-	d := transport.Dialer{Resolve: cfg.Resolve, ConnectTo: cfg.ConnectTo, IPVersion: cfg.IPVersion}
+	d := transport.Dialer{Routes: cfg.Routes}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)

@@ -66,7 +66,7 @@ func TestH2CRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := mustRun(t, Config{Targets: []Target{{URL: "http://localhost:1/1k.bin"}}, Protocol: HTTP2, Conns: 2, Streams: 3,
-		Requests: 150, ConnectTo: []transport.ConnectTo{ct}})
+		Requests: 150, Routes: transport.Routes{ConnectTo: []transport.ConnectTo{ct}}})
 	log := readLog(t, n, 150)
 	if len(log) != 150 || res.Requests != 150 || log[0].HTTPProtocol != "HTTP/2.0" {
 		t.Errorf("nginx logged %d requests (first %+v), client %d; want 150 over HTTP/2.0", len(log), log[0], res.Requests)

@@ -198,7 +198,7 @@ func TestRunInternationalizedHost(t *testing.T) {
 	}
 	targets := []Target{{URL: "https://bücher.test:" + port + "/"}}
 	for _, p := range []Protocol{HTTP1, HTTP2} {
-		res := mustRun(t, Config{Targets: targets, Requests: 3, Protocol: p, Resolve: []transport.Resolve{r},
+		res := mustRun(t, Config{Targets: targets, Requests: 3, Protocol: p, Routes: transport.Routes{Resolve: []transport.Resolve{r}},
 			TLS: clientTLS(t, srv.CA.CertPEM)})
 		if want := "https://xn--bcher-kva.test:" + port + "/"; res.Requests != 3 || res.Config.Targets[0].URL != want {
 			t.Errorf("%v: %d requests to %s; want 3 to %s", p, res.Requests, res.Config.Targets[0].URL, want)

@@ -77,12 +77,12 @@ func TestRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{IPVersion: tt.ipVersion, Timeout: time.Second}
+			cfg := Config{Routes: transport.Routes{IPVersion: tt.ipVersion}, Timeout: time.Second}
 			for _, r := range tt.resolve {
-				cfg.Resolve = append(cfg.Resolve, mustResolve(t, r))
+				cfg.Routes.Resolve = append(cfg.Routes.Resolve, mustResolve(t, r))
 			}
 			for _, c := range tt.connectTo {
-				cfg.ConnectTo = append(cfg.ConnectTo, mustConnectTo(t, c))
+				cfg.Routes.ConnectTo = append(cfg.Routes.ConnectTo, mustConnectTo(t, c))
 			}
 			got, err := route(context.Background(), cfg, tt.addr)
 			if tt.wantErr != "" {
@@ -108,10 +108,10 @@ func TestRouteEmbedded(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	tc := clientTLS(t, s.CA.CertPEM)
-	resolve := []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":127.0.0.1")}
+	resolve := transport.Routes{Resolve: []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":127.0.0.1")}}
 	// Port 1 on the URL: nothing listens there, so only the route reaches
 	// the server.
-	connectTo := []transport.ConnectTo{mustConnectTo(t, "httpslab.test:1:127.0.0.1:"+port)}
+	connectTo := transport.Routes{ConnectTo: []transport.ConnectTo{mustConnectTo(t, "httpslab.test:1:127.0.0.1:"+port)}}
 	byName := withPort(t, s.HTTPSURL, "httpslab.test", port)
 	wrongPort := withPort(t, s.HTTPSURL, "httpslab.test", "1") + "/bytes/100"
 	tests := []struct {
@@ -120,16 +120,16 @@ func TestRouteEmbedded(t *testing.T) {
 		url   string
 		cfg   Config
 	}{
-		{"h1 resolve", HTTP1, byName + "/bytes/100", Config{Resolve: resolve}},
-		{"h2 resolve", HTTP2, byName + "/bytes/100", Config{Resolve: resolve, Streams: 4}},
-		{"h3 resolve", HTTP3, byName + "/bytes/100", Config{Resolve: resolve, Streams: 4}},
-		{"h1 connect-to", HTTP1, wrongPort, Config{ConnectTo: connectTo}},
-		{"h2 connect-to", HTTP2, wrongPort, Config{ConnectTo: connectTo, Streams: 4}},
-		{"h3 connect-to", HTTP3, wrongPort, Config{ConnectTo: connectTo, Streams: 4}},
+		{"h1 resolve", HTTP1, byName + "/bytes/100", Config{Routes: resolve}},
+		{"h2 resolve", HTTP2, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
+		{"h3 resolve", HTTP3, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
+		{"h1 connect-to", HTTP1, wrongPort, Config{Routes: connectTo}},
+		{"h2 connect-to", HTTP2, wrongPort, Config{Routes: connectTo, Streams: 4}},
+		{"h3 connect-to", HTTP3, wrongPort, Config{Routes: connectTo, Streams: 4}},
 		// The first address refuses; the run falls back to the second and
 		// stays there, without an error.
-		{"h1 fallback -4", HTTP1, byName + "/bytes/100", Config{IPVersion: 4,
-			Resolve: []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":[::1],127.0.0.2,127.0.0.1")}}},
+		{"h1 fallback -4", HTTP1, byName + "/bytes/100", Config{Routes: transport.Routes{IPVersion: 4,
+			Resolve: []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":[::1],127.0.0.2,127.0.0.1")}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestRouteKeepsName(t *testing.T) {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
 	for _, proto := range []Protocol{HTTP1, HTTP2, HTTP3} {
 		cfg := Config{Targets: []Target{{URL: withPort(t, s.HTTPSURL, "wrong.test", port)}}, Protocol: proto, Conns: 1, Requests: 3,
-			TLS: clientTLS(t, s.CA.CertPEM), Resolve: []transport.Resolve{mustResolve(t, "wrong.test:"+port+":127.0.0.1")}}
+			TLS: clientTLS(t, s.CA.CertPEM), Routes: transport.Routes{Resolve: []transport.Resolve{mustResolve(t, "wrong.test:"+port+":127.0.0.1")}}}
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatalf("%s: Run: %v", proto, err)
@@ -182,10 +182,10 @@ func TestRouteErrors(t *testing.T) {
 	}{
 		{name: "no such host", cfg: Config{Targets: []Target{{URL: "http://nohost.invalid:8080/"}}, Timeout: 5 * time.Second},
 			wantDNS: true, want: "connecting to nohost.invalid:8080: "},
-		{name: "-6 and an IPv4 URL", cfg: Config{Targets: []Target{{URL: "http://127.0.0.1:8080/"}}, IPVersion: 6},
+		{name: "-6 and an IPv4 URL", cfg: Config{Targets: []Target{{URL: "http://127.0.0.1:8080/"}}, Routes: transport.Routes{IPVersion: 6}},
 			want: "connecting to 127.0.0.1:8080: no IPv6 address for 127.0.0.1"},
-		{name: "-4 and --resolve to IPv6", cfg: Config{Targets: []Target{{URL: "http://name.test:8080/"}}, IPVersion: 4,
-			Resolve: []transport.Resolve{mustResolve(t, "name.test:8080:[::1]")}},
+		{name: "-4 and --resolve to IPv6", cfg: Config{Targets: []Target{{URL: "http://name.test:8080/"}}, Routes: transport.Routes{IPVersion: 4,
+			Resolve: []transport.Resolve{mustResolve(t, "name.test:8080:[::1]")}}},
 			want: "connecting to name.test:8080: no IPv4 address in --resolve"},
 	}
 	for _, tt := range tests {
@@ -222,10 +222,10 @@ func TestRouteNginx(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{Targets: []Target{{URL: tt.url + "/1k.bin"}}, Protocol: tt.proto, Conns: 3, Requests: 300, TLS: tc}
 			if tt.resolve != "" {
-				cfg.Resolve = []transport.Resolve{mustResolve(t, tt.resolve)}
+				cfg.Routes.Resolve = []transport.Resolve{mustResolve(t, tt.resolve)}
 			}
 			if tt.connectTo != "" {
-				cfg.ConnectTo = []transport.ConnectTo{mustConnectTo(t, tt.connectTo)}
+				cfg.Routes.ConnectTo = []transport.ConnectTo{mustConnectTo(t, tt.connectTo)}
 			}
 			res := mustRun(t, cfg)
 			log := readLog(t, n, logged+300)[logged:]

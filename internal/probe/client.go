@@ -83,15 +83,11 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := cfg.dialer()
-	if err != nil {
-		return nil, err
-	}
 	base, err := cfg.TLS.Config()
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, url: u, dialer: d, baseTLS: base, sessions: transport.NewSessionCache(0), conns: map[string]connEntry{}}, nil
+	return &Client{cfg: cfg, url: u, dialer: &transport.Dialer{Routes: cfg.Routes}, baseTLS: base, sessions: transport.NewSessionCache(0), conns: map[string]connEntry{}}, nil
 }
 
 // Tickets returns how many TLS sessions the servers handed to this

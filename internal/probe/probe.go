@@ -59,9 +59,7 @@ type Config struct {
 	Protocol string // ProtoAuto, ProtoHTTP11, ProtoHTTP2 or ProtoHTTP3
 	TLS      transport.TLS
 
-	Resolve   []string // curl --resolve HOST:PORT:ADDR[,ADDR]
-	ConnectTo []string // curl --connect-to HOST1:PORT1:HOST2:PORT2
-	IPVersion int      // 0, 4 or 6
+	Routes transport.Routes // --resolve, --connect-to, -4 and -6, parsed
 
 	FollowRedirects bool // -L: follow 3xx responses, each hop timed on its own
 	MaxRedirects    int  // 0: DefaultMaxRedirects; NoRedirects (or below): none
@@ -176,30 +174,10 @@ func (cfg Config) validate() (*url.URL, error) {
 	default:
 		return nil, fmt.Errorf("probe: unknown protocol %q (want http1.1, http2 or http3)", cfg.Protocol)
 	}
-	if cfg.IPVersion != 0 && cfg.IPVersion != 4 && cfg.IPVersion != 6 {
-		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", cfg.IPVersion)
+	if v := cfg.Routes.IPVersion; v != 0 && v != 4 && v != 6 {
+		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", v)
 	}
 	return u, nil
-}
-
-// dialer builds the transport.Dialer of cfg.
-func (cfg Config) dialer() (*transport.Dialer, error) {
-	d := &transport.Dialer{IPVersion: cfg.IPVersion}
-	for _, s := range cfg.Resolve {
-		r, err := transport.ParseResolve(s)
-		if err != nil {
-			return nil, err
-		}
-		d.Resolve = append(d.Resolve, r)
-	}
-	for _, s := range cfg.ConnectTo {
-		c, err := transport.ParseConnectTo(s)
-		if err != nil {
-			return nil, err
-		}
-		d.ConnectTo = append(d.ConnectTo, c)
-	}
-	return d, nil
 }
 
 // MarshalText writes the mode by name in JSON.

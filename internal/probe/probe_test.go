@@ -26,6 +26,16 @@ func caFile(t *testing.T, ca *lab.CA) string {
 	return path
 }
 
+// routes parses --resolve and --connect-to entries for a test.
+func routes(t *testing.T, resolve, connectTo []string) transport.Routes {
+	t.Helper()
+	r, err := transport.ParseRoutes(resolve, connectTo, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // do runs one probe of mode on c and fails the test on error.
 func do(t *testing.T, c *Client, mode Mode) *Timeline {
 	t.Helper()
@@ -143,8 +153,8 @@ func TestResolveAndConnectTo(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"resolve", Config{URL: "https://httpslab.test:" + p + "/", Resolve: []string{"httpslab.test:" + p + ":127.0.0.1"}}},
-		{"connect-to", Config{URL: "https://httpslab.test:443/", ConnectTo: []string{"httpslab.test:443:127.0.0.1:" + p}}},
+		{"resolve", Config{URL: "https://httpslab.test:" + p + "/", Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.1"}, nil)}},
+		{"connect-to", Config{URL: "https://httpslab.test:443/", Routes: routes(t, nil, []string{"httpslab.test:443:127.0.0.1:" + p})}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -416,9 +426,7 @@ func TestConfigErrors(t *testing.T) {
 		{URL: "https:///"},
 		{URL: "http://x/", Protocol: ProtoHTTP3},
 		{URL: "https://x/", Protocol: "spdy"},
-		{URL: "https://x/", IPVersion: 5},
-		{URL: "https://x/", Resolve: []string{"x:443"}},
-		{URL: "https://x/", ConnectTo: []string{"a:b:c:d"}},
+		{URL: "https://x/", Routes: transport.Routes{IPVersion: 5}},
 		{URL: "https://x/", TLS: transport.TLS{CAFile: "/nonexistent/ca.pem"}},
 		{URL: "https://x/", Protocol: ProtoHTTP2, TLS: transport.TLS{Max: tls.VersionTLS11}},
 		{URL: "https://x/", Protocol: ProtoHTTP3, TLS: transport.TLS{Max: tls.VersionTLS10}},
@@ -436,7 +444,7 @@ func TestHTTP3TriesTheNextAddress(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	p := port(t, srv.HTTPSURL)
 	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: ProtoHTTP3,
-		Resolve: []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+		Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, nil), TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
 	tlsPhase, _ := tl.Phase(PhaseTLS)
 	if tl.RemoteAddr != "127.0.0.1:"+p || tl.Status != 200 {

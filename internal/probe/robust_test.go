@@ -121,7 +121,7 @@ func TestInternationalizedHost(t *testing.T) {
 	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
 		for _, resolve := range []string{"bücher.test", "xn--bcher-kva.test", "BÜCHER.test"} {
 			c := newClient(t, Config{URL: "https://bücher.test:" + p + "/", Protocol: proto,
-				Resolve: []string{resolve + ":" + p + ":127.0.0.1"}, TLS: transport.TLS{CAFile: ca}})
+				Routes: routes(t, []string{resolve + ":" + p + ":127.0.0.1"}, nil), TLS: transport.TLS{CAFile: ca}})
 			tl := do(t, c, Fresh)
 			if tl.Status != 200 || tl.URL != "https://xn--bcher-kva.test:"+p+"/" {
 				t.Errorf("%s, --resolve %s: status %d, URL %s; want 200 from the A-label URL", proto, resolve, tl.Status, tl.URL)

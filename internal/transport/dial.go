@@ -17,9 +17,7 @@ import (
 // the context (net.Dialer does that itself), and DialTLS adds the TLS
 // handshake hooks, so a caller sees every attempt with its timing.
 type Dialer struct {
-	Resolve   []Resolve   // curl --resolve entries
-	ConnectTo []ConnectTo // curl --connect-to entries
-	IPVersion int         // 0: any, 4 or 6
+	Routes // --resolve, --connect-to, -4 and -6
 	// ConnectTimeout bounds each TCP connect; 0 leaves it to the context.
 	ConnectTimeout time.Duration
 	// KeepAlive is the TCP keep-alive period; 0 means the Go default and

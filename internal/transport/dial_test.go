@@ -11,6 +11,7 @@ import (
 	"net/http/httptrace"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,13 +62,40 @@ func TestParseConnectTo(t *testing.T) {
 	}
 }
 
+func TestParseRoutes(t *testing.T) {
+	got, err := ParseRoutes([]string{"a.test:443:127.0.0.1", "*:80:[::1]"}, []string{"b.test::c.test:8443"}, 6)
+	want := Routes{
+		Resolve: []Resolve{{Host: "a.test", Port: 443, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}},
+			{Host: "*", Port: 80, Addrs: []netip.Addr{netip.MustParseAddr("::1")}}},
+		ConnectTo: []ConnectTo{{FromHost: "b.test", ToHost: "c.test", ToPort: 8443}},
+		IPVersion: 6,
+	}
+	if err != nil || !cmp.Equal(got, want, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })) {
+		t.Errorf("ParseRoutes = %+v, %v; want %+v", got, err, want)
+	}
+	bad := []struct {
+		resolve, connectTo []string
+		ipVersion          int
+		wantErr            string
+	}{
+		{[]string{"x:443"}, nil, 0, "parsing --resolve"},
+		{nil, []string{"a:b:c:d"}, 0, "parsing --connect-to"},
+		{nil, nil, 5, "IP version 5"},
+	}
+	for _, tt := range bad {
+		if _, err := ParseRoutes(tt.resolve, tt.connectTo, tt.ipVersion); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("ParseRoutes(%q, %q, %d) = %v; want an error with %q", tt.resolve, tt.connectTo, tt.ipVersion, err, tt.wantErr)
+		}
+	}
+}
+
 func TestRoute(t *testing.T) {
 	lo := netip.MustParseAddr("127.0.0.1")
 	v6 := netip.MustParseAddr("::1")
-	d := &Dialer{
+	d := &Dialer{Routes: Routes{
 		ConnectTo: []ConnectTo{{FromHost: "a.test", FromPort: 443, ToHost: "b.test", ToPort: 8443}},
 		Resolve:   []Resolve{{Host: "b.test", Port: 8443, Addrs: []netip.Addr{v6, lo}}},
-	}
+	}}
 	tests := []struct {
 		addr string
 		ipv  int
@@ -125,7 +153,7 @@ func TestDialResolveTriesEachAddress(t *testing.T) {
 		}
 	}()
 	// 127.0.0.2 refuses on this port (the listener is on 127.0.0.1 only).
-	d := &Dialer{Resolve: []Resolve{{Host: "x.test", Port: port, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.1")}}}}
+	d := &Dialer{Routes: Routes{Resolve: []Resolve{{Host: "x.test", Port: port, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.1")}}}}}
 	var a attempts
 	c, err := d.DialContext(a.trace(context.Background()), "tcp", "x.test:"+strconv.Itoa(port))
 	if err != nil {

@@ -73,7 +73,7 @@ func TestDialQUICOneConnectDonePerStart(t *testing.T) {
 	// Only 127.0.0.1 answers: the first address is given up on once the
 	// second wins, the third is dialed only if the second is slow.
 	addrs := []netip.Addr{netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.3")}
-	d := &Dialer{Resolve: []Resolve{{Host: "x.test", Port: port, Addrs: addrs}}}
+	d := &Dialer{Routes: Routes{Resolve: []Resolve{{Host: "x.test", Port: port, Addrs: addrs}}}}
 	var a attemptLog
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

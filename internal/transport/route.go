@@ -8,6 +8,40 @@ import (
 	"strings"
 )
 
+// Routes are where a measurement's connections go instead of where DNS
+// would send them: curl's --resolve and --connect-to entries and its -4 or
+// -6. The command line parses them once (ParseRoutes) and every runner
+// (probe, load, compare) takes the parsed value.
+type Routes struct {
+	Resolve   []Resolve   // --resolve entries, the first match wins
+	ConnectTo []ConnectTo // --connect-to entries, the first match wins
+	IPVersion int         // 0: any, 4 or 6
+}
+
+// ParseRoutes reads --resolve and --connect-to entries and an IP version
+// (0, 4 or 6) into Routes.
+func ParseRoutes(resolve, connectTo []string, ipVersion int) (Routes, error) {
+	if ipVersion != 0 && ipVersion != 4 && ipVersion != 6 {
+		return Routes{}, fmt.Errorf("parsing routes: IP version %d (want 4 or 6)", ipVersion)
+	}
+	r := Routes{IPVersion: ipVersion}
+	for _, s := range resolve {
+		e, err := ParseResolve(s)
+		if err != nil {
+			return Routes{}, err
+		}
+		r.Resolve = append(r.Resolve, e)
+	}
+	for _, s := range connectTo {
+		e, err := ParseConnectTo(s)
+		if err != nil {
+			return Routes{}, err
+		}
+		r.ConnectTo = append(r.ConnectTo, e)
+	}
+	return r, nil
+}
+
 // Resolve is one curl --resolve entry, HOST:PORT:ADDR[,ADDR]...: connections
 // to HOST on PORT go to the given addresses without a DNS lookup. HOST "*"
 // matches every host.
