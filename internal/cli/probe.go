@@ -106,9 +106,8 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 
 // plan is which connection mode each run uses and how many runs there are.
 type plan struct {
-	first, rest probe.Mode
-	runs        int
-	summary     bool // -n was given: print the summary table
+	probe.Plan
+	summary bool // -n was given: print the summary table
 }
 
 func (f *probeFlags) plan() (plan, error) {
@@ -126,14 +125,14 @@ func (f *probeFlags) plan() (plan, error) {
 	case f.output != "" && f.output != os.DevNull:
 		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
 	}
-	p := plan{runs: f.n, summary: f.n > 1}
+	p := plan{Plan: probe.Plan{Runs: f.n}, summary: f.n > 1}
 	switch {
 	case f.resume:
-		p.first, p.rest, p.runs = probe.Resume, probe.Resume, max(f.n, 2)
+		p.First, p.Rest, p.Runs = probe.Resume, probe.Resume, max(f.n, 2)
 	case f.zeroRTT:
-		p.first, p.rest, p.runs = probe.ZeroRTT, probe.ZeroRTT, max(f.n, 2)
+		p.First, p.Rest, p.Runs = probe.ZeroRTT, probe.ZeroRTT, max(f.n, 2)
 	case f.reuse:
-		p.first, p.rest, p.runs = probe.Fresh, probe.Reuse, max(f.n, 2)
+		p.First, p.Rest, p.Runs = probe.Fresh, probe.Reuse, max(f.n, 2)
 	}
 	return p, nil
 }
@@ -242,7 +241,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	results, runErr := runPlan(ctx, client, p)
+	results, runErr := client.Run(ctx, p.Plan)
 	if err := e.writeProbe(results, p, f, wo, har); err != nil {
 		return err
 	}
@@ -253,37 +252,6 @@ func (e *env) runProbe(url string, f probeFlags) error {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
 	return probeError(runErr, cfg)
-}
-
-// runPlan does the runs of p. A failure on the first run stops (the next
-// would fail the same way); later failures are data and the runs go on.
-// It returns the first error.
-func runPlan(ctx context.Context, client *probe.Client, p plan) ([]*probe.Result, error) {
-	var results []*probe.Result
-	var first error
-	for i := 0; i < p.runs; i++ {
-		mode := p.rest
-		if i == 0 {
-			mode = p.first
-		}
-		res, err := client.Do(ctx, mode)
-		if ctx.Err() != nil && err != nil && i > 0 {
-			break // stopped by Ctrl-C: the cut-off request is not a measurement
-		}
-		if res != nil {
-			results = append(results, res)
-		}
-		if err != nil && first == nil {
-			first = err
-		}
-		if (err != nil && i == 0) || ctx.Err() != nil {
-			break
-		}
-	}
-	if ctx.Err() != nil {
-		return results, ctx.Err()
-	}
-	return results, first
 }
 
 func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
@@ -338,93 +306,14 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	}
 	switch {
 	case f.json:
-		return report.WriteJSON(e.stdout, "probe", report.ProbeJSON{URL: firstURL(results), Runs: results})
+		return report.WriteProbeJSON(e.stdout, results)
 	case wo != nil:
-		return e.writeOutRuns(wo, results, f.output)
-	case f.silent || len(results) == 0:
+		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.output)
+	case f.silent:
 		return nil
-	case p.summary:
-		return e.summary(results, f)
 	}
-	return e.waterfalls(results, f)
-}
-
-// writeOutRuns executes the -w format once per run; output is the -o
-// file name, for %{filename_effective}.
-func (e *env) writeOutRuns(wo *report.WriteOut, results []*probe.Result, output string) error {
-	for _, r := range results {
-		// %{exitcode} is curl's code for the failure, as a script
-		// written for curl -w expects (28 a timeout, 60 a certificate).
-		// A failed hop fails the run, so r.Err covers it too.
-		in := report.WriteOutInput{Hops: r.Hops, Err: r.Err, ErrorMessage: r.Error, Filename: output,
-			ExitCode: report.CurlExitCode(r.Err, r.Final())}
-		if err := wo.Execute(e.stdout, e.stderr, in); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (e *env) summary(results []*probe.Result, f probeFlags) error {
-	var finals []probe.Timeline
-	for _, r := range results {
-		if fin := r.Final(); fin != nil {
-			finals = append(finals, *fin)
-		}
-	}
-	if err := report.Summary(e.stdout, finals, report.SummaryOptions{Resume: f.resume, ZeroRTT: f.zeroRTT}); err != nil {
-		return err
-	}
-	return report.RedirectSummary(e.stdout, results)
-}
-
-// waterfalls prints each run's waterfall, headed by its connection mode
-// when there are several, and for --resume and --0rtt what resumption saved.
-func (e *env) waterfalls(results []*probe.Result, f probeFlags) error {
-	opt := report.WaterfallOptions{Color: report.ColorEnabled(e.stdout)}
-	for i, r := range results {
-		if len(results) > 1 {
-			fmt.Fprintf(e.stdout, "== connection %d: %s\n", i+1, runLabel(i, r))
-		}
-		if err := report.Waterfall(e.stdout, r.Hops, opt); err != nil {
-			return err
-		}
-		if len(results) > 1 {
-			fmt.Fprintln(e.stdout)
-		}
-	}
-	if (f.resume || f.zeroRTT) && len(results) > 1 {
-		return e.summary(results, f)
-	}
-	return nil
-}
-
-// runLabel says what kind of connection a run used.
-func runLabel(i int, r *probe.Result) string {
-	fin := r.Final()
-	switch {
-	case r.Mode == probe.Reuse:
-		return "same connection as before"
-	case i == 0 && r.Mode != probe.Fresh:
-		return "new connection, full handshake (primes the session cache)"
-	case fin != nil && fin.TLS != nil && fin.TLS.EarlyData:
-		return "new connection, resumed, request sent as 0-RTT early data"
-	case r.Mode == probe.ZeroRTT && fin != nil && fin.TLS != nil && fin.TLS.Resumed:
-		return "new connection, resumed, but the server REFUSED 0-RTT: the request went after the handshake"
-	case fin != nil && fin.TLS != nil && fin.TLS.Resumed:
-		return "new connection, resumed session"
-	case r.Mode != probe.Fresh:
-		return "new connection, NOT resumed (the server refused or sent no ticket)"
-	}
-	return "new connection"
-}
-
-// firstURL returns the URL of the first run, for the JSON report.
-func firstURL(results []*probe.Result) string {
-	if len(results) > 0 && len(results[0].Hops) > 0 {
-		return results[0].Hops[0].URL
-	}
-	return ""
+	return report.Probe(e.stdout, results, report.ProbeOptions{Summary: p.summary, Resume: f.resume, ZeroRTT: f.zeroRTT,
+		Color: report.ColorEnabled(e.stdout)})
 }
 
 // probeError attaches a hint to a probe failure; nil stays nil.
