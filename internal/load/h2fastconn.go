@@ -218,13 +218,21 @@ func (c *h2Conn) abort(err error) {
 // failStreamsLocked records the streams in flight as failed, unless the
 // run was interrupted.
 func (c *h2Conn) failStreamsLocked(err error) {
-	stopped := c.run.src.halted()
-	end := c.run.now()
-	for id, s := range c.streams {
-		delete(c.streams, id)
-		if !stopped {
-			s.ev.end, s.ev.err = end, err
-			c.rec.add(s.ev)
-		}
+	for id := range c.streams {
+		c.failStreamLocked(id, err)
+	}
+}
+
+// failStreamLocked records stream id, if in flight, as failed with err,
+// unless the run was interrupted; the caller holds c.mu.
+func (c *h2Conn) failStreamLocked(id uint32, err error) {
+	s := c.streams[id]
+	if s == nil {
+		return
+	}
+	delete(c.streams, id)
+	if !c.run.src.halted() {
+		s.ev.end, s.ev.err = c.run.now(), err
+		c.rec.add(s.ev)
 	}
 }

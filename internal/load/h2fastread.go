@@ -33,6 +33,7 @@ func (c *h2Conn) readLoop() {
 // purpose.
 func (c *h2Conn) stop(err error) {
 	c.run.conns.remove(c.nc)
+	stalled := c.stalledBodies(err)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -44,6 +45,9 @@ func (c *h2Conn) stop(err error) {
 		err = fmt.Errorf("read: %w", err)
 	}
 	c.stopped = true
+	for _, id := range stalled {
+		c.failStreamLocked(id, errFlowStall)
+	}
 	c.failStreamsLocked(err)
 }
 

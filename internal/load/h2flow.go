@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -50,6 +51,38 @@ func newH2Flow() h2Flow {
 // errNoStreams fails requests that waited for a server that allows no
 // concurrent stream to allow one.
 var errNoStreams = errors.New("the server allowed no concurrent streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) and did not raise the limit")
+
+// flowStallError fails a request whose body the server's flow-control
+// window kept back until the connection timed out. It is a timeout (as a
+// net.Error), named for its cause: "timeout" alone blamed a slow answer.
+type flowStallError struct{}
+
+func (flowStallError) Error() string {
+	return "timeout: the server's flow-control window stayed shut with the request body unsent"
+}
+
+// Timeout reports true: the request failed by the timeout.
+func (flowStallError) Timeout() bool { return true }
+
+// Temporary reports false, as net.Error asks.
+func (flowStallError) Temporary() bool { return false }
+
+var errFlowStall error = flowStallError{}
+
+// stalledBodies returns, when the connection failed by its timeout, the
+// streams whose bodies were still waiting for a window.
+func (c *h2Conn) stalledBodies(err error) []uint32 {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || c.nsending.Load() == 0 {
+		return nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	ids := make([]uint32, len(c.flow.sending))
+	for i, s := range c.flow.sending {
+		ids[i] = s.id
+	}
+	return ids
+}
 
 // startBody sends what the windows allow of stream id's body and keeps
 // the rest; the caller holds c.wmu and flushes.

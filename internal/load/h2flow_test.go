@@ -27,6 +27,7 @@ import (
 type flowServer struct {
 	violations, bodies atomic.Int64
 	bodySize           int
+	stingy             bool // grants no window at all
 }
 
 // flowConn is the server's view of one connection's windows.
@@ -56,8 +57,11 @@ func (s *flowServer) serve(c *rawH2) {
 				err = c.fr.WriteSettingsAck()
 			}
 		case *http2.HeadersFrame:
-			fc.streams[f.StreamID] = fc.initial + 1000
-			err = c.fr.WriteWindowUpdate(f.StreamID, 1000)
+			fc.streams[f.StreamID] = fc.initial
+			if !s.stingy {
+				fc.streams[f.StreamID] += 1000
+				err = c.fr.WriteWindowUpdate(f.StreamID, 1000)
+			}
 		case *http2.DataFrame:
 			err = s.data(c, f, fc)
 		}
@@ -95,6 +99,9 @@ func (s *flowServer) data(c *rawH2, f *http2.DataFrame, fc *flowConn) error {
 
 // grant tops up the windows below their thresholds.
 func (s *flowServer) grant(c *rawH2, fc *flowConn) error {
+	if s.stingy {
+		return nil
+	}
 	for id, w := range fc.streams {
 		if w < 1000 {
 			if err := c.fr.WriteWindowUpdate(id, 64<<10); err != nil {
@@ -132,6 +139,23 @@ func TestHTTP2FlowControl(t *testing.T) {
 			t.Errorf("%d-byte bodies: %d completed, %d failed %v; server saw %d flow-control violations, %d whole bodies; want 40, 0, 0, 40",
 				size, res.Requests, res.Errors, res.ErrorCounts, s.violations.Load(), s.bodies.Load())
 		}
+	}
+}
+
+// TestHTTP2WindowNeverOpens runs against a server that never opens its
+// window: the requests whose bodies wait fail by the timeout, saying so,
+// and no byte goes past the window.
+func TestHTTP2WindowNeverOpens(t *testing.T) {
+	s := &flowServer{bodySize: 100 << 10, stingy: true}
+	url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 0}}, s.serve)
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: bytes.Repeat([]byte("b"), s.bodySize)}},
+		Protocol: HTTP2, Requests: 2, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 2 || !errorsAre(res, errFlowStall) || s.violations.Load() != 0 {
+		t.Errorf("%d completed, %d failed %v, %d flow-control violations; want 2 failed with %q, none",
+			res.Requests, res.Errors, res.ErrorCounts, s.violations.Load(), errFlowStall)
 	}
 }
 
