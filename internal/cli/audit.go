@@ -28,7 +28,7 @@ type auditFlags struct {
 	attempts    int
 	concurrency int
 	maxTime     time.Duration
-	maxHeader   headerSizeFlag
+	maxHeader   headerSize
 }
 
 func newAuditCmd(e *env) *cobra.Command {
@@ -81,7 +81,7 @@ Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
 	fl.IntVar(&f.attempts, "attempts", 20, "reconnections for the resumption hit rate")
 	fl.IntVar(&f.concurrency, "concurrency", 8, "parallel connections during enumeration")
 	fl.DurationVarP(&f.maxTime, "connect-timeout", "", 5*time.Second, "give up on one connection after this long")
-	f.maxHeader.add(fl)
+	addHeaderSize(fl, &f.maxHeader)
 	return cmd
 }
 
@@ -136,16 +136,12 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 	if f.httpPort < 0 || f.httpPort > 65535 {
 		return cfg, 0, false, usagef("--http-port %d: want 0 to 65535", f.httpPort)
 	}
-	maxHeader, err := f.maxHeader.bytes()
-	if err != nil {
-		return cfg, 0, false, err
-	}
 	httpPort := f.httpPort
 	if !httpPortSet && port == 443 {
 		httpPort = 80 // port 80 pairs with 443 only; other ports are named
 	}
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
-		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: maxHeader}
+		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader)}
 	if f.cacert != "" {
 		tc, err := transport.TLS{CAFile: f.cacert}.Config()
 		if err != nil {

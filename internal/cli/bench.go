@@ -18,7 +18,6 @@ import (
 
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/report"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -39,7 +38,7 @@ type benchFlags struct {
 	inputFile                         string
 	threads                           int
 	http11                            bool
-	maxHeader                         byteSize
+	maxHeader                         headerSize
 	// tlsf holds the TLS and routing flags; bench registers only those of
 	// the shared request flags, since -d and -m mean duration and streams
 	// here.
@@ -129,8 +128,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
-	f.maxHeader = transport.MaxHeaderBytes
-	fl.Var(&f.maxHeader, "max-header-size", "largest response header accepted per response, in bytes, or with a unit as curl takes it (512k, 2m); a response over it fails its request")
+	addHeaderSize(fl, &f.maxHeader)
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
 	f.tlsf.addTLS(fl)
 	f.tlsf.addRoute(fl)

@@ -41,7 +41,7 @@ func TestBenchMaxHeaderSize(t *testing.T) {
 		{args: []string{"-n", "3", "--max-header-size", "1k"}, code: ExitFailure, stdout: "response header over the limit of 1 KiB",
 			stderr: "every request failed\nhttpslab: hint: the server sent more response header than --max-header-size allows"},
 		{args: []string{"-n", "3", "--max-header-size", "1.5m"}, code: ExitUsage, stderr: `invalid argument "1.5m" for "--max-header-size"`},
-		{args: []string{"-n", "3", "--max-header-size", "0"}, code: ExitUsage, stderr: "want a positive whole number of bytes"},
+		{args: []string{"-n", "3", "--max-header-size", "0"}, code: ExitUsage, stderr: "want a size from 1KiB to 1GiB"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := run(t, context.Background(), append([]string{"bench", url}, tt.args...)...)

@@ -9,30 +9,45 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// headerSizeFlag is --max-header-size, the one response-header limit of
-// every command that reads responses. Its text is a size in bytes, with
-// an optional binary unit (64KiB, 1MiB; K and M mean the same, as in
-// curl's size options).
-type headerSizeFlag struct{ text string }
+// headerSize is --max-header-size, the one response-header limit of
+// every command that reads responses: a size in bytes, with an optional
+// binary unit (64KiB, 1MiB; K and M mean the same, as in curl's size
+// options, so 512k and 2m read as bench's peers take them).
+type headerSize int64
 
-// add registers --max-header-size on fs.
-func (h *headerSizeFlag) add(fs *pflag.FlagSet) {
-	fs.StringVar(&h.text, "max-header-size", "1MiB",
-		"refuse a response whose header is larger than this `size` (bytes, or with KiB/MiB), in every protocol")
+// addHeaderSize registers --max-header-size on fs, with the default limit.
+func addHeaderSize(fs *pflag.FlagSet, h *headerSize) {
+	*h = headerSize(transport.MaxHeaderBytes)
+	fs.Var(h, "max-header-size", "refuse a response whose header is larger than this `size` (bytes, or with KiB/MiB), in every protocol")
 }
 
-// bytes returns the limit in bytes; a malformed or out-of-range size is a
+// Set implements pflag.Value: a malformed or out-of-range size is a
 // usage error.
-func (h headerSizeFlag) bytes() (int64, error) {
-	if h.text == "" {
-		return transport.MaxHeaderBytes, nil
-	}
-	n, err := parseByteSize(h.text)
+func (h *headerSize) Set(s string) error {
+	n, err := parseByteSize(s)
 	if err != nil || n < minHeaderSize || n > maxHeaderSize {
-		return 0, usagef("--max-header-size %q: want a size from 1KiB to 1GiB, e.g. 65536, 64KiB or 2MiB", h.text)
+		return fmt.Errorf("want a size from 1KiB to 1GiB, e.g. 65536, 64KiB or 2MiB")
 	}
-	return n, nil
+	*h = headerSize(n)
+	return nil
 }
+
+// String writes the size in the largest binary unit that holds it exactly.
+func (h *headerSize) String() string {
+	n := int64(*h)
+	for _, u := range []struct {
+		shift  uint
+		suffix string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.suffix)
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Type implements pflag.Value.
+func (*headerSize) Type() string { return "size" }
 
 // The range of --max-header-size: below 1 KiB not even a plain status
 // line with a date and a content type fits; HTTP/2's limit is a 32-bit

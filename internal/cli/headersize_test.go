@@ -66,3 +66,30 @@ func TestMaxHeaderSize(t *testing.T) {
 		t.Errorf("probe took %v; want the header refused at 64 KiB, at once", took)
 	}
 }
+
+// TestHeaderSizeFlag: --max-header-size reads curl's units and the binary
+// ones alike, within 1 KiB to 1 GiB, and shows its value in the largest
+// unit that holds it.
+func TestHeaderSizeFlag(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"4K", 4 << 10, true}, {"512k", 512 << 10, true}, {"2m", 2 << 20, true}, {"64KiB", 64 << 10, true}, {"1g", 1 << 30, true},
+		{"1023", 0, false}, {"0", 0, false}, {"2GiB", 0, false}, {"1.5m", 0, false}, {"lots", 0, false},
+	} {
+		var h headerSize
+		if err := h.Set(tt.in); (err == nil) != tt.ok || int64(h) != tt.want {
+			t.Errorf("Set(%q) = %d, %v; want %d, ok %v", tt.in, h, err, tt.want, tt.ok)
+		}
+	}
+	for _, tt := range []struct {
+		n    headerSize
+		want string
+	}{{1 << 20, "1MiB"}, {512 << 10, "512KiB"}, {1500, "1500"}, {1536 << 10, "1536KiB"}} {
+		if got := tt.n.String(); got != tt.want {
+			t.Errorf("headerSize(%d).String() = %q; want %q", int64(tt.n), got, tt.want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ type requestFlags struct {
 	data, dataBinary     []string
 	http11, http2, http3 bool
 	maxTime              string
-	maxHeader            headerSizeFlag
+	maxHeader            headerSize
 }
 
 // add registers the flags on fs.
@@ -74,7 +74,7 @@ func (f *requestFlags) addRequest(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (over http://: with prior knowledge)")
 	fs.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
 	fs.StringVarP(&f.maxTime, "max-time", "m", "", "give up after this long, in `seconds` (2.5) or with a unit (1500ms)")
-	f.maxHeader.add(fs)
+	addHeaderSize(fs, &f.maxHeader)
 }
 
 // tls returns the TLS setup of the flags.
@@ -251,9 +251,7 @@ func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (pr
 	if cfg.Timeout, err = f.timeout(defaultTimeout); err != nil {
 		return cfg, err
 	}
-	if cfg.MaxHeaderBytes, err = f.maxHeader.bytes(); err != nil {
-		return cfg, err
-	}
+	cfg.MaxHeaderBytes = int64(f.maxHeader)
 	if cfg.Header, err = f.header(); err != nil {
 		return cfg, err
 	}
