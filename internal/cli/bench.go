@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -352,7 +353,7 @@ func (f benchFlags) checkNumbers() error {
 		return err
 	}
 	for _, pid := range f.serverPIDs {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); pid <= 0 || err != nil {
+		if !machine.ProcessExists(pid) {
 			return withHint(usagef("--server-pid %d: no such process", pid), "give the PID of a server on this machine, e.g. --server-pid $(pgrep -o nginx)")
 		}
 	}

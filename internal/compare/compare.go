@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/machine"
@@ -271,11 +270,8 @@ func measure(ctx context.Context, s Sampler) (Sample, error) {
 
 // processCPU is the user plus system CPU time of this process so far.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	user, sys := machine.OwnCPU()
+	return user + sys
 }
 
 // precise reports whether every live variant's median is known to within

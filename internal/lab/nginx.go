@@ -15,6 +15,8 @@ import (
 	"sync"
 	"text/template"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // NginxConfig describes a private nginx instance. The zero value serves
@@ -271,19 +273,7 @@ func (n *Nginx) waitReady(ctx context.Context, host string, ports []int) error {
 func (n *Nginx) PID() int { return n.cmd.Process.Pid }
 
 // WorkerPIDs returns the process ids of the nginx worker processes.
-func (n *Nginx) WorkerPIDs() []int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", n.PID(), n.PID()))
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(data)) {
-		if p, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, p)
-		}
-	}
-	return pids
-}
+func (n *Nginx) WorkerPIDs() []int { return machine.Children(n.PID()) }
 
 // Close stops nginx (fast shutdown) and removes its directory. It may be
 // called more than once.

@@ -152,17 +152,6 @@ func TestDistinctErrorsBounded(t *testing.T) {
 	}
 }
 
-func TestParseProcStat(t *testing.T) {
-	line := "1234 (nginx: worker (x)) S 1 1234 1234 0 -1 4194624 100 0 0 0 250 75 0 0 20 0 1 0 100 0 0"
-	u, s, err := parseProcStat(line)
-	if err != nil || u != 2500*time.Millisecond || s != 750*time.Millisecond {
-		t.Errorf("parseProcStat = %v, %v, %v; want 2.5s, 750ms, nil", u, s, err)
-	}
-	if _, _, err := parseProcStat("1234 (x) S 1"); err == nil {
-		t.Errorf("parseProcStat(short line) succeeded; want an error")
-	}
-}
-
 // BenchmarkAggregation measures the path from 50 workers to the single
 // aggregator, one event per channel send against batches.
 func BenchmarkAggregation(b *testing.B) {

@@ -210,6 +210,9 @@ func (c *Config) validate() error {
 	if c.Conns < 0 || c.Streams < 0 || c.Pipeline < 0 || c.Requests < 0 || c.Rate < 0 || c.RequestsPerConn < 0 || c.MaxHeaderBytes < 0 {
 		return errors.New("negative count, rate or size")
 	}
+	if err := CheckLimits(*c); err != nil {
+		return err
+	}
 	if c.Pipeline > 1 && c.Protocol != HTTP1 {
 		return errors.New("pipelining is an HTTP/1.1 feature; use streams (-m) on HTTP/2 and HTTP/3")
 	}

@@ -2,13 +2,10 @@ package load
 
 import (
 	"cmp"
-	"fmt"
 	"net"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/machine"
@@ -76,14 +73,10 @@ type cpuSample struct {
 func readCPU(pids []int) cpuSample {
 	s := cpuSample{at: time.Now(), serverPIDs: len(pids), procs: map[int]time.Duration{}}
 	s.machine = machine.Read()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		s.user = time.Duration(ru.Utime.Nano())
-		s.sys = time.Duration(ru.Stime.Nano())
-	}
+	s.user, s.sys = machine.OwnCPU()
 	for _, pid := range pids {
-		for _, p := range append([]int{pid}, childPIDs(pid)...) {
-			u, sy, err := procTimes(p)
+		for _, p := range append([]int{pid}, machine.Children(pid)...) {
+			u, sy, err := machine.ProcessTimes(p)
 			if err != nil {
 				s.serverErr = err
 				continue
@@ -120,57 +113,6 @@ func (s cpuSample) since(later cpuSample) CPU {
 	return c
 }
 
-// clockTick is the unit of /proc/PID/stat times (USER_HZ), 100 on Linux.
-const clockTick = 10 * time.Millisecond
-
-// procTimes reads utime and stime of a process (all its threads) from
-// /proc/PID/stat.
-func procTimes(pid int) (user, sys time.Duration, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("reading server CPU time: %w", err)
-	}
-	return parseProcStat(string(data))
-}
-
-// parseProcStat reads fields 14 and 15 (utime, stime) of a stat line; the
-// command name in field 2 may hold spaces and parentheses, so fields are
-// counted after its closing parenthesis.
-func parseProcStat(line string) (user, sys time.Duration, err error) {
-	i := strings.LastIndexByte(line, ')')
-	if i < 0 {
-		return 0, 0, fmt.Errorf("parsing /proc stat: no command name")
-	}
-	f := strings.Fields(line[i+1:])
-	if len(f) < 13 {
-		return 0, 0, fmt.Errorf("parsing /proc stat: %d fields", len(f))
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil || u < 0 || s < 0 {
-		return 0, 0, fmt.Errorf("parsing /proc stat: bad utime or stime")
-	}
-	return time.Duration(u) * clockTick, time.Duration(s) * clockTick, nil
-}
-
-// childPIDs lists the direct children of pid (from all its threads).
-func childPIDs(pid int) []int {
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	var out []int
-	for _, t := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(data)) {
-			if p, err := strconv.Atoi(f); err == nil {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
 // serverListens sets c.ServerPort and c.NotListening from where the
 // connections went (IP:port) and the server processes and their children.
 func (c *CPU) serverListens(addrs []string, pids []int, udp bool) {
@@ -186,7 +128,7 @@ func (c *CPU) serverListens(addrs []string, pids []int, udp bool) {
 	}
 	var all []int
 	for _, pid := range pids {
-		all = append(append(all, pid), childPIDs(pid)...)
+		all = append(append(all, pid), machine.Children(pid)...)
 	}
 	listens, err := machine.Listens(all, c.ServerPort, udp)
 	c.NotListening = err == nil && !listens

@@ -3,7 +3,6 @@ package load
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +150,7 @@ func (c CPU) ClientShare() float64 {
 func busiest(s, later map[int]time.Duration, wall time.Duration) ProcBusy {
 	var best ProcBusy
 	for pid, t := range later {
-		p := ProcBusy{PID: pid, CPU: max(t-s[pid], 0), Cores: procCores(pid)}
+		p := ProcBusy{PID: pid, CPU: max(t-s[pid], 0), Cores: machine.ProcessCores(pid)}
 		if best.PID == 0 || p.Share(wall) > best.Share(wall) || (p.Share(wall) == best.Share(wall) && pid < best.PID) {
 			best = p
 		}
@@ -159,62 +158,8 @@ func busiest(s, later map[int]time.Duration, wall time.Duration) ProcBusy {
 	return best
 }
 
-// procCores reads how many cores a process can keep busy: its threads,
-// at most the CPUs its affinity mask allows (from /proc/PID/status) and
-// its cgroup CPU quota; 1 when the first two cannot be read.
-func procCores(pid int) float64 {
-	cores := float64(procThreadCores(pid))
-	if q, ok := machine.CPUQuota(pid); ok {
-		cores = min(cores, q)
-	}
-	return cores
-}
-
-// procThreadCores is min(threads, CPUs of the affinity mask) of a
-// process, from /proc/PID/status; 1 when that cannot be read.
-func procThreadCores(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 1
-	}
-	threads, cpus := 0, 0
-	for line := range strings.Lines(string(data)) {
-		k, v, _ := strings.Cut(line, ":")
-		v = strings.TrimSpace(v)
-		switch k {
-		case "Threads":
-			threads, _ = strconv.Atoi(v)
-		case "Cpus_allowed_list":
-			cpus = countCPUList(v)
-		}
-	}
-	if threads <= 0 || cpus <= 0 {
-		return max(threads, cpus, 1)
-	}
-	return min(threads, cpus)
-}
-
 // coresText writes a number of cores to two decimals at most: "1", and
 // "0.5" when a quota made it a fraction.
 func coresText(c float64) string {
 	return strconv.FormatFloat(math.Round(c*100)/100, 'f', -1, 64)
-}
-
-// countCPUList counts the CPUs of a list such as "0-3,8,10-11"; 0 when the
-// list is malformed.
-func countCPUList(s string) int {
-	n := 0
-	for part := range strings.SplitSeq(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !isRange {
-			hi = lo
-		}
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if err1 != nil || err2 != nil || a < 0 || b < a {
-			return 0
-		}
-		n += b - a + 1
-	}
-	return n
 }

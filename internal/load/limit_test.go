@@ -15,7 +15,6 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
-	"golang.org/x/sys/unix"
 )
 
 // sampleResult builds a deterministic open-model result by feeding
@@ -85,34 +84,6 @@ func TestLimitLine(t *testing.T) {
 	}
 }
 
-func TestCountCPUList(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want int
-	}{
-		{"0", 1}, {"0-1", 2}, {"0-3,8,10-11", 7}, {"", 0}, {"3-1", 0}, {"x", 0}, {"0-", 0}, {"-1", 0},
-	} {
-		if got := countCPUList(tt.in); got != tt.want {
-			t.Errorf("countCPUList(%q) = %d; want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
-// TestProcCores reads this test process: it has several threads and may
-// run on the CPUs of its affinity mask.
-func TestProcCores(t *testing.T) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := procThreadCores(os.Getpid()), set.Count(); got < 1 || got > want {
-		t.Errorf("procThreadCores(self) = %d; want 1 to the %d CPUs of the affinity mask", got, want)
-	}
-	if got := procCores(-1); got != 1 {
-		t.Errorf("procCores of no process = %v; want 1", got)
-	}
-}
-
 // TestServerBusiestNginx loads a real nginx given by its master's PID:
 // the busiest process is the worker, which has one thread, and the report
 // names the limit.
@@ -124,7 +95,7 @@ func TestServerBusiestNginx(t *testing.T) {
 	if workers := n.WorkerPIDs(); !slices.Contains(workers, b.PID) {
 		t.Errorf("busiest server process %d; want one of the workers %v", b.PID, workers)
 	}
-	if b.Cores != 1 || b.CPU <= 0 || b.Share(res.CPU.Wall) > 1+float64(2*clockTick)/float64(res.CPU.Wall) {
+	if b.Cores != 1 || b.CPU <= 0 || b.Share(res.CPU.Wall) > 1+float64(2*machine.Tick)/float64(res.CPU.Wall) {
 		t.Errorf("busiest %+v over %v; want 1 core, used between 0 and all of it", b, res.CPU.Wall)
 	}
 	if !res.CPU.OthersMeasured {

@@ -1,10 +1,3 @@
-// Package machine reads what the machine itself did while httpslab
-// measured: the CPU time a hypervisor took from it (steal time) and the
-// CPU time all its processes used. On a virtual machine whose host is
-// busy, steal slows client and server alike by an amount that changes
-// from second to second; on a shared machine, other processes do the
-// same. The reports say so rather than present such a run as the tools'
-// doing.
 package machine
 
 import (

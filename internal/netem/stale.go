@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/httpslab/httpslab/internal/machine"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +74,11 @@ func CleanStale() error {
 	var errs []error
 	for _, e := range entries {
 		pid, ok := ownerPID(e.Name())
-		if !ok || alive(pid) {
+		// A zombie counts as gone: a killed httpslab whose parent has
+		// not reaped it yet (in a container whose init reaps late, for
+		// minutes) would otherwise keep its namespace, and the server
+		// still running inside, from being cleaned.
+		if !ok || machine.Alive(pid) {
 			continue
 		}
 		errs = append(errs, removeNamespace(e.Name()))
@@ -100,25 +105,6 @@ func ownerPID(name string) (int, bool) {
 	return pid, true
 }
 
-// alive reports whether a process with this id exists and is not a
-// zombie: a killed httpslab whose parent has not reaped it yet (in a
-// container whose init reaps late, for minutes) would otherwise keep its
-// namespace, and the server still running inside, from being cleaned.
-func alive(pid int) bool {
-	err := unix.Kill(pid, 0)
-	if err != nil && !errors.Is(err, unix.EPERM) {
-		return false
-	}
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true // cannot tell: keep the namespace
-	}
-	// The state follows the command name in parentheses, which may
-	// itself hold spaces and parentheses: "pid (comm) S ...".
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
-}
-
 // removeNamespace kills the processes inside the namespace, unmounts it
 // and removes its file, as ip netns del does.
 func removeNamespace(name string) error {
@@ -130,7 +116,7 @@ func removeNamespace(name string) error {
 		}
 		return fmt.Errorf("removing network namespace %s: %w", name, err)
 	}
-	for _, pid := range pidsIn(st.Ino) {
+	for _, pid := range machine.NetNamespacePIDs(st.Ino) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 	}
 	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
@@ -140,23 +126,6 @@ func removeNamespace(name string) error {
 		return fmt.Errorf("removing network namespace %s: %w", name, err)
 	}
 	return nil
-}
-
-// pidsIn lists the processes whose network namespace has inode ino.
-func pidsIn(ino uint64) []int {
-	dirs, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		var st unix.Stat_t
-		if unix.Stat("/proc/"+d.Name()+"/ns/net", &st) == nil && st.Ino == ino {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // run executes a command and returns its output in the error if it fails.
