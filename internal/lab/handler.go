@@ -30,8 +30,6 @@ const indexPage = `<!doctype html>
 <li><a href="/redirect/3">/redirect/N</a>: N redirect hops, then /</li>
 <li><a href="/status/404">/status/C</a>: answer with status code C</li>
 <li><a href="/headers">/headers</a>: the request headers, as JSON</li>
-<li><a href="/page/images?n=360&amp;size=18300">/page/images</a>, <a href="/page/scripts?n=360&amp;size=33100">/page/scripts</a>,
-<a href="/page/mixed">/page/mixed</a>, <a href="/page/styled">/page/styled</a>: test pages for httpslab page</li>
 </ul>
 </body>
 </html>
