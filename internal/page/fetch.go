@@ -125,7 +125,7 @@ func (l *loader) consume(r *request, resp *http.Response) error {
 	case body.n > l.cfg.MaxResourceBytes:
 		return fmt.Errorf("body larger than %d bytes", l.cfg.MaxResourceBytes)
 	case resp.StatusCode >= 400:
-		return fmt.Errorf("status %d: %w", resp.StatusCode, errStatus)
+		return fmt.Errorf("%w %d", errStatus, resp.StatusCode)
 	}
 	return nil
 }

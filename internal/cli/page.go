@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
+	"github.com/spf13/cobra"
+)
+
+// pageFlags are the flags of httpslab page.
+type pageFlags struct {
+	req                requestFlags
+	link               linkFlags
+	protocols, httpURL string
+	path, reqTimeout   string
+	rounds, conns      int
+	streams, resources int
+	warm, json         bool
+	seed               uint64
+}
+
+func newPageCmd(e *env) *cobra.Command {
+	var f pageFlags
+	cmd := &cobra.Command{
+		Use:   "page [URL]",
+		Short: "Load a whole page as a browser's network stack would, per protocol, with statistics and a waterfall",
+		Long: `page fetches the HTML, discovers its sub-resources while the document streams in
+(img, srcset, script, stylesheets, icons, preloads, video posters, and in the
+stylesheets their imports, and the fonts and background images the page uses),
+and fetches them as a browser schedules them: at most 6 connections per origin
+over HTTP/1.1, one multiplexed connection per origin over HTTP/2 and HTTP/3,
+the document, CSS, blocking scripts, fonts and images in that order.
+No JavaScript runs and nothing is laid out: the load time is from the start to
+the moment the document and every discovered resource completed.
+
+--protocols http,h1,h2,h3 loads the page over each, -n rounds interleaved in a
+shuffled order after a warm-up round, and gives the median load time with its
+95% interval, the differences between neighbouring protocols with their
+intervals ("~": not significant), and a waterfall of each median load, one
+lane per connection. Every load starts cold unless --warm. A response over
+another protocol than asked fails the load; a 404 or an unreachable origin is
+a failed resource of a load that completes and says so.
+
+Without a URL, page loads --path from the embedded server, behind an emulated
+link with the link flags.
+
+` + linkHelp(),
+		Example: `  httpslab page --protocols http,h1,h2,h3 --rtt 40ms
+  httpslab page --path '/page/scripts?n=360&size=33100' --protocols h1,h2 --profile 3g -n 5
+  httpslab page https://127.0.0.1:8443/page/mixed --cacert ca.pem --http2
+  httpslab page https://example.test/ --protocols http,h1 --http-url http://example.test:8080/ --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return e.runPage(args, &f) },
+	}
+	fl := cmd.Flags()
+	f.req.add(fl)
+	for _, n := range []string{"request", "data", "data-binary"} {
+		fl.MarkHidden(n)
+	}
+	fl.Lookup("max-time").Usage = "give up a load after this long, in `seconds` or with a unit (default 2m; 0: never)"
+	f.link.add(fl)
+	fl.StringVar(&f.protocols, "protocols", "", "load over each of these, interleaved: http, h1, h2, h3 (comma-separated)")
+	fl.IntVarP(&f.rounds, "rounds", "n", page.DefaultRounds, "measured loads per protocol")
+	fl.BoolVar(&f.warm, "warm", false, "resume the TLS sessions of the previous load over the same protocol")
+	fl.StringVar(&f.httpURL, "http-url", "", "the page's plain-HTTP URL for the http protocol (default: the URL on port 80)")
+	fl.StringVar(&f.path, "path", "/page/images?n=360&size=18300", "page to load from the embedded server")
+	fl.IntVar(&f.conns, "max-conns-per-origin", page.DefaultMaxConnsPerOrigin, "HTTP/1.1 connections per origin")
+	fl.IntVar(&f.streams, "max-streams", page.DefaultMaxStreams, "concurrent requests on an HTTP/2 or HTTP/3 connection")
+	fl.IntVar(&f.resources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
+	fl.StringVar(&f.reqTimeout, "request-timeout", "30s", "give up one request after this long")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema httpslab/page/v1)")
+	return cmd
+}
+
+func (e *env) runPage(args []string, f *pageFlags) error {
+	c, where, closeSrv, err := e.pageCompare(args, f)
+	if err != nil {
+		return err
+	}
+	defer closeSrv()
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	fmt.Fprintf(e.stderr, "httpslab: loading %s over %s, %d rounds (Ctrl-C stops and reports)\n", where, joinProtocols(c.Protocols), f.rounds)
+	res, runErr := c.Run(ctx)
+	if res != nil {
+		if f.json {
+			err = report.WriteJSON(e.stdout, "page", res)
+		} else {
+			err = report.Page(e.stdout, res, 60)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case runErr == nil:
+		return nil
+	case ctx.Err() != nil:
+		return e.interrupted()
+	}
+	return withHint(runErr, pageHint(runErr))
+}
+
+// pageHint is hintFor with the page's own failures.
+func pageHint(err error) string {
+	if err != nil && strings.Contains(err.Error(), page.ErrProtocol.Error()) {
+		return "the server does not speak this protocol for every resource; leave it out of --protocols (or --http2/--http3)"
+	}
+	return hintFor(err)
+}
+
+func joinProtocols(ps []page.Protocol) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// pageCompare turns the flags into the runner, starting the embedded
+// server when no URL is given; the returned function stops it.
+func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, func(), error) {
+	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.rounds, Warm: f.warm, Seed: f.seed}
+	closeSrv := func() {}
+	for _, n := range []string{"request", "data", "data-binary"} {
+		if f.link.fs.Changed(n) {
+			return c, "", closeSrv, usagef("--%s: page sends GET requests as a browser does", n)
+		}
+	}
+	cfg, err := f.loadConfig()
+	if err != nil {
+		return c, "", closeSrv, err
+	}
+	where := ""
+	if len(args) == 0 {
+		srv, err := e.startEmbedded(f.link, lab.Config{})
+		if err != nil {
+			return c, "", closeSrv, err
+		}
+		closeSrv = func() { srv.Close() }
+		cfg.URL, c.HTTPURL, where = srv.HTTPSURL+f.path, srv.HTTPURL+f.path, srv.Describe()+", "+f.path
+		if f.req.cacert == "" {
+			cfg.TLS.RootCAs = srv.Trust().RootCAs
+		}
+	} else {
+		if f.link.set() {
+			closeSrv()
+			return c, "", closeSrv, withHint(usagef("the link flags put the embedded server behind an emulated link; a URL is loaded as it is"),
+				"drop the URL to load the embedded server's test pages")
+		}
+		cfg.URL, where = args[0], args[0]
+	}
+	c.Load = cfg
+	if c.Protocols, err = f.protocolList(cfg.URL); err != nil {
+		closeSrv()
+		return c, "", func() {}, err
+	}
+	return c, where, closeSrv, nil
+}
+
+// loadConfig reads the TLS, route, header and limit flags.
+func (f *pageFlags) loadConfig() (page.Config, error) {
+	var cfg page.Config
+	switch {
+	case f.rounds < 1 || f.rounds > 1000:
+		return cfg, usagef("-n %d: want 1 to 1000", f.rounds)
+	case f.conns < 1 || f.conns > 64:
+		return cfg, usagef("--max-conns-per-origin %d: want 1 to 64", f.conns)
+	case f.streams < 1 || f.streams > 1000:
+		return cfg, usagef("--max-streams %d: want 1 to 1000", f.streams)
+	case f.resources < 1 || f.resources > 100000:
+		return cfg, usagef("--max-resources %d: want 1 to 100000", f.resources)
+	}
+	t, err := f.req.tls()
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.TLS, err = t.Config(); err != nil {
+		return cfg, usageError{err}
+	}
+	d := &transport.Dialer{}
+	if d.IPVersion, d.Resolve, d.ConnectTo, err = f.req.routes(); err != nil {
+		return cfg, err
+	}
+	cfg.Dialer = d
+	if cfg.Header, err = f.req.header(); err != nil {
+		return cfg, err
+	}
+	if cfg.LoadTimeout, err = f.req.timeout(page.DefaultLoadTimeout); err != nil {
+		return cfg, err
+	}
+	if cfg.LoadTimeout == 0 {
+		cfg.LoadTimeout = 1000 * time.Hour // curl's 0: no limit
+	}
+	if cfg.RequestTimeout, err = parseSeconds(f.reqTimeout); err != nil || cfg.RequestTimeout <= 0 {
+		return cfg, usagef("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.reqTimeout)
+	}
+	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.conns, f.streams, f.resources
+	return cfg, nil
+}
+
+// protocolList reads --protocols, or the one protocol of --http1.1,
+// --http2 or --http3 (h2 by default over https://, as a browser's ALPN
+// would choose, and HTTP/1.1 over http://).
+func (f *pageFlags) protocolList(pageURL string) ([]page.Protocol, error) {
+	plain := strings.HasPrefix(strings.ToLower(pageURL), "http://")
+	one, err := f.req.protocol()
+	if err != nil {
+		return nil, err
+	}
+	if f.protocols == "" {
+		p := map[string]page.Protocol{probe.ProtoAuto: page.HTTP2, probe.ProtoHTTP11: page.HTTP1, probe.ProtoHTTP2: page.HTTP2, probe.ProtoHTTP3: page.HTTP3}[one]
+		if plain {
+			p = map[page.Protocol]page.Protocol{page.HTTP2: page.HTTP, page.HTTP1: page.HTTP, page.HTTP3: page.HTTP3}[p]
+			if one == probe.ProtoHTTP2 {
+				p = page.HTTP2C
+			}
+		}
+		return []page.Protocol{p}, nil
+	}
+	if one != probe.ProtoAuto {
+		return nil, usagef("choose --protocols or one of --http1.1, --http2 and --http3")
+	}
+	var out []page.Protocol
+	for _, s := range strings.Split(f.protocols, ",") {
+		p, err := page.ParseProtocol(strings.TrimSpace(strings.ToLower(s)))
+		if err != nil {
+			return nil, usagef("--protocols %s: %v", f.protocols, err)
+		}
+		if plain && p != page.HTTP {
+			return nil, withHint(usagef("--protocols %s: %s needs the page's https:// URL", f.protocols, p),
+				"give the https:// URL; the http protocol uses --http-url, or the URL on port 80")
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

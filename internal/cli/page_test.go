@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPageEmbedded loads a test page of the embedded server over two
+// protocols and checks the report: a line per protocol, the difference,
+// a waterfall lane per connection.
+func TestPageEmbedded(t *testing.T) {
+	code, stdout, stderr := run(t, context.Background(), "page", "-n", "2", "--protocols", "h1,h2", "--path", "/page/images?n=12&size=500")
+	if code != ExitOK {
+		t.Fatalf("page = %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"\n        h1  2", "\n        h2  2", "multiplexing  h1 → h2", "median load over h1", "median load over h2", " 13 req\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("page output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if lanes := strings.Count(stdout, " http/1.1 |"); lanes != 6 {
+		t.Errorf("%d HTTP/1.1 lanes; want 6:\n%s", lanes, stdout)
+	}
+}
+
+// TestPageJSON checks the versioned JSON of a single-protocol run.
+func TestPageJSON(t *testing.T) {
+	code, stdout, stderr := run(t, context.Background(), "page", "-n", "2", "--http3", "--json", "--path", "/page/styled")
+	if code != ExitOK {
+		t.Fatalf("page --json = %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Result struct {
+			Protocols []struct {
+				Protocol string  `json:"protocol"`
+				Requests float64 `json:"requests"`
+				Median   struct {
+					Requests []struct {
+						Kind  string `json:"kind"`
+						Proto string `json:"proto"`
+					} `json:"requests"`
+				} `json:"median_load"`
+			} `json:"protocols"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("page --json: %v\n%s", err, stdout)
+	}
+	ps := doc.Result.Protocols
+	if doc.Schema != "httpslab/page/v1" || len(ps) != 1 || ps[0].Protocol != "h3" || ps[0].Requests != 9 || len(ps[0].Median.Requests) != 9 {
+		t.Fatalf("page --json: schema %q, protocols %+v; want httpslab/page/v1, h3 with 9 requests", doc.Schema, ps)
+	}
+	if r := ps[0].Median.Requests[0]; r.Kind != "document" || r.Proto != "HTTP/3.0" {
+		t.Errorf("first request %+v; want the document over HTTP/3.0", r)
+	}
+}
+
+// TestPageUsage checks that bad flags are usage errors with a reason.
+func TestPageUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"page", "-n", "0"}, "-n 0: want 1 to 1000"},
+		{[]string{"page", "--protocols", "h9"}, `unknown protocol "h9"`},
+		{[]string{"page", "--protocols", "h1,h2", "--http2"}, "choose --protocols or one of"},
+		{[]string{"page", "-d", "x"}, "--data: page sends GET requests"},
+		{[]string{"page", "--max-streams", "0"}, "--max-streams 0: want 1 to 1000"},
+		{[]string{"page", "--request-timeout", "soon"}, `--request-timeout "soon"`},
+		{[]string{"page", "http://127.0.0.1:1/", "--protocols", "h2"}, "h2 needs the page's https:// URL"},
+		{[]string{"page", "https://127.0.0.1:1/", "--rtt", "40ms"}, "a URL is loaded as it is"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, context.Background(), tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v = %d, %q; want %d with %q", tt.args, code, stderr, ExitUsage, tt.want)
+		}
+	}
+}
+
+// TestPageUnreachable checks that a page that cannot be loaded fails
+// with the error and a hint, after the report of what was measured.
+func TestPageUnreachable(t *testing.T) {
+	code, _, stderr := run(t, context.Background(), "page", "-n", "1", "http://127.0.0.1:1/")
+	if code != ExitFailure || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "httpslab: hint: nothing listens") {
+		t.Errorf("page of a closed port = %d, %q; want 1, refused, a hint", code, stderr)
+	}
+}

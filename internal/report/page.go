@@ -1,0 +1,210 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/httpslab/httpslab/internal/compare"
+	"github.com/httpslab/httpslab/internal/page"
+)
+
+// Page writes the human report of page loads: one line per protocol, the
+// differences between neighbouring protocols, the failures, and a
+// waterfall of each protocol's median load.
+//
+// Protocol columns: n (measured loads), the median page load time in ms
+// with its confidence interval, the median TTFB of the document, and the
+// medians over the loads of the requests, failed requests, connections,
+// TLS or QUIC handshakes (of which resumed), handshake and payload bytes
+// on the wire, and the process CPU time per load.
+func Page(w io.Writer, res *page.Result, width int) error {
+	mode := "cold loads (new connections, no TLS resumption, no cache)"
+	if res.Warm {
+		mode = "warm loads (TLS sessions resumed from the load before, no cache)"
+	}
+	fmt.Fprintf(w, "page %s\n%d rounds, protocols interleaved in a shuffled order; %s\n\n", res.URL, res.Rounds, mode)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "protocol\tn\tload ms\t%.0f%% CI\tTTFB ms\trequests\tfailed\tconns\thandshakes\thandshake B\tpayload B\tcpu ms\t\n", res.Level*100)
+	for _, p := range res.Protocols {
+		if p.LoadTime.N == 0 {
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", p.Protocol)
+			continue
+		}
+		hs := fmt.Sprintf("%.0f", p.Handshakes)
+		if p.Resumed > 0 {
+			hs += fmt.Sprintf(" (%.0f resumed)", p.Resumed)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t\n", p.Protocol, p.LoadTime.N,
+			compare.FormatMS(p.LoadTime.Median), pageCI(p.LoadTime), compare.FormatMS(p.TTFB.Median), p.Requests, p.Failed, p.Conns,
+			hs, groupDigits(int64(p.HandshakeBytes)), groupDigits(int64(p.PayloadBytes)), compare.FormatMS(exactMS(p.CPU)))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing the page report: %w", err)
+	}
+	pageDifferences(w, res)
+	pageFailures(w, res)
+	for _, p := range res.Protocols {
+		if p.Median != nil {
+			fmt.Fprintln(w)
+			PageWaterfall(w, p.Median, width)
+		}
+	}
+	return nil
+}
+
+func pageCI(s compare.Summary) string {
+	if s.CILevel == 0 {
+		return "(n too small)"
+	}
+	return compare.FormatMS(s.Lo) + " to " + compare.FormatMS(s.Hi)
+}
+
+// pageDifferences lists the difference of each protocol from the one
+// before it: the Hodges-Lehmann shift of the load time with its interval
+// and the Mann-Whitney p-value, "~" when not significant.
+func pageDifferences(w io.Writer, res *page.Result) {
+	if len(res.Differences) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ndifferences in load time (to minus from; shift with its %.0f%% interval, Mann-Whitney p):\n", (1-res.Alpha)*100)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, d := range res.Differences {
+		s := compare.FormatSignedMS(d.Diff.MS) + " ms"
+		if d.Diff.CILevel > 0 {
+			s += " [" + compare.FormatSignedMS(d.Diff.Lo) + ", " + compare.FormatSignedMS(d.Diff.Hi) + "]"
+		}
+		p := fmt.Sprintf("p=%.3f", d.Diff.P)
+		if d.Diff.P < 0.001 {
+			p = "p<0.001"
+		}
+		mark := " "
+		if !d.Diff.Significant {
+			mark = "~"
+		}
+		fmt.Fprintf(tw, "  %s\t%s → %s\t%s %s\t%s\n", d.Name, d.From, d.To, mark, s, p)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "  (~: no significant difference)")
+}
+
+// pageFailures lists failed loads and, from each median load, its failed
+// requests by error.
+func pageFailures(w io.Writer, res *page.Result) {
+	for _, p := range res.Protocols {
+		if p.Dropped != "" {
+			fmt.Fprintf(w, "\n%s: not measured further: %s\n", p.Protocol, termSafe(p.Dropped))
+		}
+		for _, e := range slices.Sorted(maps.Keys(p.Errors)) {
+			fmt.Fprintf(w, "%s: %s: %s\n", p.Protocol, plural(p.Errors[e], "failed load"), termSafe(e))
+		}
+		if p.Median == nil || p.Median.Failed == 0 {
+			continue
+		}
+		byErr := map[string]int{}
+		for _, r := range p.Median.Requests {
+			if r.Failed() {
+				byErr[r.Error]++
+			}
+		}
+		fmt.Fprintf(w, "\n%s: %d of %d requests of the median load failed; the load completed without them:\n", p.Protocol, p.Median.Failed, len(p.Median.Requests))
+		for _, e := range slices.Sorted(maps.Keys(byErr)) {
+			fmt.Fprintf(w, "  %d × %s\n", byErr[e], termSafe(e))
+		}
+	}
+}
+
+// Lane marks of the page waterfall, from the weakest to the strongest:
+// where phases of several requests share a column, the strongest shows.
+const (
+	markIdle     = '.'
+	markConnect  = 'c'
+	markTLS      = 't'
+	markWait     = '-'
+	markDownload = '='
+)
+
+var phaseMarks = map[string]byte{
+	page.PhaseConnect: markConnect, page.PhaseTLS: markTLS, page.PhaseSend: markWait,
+	page.PhaseWait: markWait, page.PhaseDownload: markDownload,
+}
+
+var markRank = map[byte]int{' ': 0, markIdle: 1, markConnect: 2, markTLS: 3, markWait: 4, markDownload: 5}
+
+// PageWaterfall draws one load with one lane per connection: its connect
+// and TLS handshake, then its requests' waiting (send and wait) and
+// downloading, width columns for the whole load. HTTP/1.1's six lanes and
+// HTTP/2's one multiplexed lane show side by side; queueing, before a
+// request has a connection, shows as the gap before its lane fills.
+func PageWaterfall(w io.Writer, ld *page.Load, width int) {
+	width = max(width, 20)
+	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (c connect, t TLS, - waiting, = downloading, . idle)\n",
+		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"))
+	lanes := map[int][]byte{}
+	col := func(d time.Duration) int {
+		if ld.Duration <= 0 {
+			return 0
+		}
+		return min(int(int64(d)*int64(width)/int64(ld.Duration)), width-1)
+	}
+	paint := func(lane []byte, from, to time.Duration, m byte) {
+		for i := col(from); i <= col(max(to, from)); i++ {
+			if markRank[m] > markRank[lane[i]] {
+				lane[i] = m
+			}
+		}
+	}
+	for _, c := range ld.Conns {
+		lane := []byte(strings.Repeat(" ", width))
+		if c.End > c.Start {
+			paint(lane, c.Start, c.End, markIdle)
+		}
+		hs := c.Start
+		if c.Connected > 0 {
+			paint(lane, c.Start, c.Connected, markConnect)
+			hs = c.Connected
+		}
+		if c.TLSVersion != "" && c.Ready > 0 {
+			paint(lane, hs, c.Ready, markTLS)
+		}
+		lanes[c.ID] = lane
+	}
+	for _, r := range ld.Requests {
+		lane, ok := lanes[r.Conn]
+		if !ok {
+			continue
+		}
+		for _, ph := range r.Phases {
+			if m, ok := phaseMarks[ph.Name]; ok {
+				paint(lane, ph.Start, ph.Start+ph.Duration, m)
+			}
+		}
+	}
+	labels := make([]string, len(ld.Conns))
+	wide := 0
+	for i, c := range ld.Conns {
+		labels[i] = fmt.Sprintf("%d %s %s", c.ID, termSafe(strings.TrimPrefix(strings.TrimPrefix(c.Origin, "https://"), "http://")), c.Proto)
+		wide = max(wide, len(labels[i]))
+	}
+	for i, c := range ld.Conns {
+		fmt.Fprintf(w, "  %-*s |%s| %d req\n", wide, labels[i], lanes[c.ID], c.Requests)
+	}
+	fmt.Fprintf(w, "  %-*s  0%s%s ms\n", wide, "", strings.Repeat(" ", max(width-len(compare.FormatMS(exactMS(ld.Duration)))-1, 0)), compare.FormatMS(exactMS(ld.Duration)))
+}
+
+// termSafe escapes what a terminal would act on in a string from the
+// network or a page (control characters, escape sequences): the
+// characters that are not printable are written as Go escapes.
+func termSafe(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}

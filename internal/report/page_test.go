@@ -1,0 +1,62 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/compare"
+	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/page"
+)
+
+// pageLoad is a load of a document and four images over conns
+// connections of proto, each request 10 ms long.
+func pageLoad(proto page.Protocol, conns int) *page.Load {
+	ms := time.Millisecond
+	ld := &page.Load{Protocol: proto, Duration: 60 * ms, TTFB: 5 * ms, Failed: 1}
+	for i := 1; i <= conns; i++ {
+		ld.Conns = append(ld.Conns, page.Conn{ID: i, Origin: "https://a.test:443", Proto: "h2", TLSVersion: "TLS 1.3",
+			Start: time.Duration(i) * ms, Connected: time.Duration(i+2) * ms, Ready: time.Duration(i+6) * ms, End: 60 * ms, Requests: 5 / conns})
+	}
+	for i := range 5 {
+		start := time.Duration(8+10*i) * ms
+		r := page.Request{ID: i + 1, URL: "https://a.test/x", Kind: page.KindImage, Conn: 1 + i%conns, Status: 200, Proto: "HTTP/2.0", Start: start, End: start + 10*ms,
+			Phases: []page.Phase{{Name: page.PhaseWait, Start: start, Duration: 4 * ms}, {Name: page.PhaseDownload, Start: start + 4*ms, Duration: 6 * ms}}}
+		if i == 4 {
+			r.Status, r.Error = 404, "error status 404 \x1b[31m"
+		}
+		ld.Requests = append(ld.Requests, r)
+	}
+	return ld
+}
+
+// TestPageReportGolden pins the text report: the table, the named
+// differences with "~" for a non-significant one, the failed requests
+// (escaped) and a waterfall lane per connection.
+func TestPageReportGolden(t *testing.T) {
+	sum := func(med float64) compare.Summary {
+		return compare.Summary{N: 10, Median: med, Lo: med - 2, Hi: med + 3, CILevel: 0.979, Min: med - 5, Max: med + 9}
+	}
+	res := &page.Result{
+		URL: "https://a.test/page", Rounds: 10, Level: 0.95, Alpha: 0.05, Seed: 1, Stop: "runs",
+		Protocols: []page.ProtocolResult{
+			{Protocol: page.HTTP1, LoadTime: sum(120), TTFB: sum(5), Requests: 5, Failed: 1, Conns: 6, Handshakes: 6, HandshakeBytes: 21000, PayloadBytes: 123456, CPU: 3 * time.Millisecond, Median: pageLoad(page.HTTP1, 2)},
+			{Protocol: page.HTTP2, LoadTime: sum(60), TTFB: sum(5.5), Requests: 5, Failed: 1, Conns: 1, Handshakes: 1, Resumed: 1, HandshakeBytes: 3500, PayloadBytes: 120000, CPU: 2 * time.Millisecond, Median: pageLoad(page.HTTP2, 1),
+				Errors: map[string]int{"protocol mismatch: x": 1}},
+		},
+		Differences: []page.Difference{
+			{Name: "multiplexing", From: page.HTTP1, To: page.HTTP2, Diff: compare.Diff{MS: -60, Lo: -65, Hi: -55, CILevel: 0.95, P: 0.0001, Significant: true}},
+			{Name: "h2 → h3", From: page.HTTP2, To: page.HTTP3, Diff: compare.Diff{MS: 1.5, Lo: -2, Hi: 4, CILevel: 0.95, P: 0.4}},
+		},
+	}
+	var b bytes.Buffer
+	if err := Page(&b, res, 30); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Errorf("the report carries an escape character from an error:\n%s", b.String())
+	}
+	labtest.Golden(t, "page.golden", b.Bytes())
+}
