@@ -186,11 +186,11 @@ func (f *pageFlags) loadConfig() (page.Config, error) {
 	if cfg.TLS, err = t.Config(); err != nil {
 		return cfg, usageError{err}
 	}
-	d := &transport.Dialer{}
-	if d.IPVersion, d.Resolve, d.ConnectTo, err = f.req.routes(); err != nil {
+	routes, err := f.req.routes()
+	if err != nil {
 		return cfg, err
 	}
-	cfg.Dialer = d
+	cfg.Dialer = &transport.Dialer{Routes: routes}
 	if cfg.Header, err = f.req.header(); err != nil {
 		return cfg, err
 	}
