@@ -79,10 +79,16 @@ type h2Pending struct {
 	t       ticket
 	start   int64
 	target  int
-	refused int // times a GOAWAY refused it
+	refused int // times a connection that had answered nothing refused it
 }
 
-// maxRefused bounds how often a request refused by GOAWAY is sent again.
+// maxRefused bounds how often a request is sent again after connections
+// that answered no request at all refused it (by GOAWAY or
+// REFUSED_STREAM): a server that refuses everything. A refusal by a
+// connection that answered some requests does not count: the run makes
+// progress, and the request, unprocessed, is safe to send again however
+// often (nginx answers keepalive_requests of a connection, 1000 by default,
+// and refuses the streams past them).
 const maxRefused = 3
 
 func newH2Worker(r *runner, reqs []h2Request, i int) *h2Worker {

@@ -38,6 +38,7 @@ type h2Conn struct {
 	nextID   uint32
 	writeErr error
 	stopped  bool // the reader has stopped and failed the streams in flight
+	answered int  // streams that ended with a response
 	// refused are the requests the server refused unprocessed: by
 	// GOAWAY, for the next connection, or by REFUSED_STREAM, to be sent
 	// again on this one. nrefused counts them, so that the worker takes
@@ -73,6 +74,7 @@ type h2Stream struct {
 	ev       event
 	sent     int64
 	received int64 // DATA bytes since the last stream WINDOW_UPDATE
+	header   int64 // header block bytes received, 1xx responses included
 	target   int
 	refused  int
 }

@@ -149,9 +149,12 @@ func (c *h2Conn) endBlock(id uint32) error {
 // endHeaders notes the final status of a stream; 1xx headers are interim.
 // A block whose fields decode past the header limit fails its stream
 // alone: with no dynamic table, the connection's HPACK state is intact.
+// So does a stream whose blocks together, 1xx responses included, are
+// past the limit as sent: a server sending 102s without end.
 func (c *h2Conn) endHeaders(id uint32) error {
 	status, size, err := skimStatus(c.block)
-	if limit := uint64(c.run.cfg.MaxHeaderBytes); err == nil && size > limit {
+	limit := uint64(c.run.cfg.MaxHeaderBytes)
+	if err == nil && size > limit {
 		if size, err = headerListSize(c.block, limit); err == nil && size > limit {
 			c.cancelStream(id, &HeaderTooLargeError{Limit: int64(limit)})
 			return nil
@@ -161,10 +164,19 @@ func (c *h2Conn) endHeaders(id uint32) error {
 		return fmt.Errorf("reading HTTP/2 response headers: %w", err)
 	}
 	c.mu.Lock()
-	if s := c.streams[id]; s != nil && status >= 200 {
+	s := c.streams[id]
+	if s != nil && status >= 200 {
 		s.ev.status = status
 	}
+	over := false
+	if s != nil {
+		s.header += int64(len(c.block))
+		over = s.header > int64(limit)
+	}
 	c.mu.Unlock()
+	if over {
+		c.cancelStream(id, &HeaderTooLargeError{Limit: int64(limit)})
+	}
 	return nil
 }
 
@@ -239,8 +251,8 @@ func (c *h2Conn) onGoAway(f *http2.GoAwayFrame) {
 }
 
 // refuse hands the request of a stream that the server refused
-// unprocessed back to the worker, unless it was refused maxRefused times
-// already; it reports whether it did.
+// unprocessed back to the worker, unless connections that answered
+// nothing refused it maxRefused times already; it reports whether it did.
 func (c *h2Conn) refuse(id uint32) bool {
 	c.mu.Lock()
 	s := c.streams[id]
@@ -255,11 +267,15 @@ func (c *h2Conn) refuse(id uint32) bool {
 // refuseLocked moves stream id's request to c.refused; the caller holds
 // c.mu and, when it reports true, sends the stream's token on c.done.
 func (c *h2Conn) refuseLocked(id uint32, s *h2Stream) bool {
-	if s.refused >= maxRefused {
+	barren := 0
+	if c.answered == 0 {
+		barren = 1
+	}
+	if s.refused+barren > maxRefused {
 		return false
 	}
 	delete(c.streams, id)
-	c.refused = append(c.refused, h2Pending{t: s.ev.intended, start: s.ev.start, target: s.target, refused: s.refused + 1})
+	c.refused = append(c.refused, h2Pending{t: s.ev.intended, start: s.ev.start, target: s.target, refused: s.refused + barren})
 	c.nrefused.Add(1)
 	c.free = append(c.free, s)
 	return true
@@ -285,6 +301,9 @@ func (c *h2Conn) endStream(id uint32, err error) {
 	delete(c.streams, id)
 	ev := s.ev
 	c.free = append(c.free, s)
+	if err == nil {
+		c.answered++
+	}
 	c.mu.Unlock()
 	if c.nsending.Load() > 0 {
 		c.dropBody(id, err == nil)

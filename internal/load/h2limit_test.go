@@ -3,11 +3,13 @@ package load
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -60,6 +62,27 @@ func TestHTTP2ContinuationFlood(t *testing.T) {
 		}
 		if n := written.Load(); n > want+16<<20 {
 			t.Errorf("limit %d: the server wrote %d bytes; want at most the limit and the socket buffers", limit, n)
+		}
+	}
+}
+
+// TestHTTP2HostileHeaders runs against labtest's HTTP/2 servers that
+// send header blocks without end: CONTINUATION frames, and 102
+// responses (each a small block, so that only their sum is over the
+// limit). Each request fails with the header limit, at once rather than
+// by the timeout.
+func TestHTTP2HostileHeaders(t *testing.T) {
+	for _, mode := range []labtest.Mode{labtest.H2HeadersForever, labtest.H2InformationalForever} {
+		s := labtest.NewMisbehaving(t, mode)
+		start := time.Now()
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: HTTP2, Requests: 1,
+			Timeout: 20 * time.Second, TLS: &tls.Config{RootCAs: s.CA.Pool()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := errorOf[*HeaderTooLargeError](res); res.Errors != 1 || !ok || time.Since(start) > 10*time.Second {
+			t.Errorf("%s: %d completed, %d failed %v after %v; want 1 failed with the header limit, before the timeout",
+				mode, res.Requests, res.Errors, res.ErrorCounts, time.Since(start))
 		}
 	}
 }

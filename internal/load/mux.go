@@ -66,7 +66,7 @@ type muxWorker struct {
 type muxPending struct {
 	t       ticket
 	start   int64
-	refused int // times a connection refused it unprocessed
+	refused int // times a connection that had answered nothing refused it unprocessed
 }
 
 // take returns a pending request, else a new ticket from the source.
@@ -130,6 +130,7 @@ func (w *muxWorker) streams(c muxConn, first muxPending) {
 	budget.Store(int64(w.run.cfg.RequestsPerConn))
 	limited := w.run.cfg.RequestsPerConn > 0
 	var broken atomic.Bool
+	var answered atomic.Int64
 	var wg sync.WaitGroup
 	for s := 0; s < w.run.cfg.Streams; s++ {
 		target := w.next
@@ -137,7 +138,7 @@ func (w *muxWorker) streams(c muxConn, first muxPending) {
 		wg.Go(func() {
 			rec := newRecorder(w.run.events)
 			defer rec.flush()
-			st := stream{w: w, c: c, rec: rec, next: target, budget: &budget, limited: limited, broken: &broken}
+			st := stream{w: w, c: c, rec: rec, next: target, budget: &budget, limited: limited, broken: &broken, answered: &answered}
 			if s == 0 {
 				st.budget.Add(-1)
 				st.do(first)
@@ -158,6 +159,10 @@ type stream struct {
 	budget  *atomic.Int64
 	limited bool
 	broken  *atomic.Bool
+	// answered counts the connection's requests that had a response: a
+	// refusal by a connection that answered some is not held against
+	// the request (maxRefused).
+	answered *atomic.Int64
 }
 
 // more takes the connection's budget, then a request, and does it.
@@ -193,15 +198,22 @@ func (s *stream) do(p muxPending) {
 		resp.Body.Close()
 	}
 	ev.end = r.now()
+	if err == nil {
+		s.answered.Add(1)
+	}
 	if err != nil {
 		s.broken.Store(true)
 		if r.src.halted() {
 			return
 		}
-		if resp == nil && unprocessed(err) && p.refused < maxRefused {
-			p.refused++
-			s.w.requeue(p)
-			return
+		if resp == nil && unprocessed(err) {
+			if s.answered.Load() == 0 {
+				p.refused++
+			}
+			if p.refused <= maxRefused {
+				s.w.requeue(p)
+				return
+			}
 		}
 		ev.err = headerLimitError(err, r.cfg.MaxHeaderBytes)
 	}
