@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -49,52 +48,27 @@ func (f *linkFlags) set() bool {
 // config turns the flags into a netem.Config: the profile first, then the
 // flags given explicitly on top.
 func (f *linkFlags) config() (netem.Config, error) {
-	var c netem.Config
-	var err error
-	if f.profile != "" {
-		if c, err = netem.Profile(f.profile); err != nil {
-			return netem.Config{}, usageError{err}
-		}
-	}
+	var o netem.Overrides
 	changed := func(n string) bool { return f.fs != nil && f.fs.Changed(n) }
-	if changed("rtt") {
-		c.RTT = f.rtt
-	}
-	if changed("jitter") {
-		c.Jitter = f.jitter
-	}
-	if changed("loss") {
-		if c.Loss, err = parseLoss(f.loss); err != nil {
-			return netem.Config{}, err
+	for _, v := range []struct {
+		flag string
+		set  func()
+	}{
+		{"rtt", func() { o.RTT = &f.rtt }}, {"jitter", func() { o.Jitter = &f.jitter }}, {"loss", func() { o.Loss = &f.loss }},
+		{"bandwidth", func() { o.Bandwidth = &f.bandwidth }}, {"upload-bandwidth", func() { o.Upload = &f.up }},
+	} {
+		if changed(v.flag) {
+			v.set()
 		}
 	}
-	if changed("bandwidth") {
-		if c.Bandwidth, err = netem.ParseBandwidth(f.bandwidth); err != nil {
-			return netem.Config{}, usageError{err}
-		}
-		c.Upload = 0
+	c, err := netem.Build(f.profile, o)
+	if _, ok := errors.AsType[netem.JitterError](err); ok {
+		return netem.Config{}, withHint(usageError{err}, "the jitter varies the RTT around its value: give --rtt at least as large as --jitter")
 	}
-	if changed("upload-bandwidth") {
-		if c.Upload, err = netem.ParseBandwidth(f.up); err != nil {
-			return netem.Config{}, usageError{err}
-		}
-	}
-	if err := c.Validate(); err != nil {
-		if _, ok := errors.AsType[netem.JitterError](err); ok {
-			return netem.Config{}, withHint(usageError{err}, "the jitter varies the RTT around its value: give --rtt at least as large as --jitter")
-		}
+	if err != nil {
 		return netem.Config{}, usageError{err}
 	}
 	return c, nil
-}
-
-// parseLoss reads a loss rate in percent ("1%", "0.5", "0.5%") as a fraction.
-func parseLoss(s string) (float64, error) {
-	v, err := parsePercent(s)
-	if err != nil || !(v >= 0 && v < 1) { // NaN fails both
-		return 0, usagef("loss %q: want a percentage from 0 to below 100, e.g. 1%% or 0.5", s)
-	}
-	return v, nil
 }
 
 // linkFlagList lists the link flags for a message: "--rtt, --jitter, ...
@@ -110,20 +84,11 @@ func linkFlagList() string {
 // linkHelp explains the link flags and lists the profiles with their
 // numbers and source, for the Long help of the commands that take them.
 func linkHelp() string {
-	var b strings.Builder
-	b.WriteString(`Emulated network (--rtt, --jitter, --loss, --bandwidth, --profile):
+	return `Emulated network (--rtt, --jitter, --loss, --bandwidth, --profile):
 the server side runs in a private network namespace joined to this host by
 a link that delays, drops and rate-limits every packet in user space, so
 round-trip effects show on one machine. It needs root. The server gets an
 address from 198.18.0.0/15; everything is removed on exit.
 Profiles (download/upload, RTT; flags given explicitly override them):
-`)
-	for _, n := range netem.ProfileNames {
-		c := netem.Profiles[n]
-		fmt.Fprintf(&b, "  %-10s %s/%s, RTT %v\n", n, netem.FormatBandwidth(c.Bandwidth), netem.FormatBandwidth(c.Upload), c.RTT)
-	}
-	b.WriteString(`3g, 4g, lte and fibre (WebPageTest's "FIOS") are WebPageTest's connectivity
-profiles; satellite is a geostationary link (477 ms of propagation alone, about
-600 ms in service) at the 25/3 Mbit/s of consumer plans.`)
-	return b.String()
+` + netem.ProfileTable()
 }

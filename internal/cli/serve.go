@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -84,16 +86,10 @@ func (f serveFlags) labConfig() (lab.Config, error) {
 	if err != nil {
 		return lab.Config{}, usageError{err}
 	}
-	minV, err := parseTLSVersion(f.tlsMin)
-	if err != nil {
-		return lab.Config{}, err
-	}
-	maxV, err := parseTLSVersion(f.tlsMax)
-	if err != nil {
-		return lab.Config{}, err
-	}
-	if err := checkVersionRange(minV, maxV); err != nil {
-		return lab.Config{}, err
+	minV, minErr := transport.ParseVersion(f.tlsMin)
+	maxV, maxErr := transport.ParseVersion(f.tlsMax)
+	if err := cmp.Or(minErr, maxErr, transport.CheckVersions(minV, maxV)); err != nil {
+		return lab.Config{}, usageError{err}
 	}
 	return lab.Config{
 		Host: f.host, HTTPPort: f.httpPort, HTTPSPort: f.tlsPort, Cert: kind,

@@ -87,11 +87,11 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 		t.Min = tls.VersionTLS12
 	}
 	var err error
-	if t.Max, err = parseTLSVersion(f.tlsMax); err != nil {
-		return t, err
+	if t.Max, err = transport.ParseVersion(f.tlsMax); err == nil {
+		err = transport.CheckVersions(t.Min, t.Max)
 	}
-	if err := checkVersionRange(t.Min, t.Max); err != nil {
-		return t, err
+	if err != nil {
+		return t, usageError{err}
 	}
 	if t.Min == 0 && transport.LegacyOnly(t.Max) {
 		// crypto/tls offers TLS 1.2 at the least unless told otherwise;
