@@ -35,7 +35,7 @@ type benchFlags struct {
 	headers                           []string
 	serverPIDs                        []int
 	failIf                            []string
-	jsonOut                           bool
+	jsonOut, csvOut                   bool
 	inputFile                         string
 	threads                           int
 	http11                            bool
@@ -131,6 +131,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	addHeaderSize(fl, &f.maxHeader)
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
+	fl.BoolVar(&f.csvOut, "csv", false, "write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.tlsf.addTLS(fl)
 	f.tlsf.addRoute(fl)
 	return cmd
@@ -148,6 +149,10 @@ func (f *requestFlags) addRoute(fs *pflag.FlagSet) {
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {
+	out, err := outputOf(f.jsonOut, f.csvOut)
+	if err != nil {
+		return err
+	}
 	cfg, thresholds, err := f.config(urls)
 	if err != nil {
 		return err
@@ -157,7 +162,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && !f.jsonOut {
+	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && out == textOutput {
 		cfg.Progress = func(p load.Progress) {
 			fmt.Fprintf(e.stderr, "\r%6.1fs  %d requests  %d errors  %d handshakes ", p.Elapsed.Seconds(), p.Requests, p.Errors, p.Handshakes)
 		}
@@ -173,7 +178,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := e.writeBench(res, f.jsonOut); err != nil {
+	if err := e.writeBench(res, out); err != nil {
 		return err
 	}
 	if res.Interrupted {
@@ -182,9 +187,12 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	return benchVerdict(res, thresholds)
 }
 
-func (e *env) writeBench(res *load.Result, asJSON bool) error {
-	if asJSON {
+func (e *env) writeBench(res *load.Result, out output) error {
+	switch out {
+	case jsonOutput:
 		return report.WriteJSON(e.stdout, "bench", report.NewBenchJSON(res))
+	case csvOutput:
+		return report.BenchCSV(e.stdout, res)
 	}
 	return report.Bench(e.stdout, res)
 }

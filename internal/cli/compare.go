@@ -31,7 +31,7 @@ type compareFlags struct {
 	httpURL   string
 	path      string
 	seed      uint64
-	json      bool
+	json, csv bool
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -108,6 +108,7 @@ trip takes microseconds and the differences are computation.
 	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variant order (default: random, printed)")
 	fl.BoolVar(&f.json, "json", false, "print the result, with every sample, as JSON")
+	fl.BoolVar(&f.csv, "csv", false, "print the variants' table as CSV (a header line, one line per variant, times in ms)")
 	return cmd
 }
 
@@ -264,11 +265,15 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 		}
 		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
 	}
-	return e.compareAndReport(target, where, keys, cfg, f.json)
+	out, err := outputOf(f.json, f.csv)
+	if err != nil {
+		return err
+	}
+	return e.compareAndReport(target, where, keys, cfg, out)
 }
 
 // compareAndReport runs the comparison and prints it; demo uses it too.
-func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, asJSON bool) error {
+func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out output) error {
 	variants, closeAll, err := target.Variants(keys)
 	if err != nil {
 		return withHint(usageError{err}, "--http-url gives the plain-HTTP URL, or --vary without scheme leaves plain HTTP out")
@@ -284,7 +289,7 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	if res != nil {
-		if err := e.writeCompare(res, target, where, asJSON); err != nil {
+		if err := e.writeCompare(res, target, where, out); err != nil {
 			return err
 		}
 	}
@@ -328,14 +333,17 @@ func compareHint(err error) string {
 	return hintFor(err)
 }
 
-// writeCompare prints the text report or the JSON document.
-func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, asJSON bool) error {
+// writeCompare prints the text report, the JSON document or the CSV table.
+func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, out output) error {
 	httpURL := target.HTTPURL
 	if slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
 		httpURL, _ = target.PlainURL()
 	}
-	if asJSON {
+	switch out {
+	case jsonOutput:
 		return report.WriteJSON(e.stdout, "compare", report.NewCompareJSON(res, where, target.URL, httpURL))
+	case csvOutput:
+		return report.CompareCSV(e.stdout, res)
 	}
 	fmt.Fprintf(e.stdout, "compare %s\n", where)
 	if httpURL != "" {

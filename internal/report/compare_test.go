@@ -29,6 +29,18 @@ func withKey(f func(*compare.Key)) compare.Key {
 // ms RTT, each variant a known number of round trips) and compares it
 // with testdata/compare.golden.
 func TestCompareGolden(t *testing.T) {
+	res := goldenComparison(t)
+	var b strings.Builder
+	if err := Compare(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	labtest.Golden(t, "compare.golden", []byte(b.String()))
+}
+
+// goldenComparison runs compare on deterministic samplers: 40 ms RTT,
+// each variant a known number of round trips, the last one failing.
+func goldenComparison(t *testing.T) *compare.Result {
+	t.Helper()
 	const rtt = 40 * time.Millisecond
 	rounds := map[string]float64{"http h1": 2, "https h1 TLS1.3": 3, "https h1 TLS1.2": 4, "https h1 TLS1.2 resumed": 3}
 	var vs []compare.Variant
@@ -49,11 +61,7 @@ func TestCompareGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := Compare(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	labtest.Golden(t, "compare.golden", []byte(b.String()))
+	return res
 }
 
 // TestStealLine checks that a comparison states the hypervisor's steal
