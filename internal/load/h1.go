@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,10 @@ import (
 type h1Request struct {
 	keep, last []byte
 	head       bool
+	// idempotent says the request may be sent again after a connection
+	// closed with it unanswered (RFC 9112, section 9.3.1): GET, HEAD,
+	// PUT, DELETE, OPTIONS and TRACE.
+	idempotent bool
 }
 
 // newH1Requests serialises the targets for the fast HTTP/1.1 client.
@@ -38,6 +43,8 @@ func newH1Requests(targets []Target) ([]h1Request, error) {
 			keep: serialiseH1(method, u, t, false),
 			last: serialiseH1(method, u, t, true),
 			head: method == http.MethodHead,
+			idempotent: slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete,
+				http.MethodOptions, http.MethodTrace}, method),
 		}
 	}
 	return out, nil
@@ -174,8 +181,11 @@ func (w *h1Worker) addSlot(t ticket) {
 
 // exchange sends the round's requests and reads their responses,
 // connecting first when needed. When the server closes the connection
-// in the middle of a pipelined round (nginx does after keepalive_requests)
-// the requests it did not answer are sent again on a new connection.
+// in the middle of a pipelined round, after a response that says so
+// (nginx after keepalive_requests) or without a word after some of the
+// responses, the requests it did not answer are sent again on a new
+// connection. Each attempt but a failure on a reused connection before
+// any answer (stale) gets at least one answer, so the loop ends.
 func (w *h1Worker) exchange() {
 	for attempt := 0; len(w.slots) > 0; attempt++ {
 		if !w.exchangeOnce(attempt < w.run.cfg.Pipeline) {
@@ -185,7 +195,8 @@ func (w *h1Worker) exchange() {
 }
 
 // exchangeOnce does one write and the reads that follow. It reports true
-// when slots remain to be sent again, which it allows only if resend.
+// when slots remain to be sent again; resend allows it when no response
+// came (see stale).
 func (w *h1Worker) exchangeOnce(resend bool) bool {
 	r := w.run
 	reused := w.nc != nil
@@ -204,8 +215,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 			if i == 0 {
 				return w.stale(reused && resend, fmt.Errorf("read: %w", err))
 			}
-			w.failFrom(i, fmt.Errorf("read: %w", err))
-			return false
+			return w.unanswered(i, fmt.Errorf("read: %w", err))
 		}
 		s.ev.wait = r.now() - max(written, s.ev.start)
 		resp, err := w.rd.read(s.req.head)
@@ -217,10 +227,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 		s.ev.status, s.ev.bytes = resp.status, resp.body
 		w.rec.add(s.ev)
 		if resp.close && i < len(w.slots)-1 {
-			if !resend {
-				w.failFrom(i+1, errors.New("read: server closed the connection mid-pipeline"))
-				return false
-			}
+			// The server said it processes no more on this connection.
 			w.slots = append(w.slots[:0], w.slots[i+1:]...)
 			w.closeConn()
 			return true
@@ -236,12 +243,40 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 	return false
 }
 
+// unanswered handles a connection that a server closed (or reset)
+// after answering slots before i, without saying it would: the requests
+// from i on are sent again on a new connection if they are idempotent,
+// as RFC 9112 (section 9.3.2) asks of a client that pipelines; a POST
+// may have been processed, so it fails instead, saying why. It reports
+// whether slots remain to be sent.
+func (w *h1Worker) unanswered(i int, err error) bool {
+	if !closedByPeer(err) {
+		w.failFrom(i, err)
+		return false
+	}
+	for _, s := range w.slots[i:] {
+		if !s.req.idempotent {
+			w.failFrom(i, fmt.Errorf("%w (the server closed the connection with the pipelined request unanswered; not sent again, as its method is not idempotent)", err))
+			return false
+		}
+	}
+	w.slots = append(w.slots[:0], w.slots[i:]...)
+	w.closeConn()
+	return true
+}
+
+// closedByPeer reports the errors of a connection the server closed:
+// EOF, a reset, a broken pipe.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 // stale handles a failure before the first response byte. On a reused
 // connection that the server closed while idle (EOF, reset, broken pipe)
 // the round is sent again on a new connection, as browsers and net/http
 // do; otherwise the requests fail.
 func (w *h1Worker) stale(retry bool, err error) bool {
-	if retry && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+	if retry && closedByPeer(err) {
 		w.closeConn()
 		return true
 	}
