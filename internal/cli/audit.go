@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -85,37 +84,11 @@ Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
 	return cmd
 }
 
-// parseAuditTarget accepts HOST, HOST:PORT, [IPv6]:PORT and https:// URLs.
-func parseAuditTarget(arg string) (host string, port int, path string, err error) {
-	s := arg
-	if !strings.Contains(s, "://") {
-		s = "https://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Hostname() == "" {
-		return "", 0, "", usagef("audit target %q: want HOST[:PORT] or https://HOST[:PORT]/PATH", arg)
-	}
-	if u.Scheme != "https" {
-		return "", 0, "", usagef("audit target %q: the scheme must be https (the plain port is --http-port)", arg)
-	}
-	// As with probe and bench: the port is checked, and an
-	// internationalized name goes to DNS, SNI and the certificate check
-	// in its ASCII form.
-	if err := transport.CheckURL(u); err != nil {
-		return "", 0, "", usagef("audit target %q: %w", arg, err)
-	}
-	path = u.EscapedPath()
-	if u.RawQuery != "" {
-		path += "?" + u.RawQuery
-	}
-	return strings.ToLower(u.Hostname()), transport.URLPort(u), path, nil
-}
-
 func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlsscan.Severity, bool, error) {
 	var cfg tlsscan.Config
-	host, port, path, err := parseAuditTarget(arg)
+	host, port, path, err := tlsscan.ParseTarget(arg)
 	if err != nil {
-		return cfg, 0, false, err
+		return cfg, 0, false, usageError{err}
 	}
 	var failOn tlsscan.Severity
 	fail := f.failOn != ""
@@ -176,12 +149,8 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 	if err != nil {
 		return auditError(err, cfg)
 	}
-	if fail {
-		for _, fd := range rep.Findings {
-			if fd.Severity >= failOn {
-				return exitError{code: ExitThreshold, err: fmt.Errorf("finding %s is %s (--fail-on %s)", fd.ID, fd.Severity, f.failOn)}
-			}
-		}
+	if fd := rep.FirstAtLeast(failOn); fail && fd != nil {
+		return exitError{code: ExitThreshold, err: fmt.Errorf("finding %s is %s (--fail-on %s)", fd.ID, fd.Severity, f.failOn)}
 	}
 	return nil
 }
