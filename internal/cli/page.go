@@ -204,6 +204,7 @@ func (f *pageFlags) loadConfig() (page.Config, error) {
 		return cfg, usagef("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.reqTimeout)
 	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.conns, f.streams, f.resources
+	cfg.MaxHeaderBytes = int64(f.req.maxHeader)
 	return cfg, nil
 }
 

@@ -102,6 +102,7 @@ type Config struct {
 	MaxCSSDepth       int
 	MaxParseBytes     int64 // of a document or stylesheet read for discovery
 	MaxResourceBytes  int64 // of one response body
+	MaxHeaderBytes    int64 // of one response header; 0: transport.MaxHeaderBytes
 	RequestTimeout    time.Duration
 	LoadTimeout       time.Duration
 }

@@ -160,13 +160,13 @@ func (l *loader) dialQUIC(p *pool, c *connRec) (*http3.ClientConn, error) {
 	cs := qc.ConnectionState().TLS
 	c.quic, c.ready = qc, time.Now()
 	c.proto, c.tlsVersion, c.resumed = cs.NegotiatedProtocol, tls.VersionName(cs.Version), cs.DidResume
-	t := &http3.Transport{DisableCompression: true, MaxResponseHeaderBytes: transport.MaxHeaderBytes}
+	t := &http3.Transport{DisableCompression: true, MaxResponseHeaderBytes: int(transport.HeaderLimit(l.cfg.MaxHeaderBytes))}
 	return t.NewClientConn(qc.Conn), checkALPN(l.cfg.Protocol, p, c)
 }
 
 // newH2 starts HTTP/2 on an open connection: net/http's
 // Transport.NewClientConn, dialing through a function that hands it conn.
-func newH2(ctx context.Context, p *pool, conn net.Conn) (*http.ClientConn, error) {
+func newH2(ctx context.Context, p *pool, conn net.Conn, maxHeader int64) (*http.ClientConn, error) {
 	var once sync.Once
 	give := func(context.Context, string, string) (net.Conn, error) {
 		var out net.Conn
@@ -176,7 +176,7 @@ func newH2(ctx context.Context, p *pool, conn net.Conn) (*http.ClientConn, error
 		}
 		return out, nil
 	}
-	t := &http.Transport{DialContext: give, DialTLSContext: give, DisableCompression: true, MaxResponseHeaderBytes: transport.MaxHeaderBytes}
+	t := &http.Transport{DialContext: give, DialTLSContext: give, DisableCompression: true, MaxResponseHeaderBytes: transport.HeaderLimit(maxHeader)}
 	t.Protocols = new(http.Protocols)
 	if p.u.Scheme == "https" {
 		t.Protocols.SetHTTP2(true)

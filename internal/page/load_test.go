@@ -268,3 +268,41 @@ func TestLimits(t *testing.T) {
 		t.Errorf("MaxResources 10: %d requests, %d skipped; want 10 and 41", len(ld.Requests), ld.Skipped)
 	}
 }
+
+// TestHeaderLimit checks that a response header over MaxHeaderBytes
+// fails its request, over HTTP/1.1 and HTTP/2, and the load goes on.
+func TestHeaderLimit(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<img src="/big.png"><img src="/small.png">`)
+			return
+		}
+		if r.URL.Path == "/big.png" {
+			w.Header().Set("X-Big", strings.Repeat("x", 8000))
+		}
+		fmt.Fprint(w, "png")
+	})
+	plain := httptest.NewServer(h)
+	defer plain.Close()
+	secure := httptest.NewUnstartedServer(h)
+	secure.EnableHTTP2 = true
+	secure.StartTLS()
+	defer secure.Close()
+	pool := secure.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	for _, cfg := range []Config{
+		{URL: plain.URL + "/", Protocol: HTTP, MaxHeaderBytes: 4096},
+		{URL: secure.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}, MaxHeaderBytes: 4096},
+	} {
+		ld := load(t, cfg)
+		// Over HTTP/2 the limit is announced in SETTINGS: a Go server
+		// then refuses to send the header with a connection error, which
+		// fails small.png too when it is still in flight on it.
+		want, failed := "larger than the limit of 4096 bytes", []int{1}
+		if cfg.Protocol == HTTP2 {
+			want, failed = "COMPRESSION_ERROR", []int{1, 2}
+		}
+		if len(ld.Requests) != 3 || !slices.Contains(failed, ld.Failed) || ld.Requests[0].Failed() || !strings.Contains(ld.Requests[1].Error, want) {
+			t.Errorf("%s: %d requests, %d failed, big.png: %q; want 3, %v, %q", cfg.Protocol, len(ld.Requests), ld.Failed, ld.Requests[1].Error, failed, want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // errStatus is wrapped by the error of a response of 400 or more: the
@@ -49,7 +51,8 @@ func (l *loader) h1Worker(p *pool) {
 		return
 	}
 	defer conn.Close()
-	h := &h1Conn{conn: conn, br: bufio.NewReader(conn), bw: bufio.NewWriter(conn)}
+	hr := transport.NewHeaderReader(conn, l.cfg.MaxHeaderBytes)
+	h := &h1Conn{conn: conn, hr: hr, br: hr.Buffered(), bw: bufio.NewWriter(conn)}
 	for {
 		r := l.next(p, func() bool { return true })
 		if r == nil {
@@ -74,7 +77,8 @@ func (l *loader) h1Worker(p *pool) {
 // h1Conn is an HTTP/1.1 connection with its buffers.
 type h1Conn struct {
 	conn net.Conn
-	br   *bufio.Reader
+	hr   *transport.HeaderReader // responses with their header bounded
+	br   *bufio.Reader           // hr's buffer, where bodies are read
 	bw   *bufio.Writer
 }
 
@@ -115,12 +119,12 @@ func (l *loader) roundTripH1(ctx context.Context, h *h1Conn, r *request) (*http.
 		return nil, fmt.Errorf("writing the request: %w", err)
 	}
 	r.st.setWrote(time.Now())
-	for {
+	for range transport.MaxInformational + 1 {
 		if _, err := h.br.Peek(1); err != nil {
 			return nil, fmt.Errorf("reading the response: %w", err)
 		}
 		first := time.Now()
-		resp, err := http.ReadResponse(h.br, req)
+		resp, err := h.hr.ReadResponse(req)
 		if err != nil {
 			return nil, fmt.Errorf("reading the response: %w", err)
 		}
@@ -130,6 +134,7 @@ func (l *loader) roundTripH1(ctx context.Context, h *h1Conn, r *request) (*http.
 		r.st.setFirstByte(first)
 		return resp, nil
 	}
+	return nil, fmt.Errorf("reading the response: %w", transport.ErrInformational)
 }
 
 // roundTripper is an HTTP/2 or HTTP/3 client connection.
@@ -196,7 +201,7 @@ func (l *loader) dialMux(p *pool, c *connRec) (roundTripper, func(), error) {
 		}
 		return nil, nil, err
 	}
-	cc, err := newH2(l.ctx, p, conn)
+	cc, err := newH2(l.ctx, p, conn, l.cfg.MaxHeaderBytes)
 	if err != nil {
 		conn.Close()
 		return nil, nil, err
@@ -212,6 +217,7 @@ func (l *loader) exchangeMux(rt roundTripper, r *request) {
 	var resp *http.Response
 	if err == nil {
 		resp, err = rt.RoundTrip(req)
+		err = transport.AsHeaderLimit(err, l.cfg.MaxHeaderBytes)
 	}
 	if err == nil {
 		r.st.setFirstByte(time.Now()) // in case the hook did not fire
