@@ -71,7 +71,7 @@ Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v2) instead of text")
+	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v3) instead of text")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
 	fl.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
 	fl.BoolVarP(&f.insecure, "insecure", "k", false, "audit a server whose certificate does not verify (reported as a finding)")

@@ -33,7 +33,7 @@ func TestAuditCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{"json fail-on high", []string{"audit", n.HTTPSURL + "/", "--cacert", ca, "--http-port", pu.Port(), "--json", "--fail-on", "high"},
-			ExitThreshold, `"schema": "httpslab/audit/v2"`, "dotfiles-exposed"},
+			ExitThreshold, `"schema": "httpslab/audit/v3"`, "dotfiles-exposed"},
 		{"text", []string{"audit", strings.TrimPrefix(n.HTTPSURL, "https://"), "--cacert", ca, "--attempts", "3"},
 			ExitOK, "SPEED (", ""},
 		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "hint: pass --cacert"},

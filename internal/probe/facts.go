@@ -2,7 +2,6 @@ package probe
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"strings"
@@ -30,22 +29,10 @@ func tlsFacts(cs *tls.ConnectionState, earlyData bool) *TLS {
 		t.PostQuantum = transport.IsPostQuantum(cs.CurveID)
 	}
 	for _, c := range cs.PeerCertificates {
-		t.Chain = append(t.Chain, certFacts(c))
+		t.Chain = append(t.Chain, transport.CertFacts(c))
 		t.ChainBytes += len(c.Raw)
 	}
 	return t
-}
-
-func certFacts(c *x509.Certificate) Cert {
-	return Cert{
-		Subject:  c.Subject.String(),
-		Issuer:   c.Issuer.String(),
-		KeyType:  transport.KeyType(c.PublicKey),
-		SigAlg:   c.SignatureAlgorithm.String(),
-		NotAfter: c.NotAfter,
-		Bytes:    len(c.Raw),
-		DER:      c.Raw,
-	}
 }
 
 // headerSize is the size of the response header h as HTTP/1.1 text

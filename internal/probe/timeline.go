@@ -2,6 +2,8 @@ package probe
 
 import (
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Phase names, in the order they happen on one request.
@@ -149,33 +151,22 @@ func (r RTT) Best() time.Duration {
 	return r.Connect
 }
 
-// Cert describes one certificate of the chain the server sent.
-type Cert struct {
-	Subject  string    `json:"subject"`
-	Issuer   string    `json:"issuer"`
-	KeyType  string    `json:"key_type"` // "ECDSA P-256", "RSA 2048", "Ed25519"
-	SigAlg   string    `json:"signature_algorithm"`
-	NotAfter time.Time `json:"not_after"`
-	Bytes    int       `json:"bytes"` // DER size, as sent on the wire
-	DER      []byte    `json:"-"`     // the certificate, for curl's %{certs}
-}
-
 // TLS holds what the handshake negotiated.
 type TLS struct {
-	Version     string `json:"version"` // tls.VersionName, e.g. "TLS 1.3"
-	VersionID   uint16 `json:"version_id"`
-	CipherSuite string `json:"cipher_suite"` // tls.CipherSuiteName
-	Group       string `json:"group"`        // key exchange group, transport.GroupName
-	PostQuantum bool   `json:"post_quantum"` // the group is a post-quantum hybrid
-	ALPN        string `json:"alpn"`
-	Resumed     bool   `json:"resumed"`
-	HelloRetry  bool   `json:"hello_retry_request"`
-	EarlyData   bool   `json:"early_data"` // 0-RTT data was accepted
-	ServerName  string `json:"server_name"`
-	Chain       []Cert `json:"chain"`
-	ChainBytes  int    `json:"chain_bytes"` // sum of the DER sizes
-	OCSPStapled bool   `json:"ocsp_stapled"`
-	Verified    bool   `json:"verified"` // false only with -k
+	Version     string           `json:"version"` // tls.VersionName, e.g. "TLS 1.3"
+	VersionID   uint16           `json:"version_id"`
+	CipherSuite string           `json:"cipher_suite"` // tls.CipherSuiteName
+	Group       string           `json:"group"`        // key exchange group, transport.GroupName
+	PostQuantum bool             `json:"post_quantum"` // the group is a post-quantum hybrid
+	ALPN        string           `json:"alpn"`
+	Resumed     bool             `json:"resumed"`
+	HelloRetry  bool             `json:"hello_retry_request"`
+	EarlyData   bool             `json:"early_data"` // 0-RTT data was accepted
+	ServerName  string           `json:"server_name"`
+	Chain       []transport.Cert `json:"chain"`
+	ChainBytes  int              `json:"chain_bytes"` // sum of the DER sizes
+	OCSPStapled bool             `json:"ocsp_stapled"`
+	Verified    bool             `json:"verified"` // false only with -k
 	// VerifyResult is OpenSSL's code for the chain check (VerifyOK and
 	// the others), curl's ssl_verify_result: with -k the check is run
 	// all the same (without the host name, as curl does) and only its

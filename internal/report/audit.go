@@ -136,7 +136,7 @@ func auditChain(b *strings.Builder, c tlsscan.Chain) {
 	if !c.Trusted {
 		trust = "NOT trusted"
 	}
-	auditLine(b, "Certificate", "%s, %s, %d in chain, %d bytes, expires in %.1f days, %s", leaf.Key, leaf.Signature,
+	auditLine(b, "Certificate", "%s, %s, %d in chain, %d bytes, expires in %.1f days, %s", leaf.KeyType, leaf.SigAlg,
 		len(c.Certs), c.Bytes, time.Duration(c.ExpiresIn).Hours()/24, trust)
 	staple := "no OCSP responder"
 	if len(c.OCSPServers) > 0 {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // curlCertInfo writes one certificate as curl's %{certs} shows it with
@@ -33,7 +33,7 @@ import (
 // curl also lists the X509v3 extensions and the signature bytes, which
 // are left out. Without the certificate's bytes, the lines come from
 // the recorded facts.
-func curlCertInfo(c probe.Cert) string {
+func curlCertInfo(c transport.Cert) string {
 	var b strings.Builder
 	line := func(name, value string) { fmt.Fprintf(&b, "%s:%s\n", name, value) }
 	cert, err := x509.ParseCertificate(c.DER)

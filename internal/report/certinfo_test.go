@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestCurlCertInfo: %{certs} writes a certificate as curl 7.88 with
@@ -44,7 +45,7 @@ func TestCurlCertInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := h2Fresh()
-	tl.TLS.Chain = []probe.Cert{{DER: der}, {Subject: "CN=no bytes", Issuer: "CN=ca", KeyType: "RSA 2048", SigAlg: "SHA256-RSA",
+	tl.TLS.Chain = []transport.Cert{{DER: der}, {Subject: "CN=no bytes", Issuer: "CN=ca", KeyType: "RSA 2048", SigAlg: "SHA256-RSA",
 		NotAfter: time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)}}
 	got, _, _ := execute(t, "%{certs}", WriteOutInput{Hops: []probe.Timeline{tl}})
 	want := `Subject:C = JP, O = "Acme, Inc.", CN = x.test

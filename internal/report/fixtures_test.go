@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // t0 is the wall-clock start of the fixtures.
@@ -24,12 +25,12 @@ func timeline(tl probe.Timeline) probe.Timeline {
 }
 
 // leafChain is a two-certificate ECDSA chain.
-func leafChain() []probe.Cert {
-	return []probe.Cert{
-		{Subject: "CN=127.0.0.1", Issuer: "CN=httpslab CA", KeyType: "ECDSA P-256", SigAlg: "ECDSA-SHA256",
+func leafChain() []transport.Cert {
+	return []transport.Cert{
+		{Subject: "CN=127.0.0.1", Issuer: "CN=httpslab CA", KeyType: "ECDSA P-256", KeyBits: 256, SigAlg: "ECDSA-SHA256",
 			NotAfter: t0.Add(40 * 24 * time.Hour), Bytes: 512},
-		{Subject: "CN=httpslab CA", Issuer: "CN=httpslab CA", KeyType: "ECDSA P-256", SigAlg: "ECDSA-SHA256",
-			NotAfter: t0.Add(3650 * 24 * time.Hour), Bytes: 420},
+		{Subject: "CN=httpslab CA", Issuer: "CN=httpslab CA", KeyType: "ECDSA P-256", KeyBits: 256, SigAlg: "ECDSA-SHA256",
+			NotAfter: t0.Add(3650 * 24 * time.Hour), Bytes: 420, SelfSigned: true},
 	}
 }
 

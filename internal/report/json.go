@@ -42,12 +42,14 @@ type Envelope struct {
 }
 
 // schemaVersions are the current versions of the kinds whose schema has
-// changed since v1; every other kind is at v1. v2 of probe, bench, audit
-// and demo names key-exchange groups as the TLS registry does (x25519,
-// secp256r1), not by Go's identifiers (X25519, CurveP256); v2 of demo
-// also holds compare's result (samples, summaries, intervals) in place of
-// probe's timelines.
-var schemaVersions = map[string]int{"probe": 2, "bench": 2, "audit": 2, "demo": 2}
+// changed since v1; every other kind is at v1 (the README's changelog
+// lists the changes). v2 of probe, bench, audit and demo names
+// key-exchange groups as the TLS registry does (x25519, secp256r1), not
+// by Go's identifiers (X25519, CurveP256); v2 of demo also holds
+// compare's result (samples, summaries, intervals) in place of probe's
+// timelines. v3 of probe, audit and demo describes a certificate by one
+// type (transport.Cert) with the same field names in both.
+var schemaVersions = map[string]int{"probe": 3, "bench": 2, "audit": 3, "demo": 3}
 
 // SchemaName returns the schema identifier for a result kind,
 // "httpslab/<kind>/v<n>".

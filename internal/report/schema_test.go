@@ -197,7 +197,7 @@ func walkSchemas(v any, path string, f func(string, map[string]any)) {
 var breakPoints = map[string][]struct{ path, remove, retype string }{
 	"probe": {{"/result", "url", "runs"}, {"/result/runs/0/hops/0/tls", "cipher_suite", "resumed"}},
 	"bench": {{"/result", "requests", "status"}, {"/result/latency_us/total", "count", "percentiles"}},
-	"audit": {{"/result", "findings", "connections"}, {"/result/chain/certs/0", "key", "key_bits"}},
+	"audit": {{"/result", "findings", "connections"}, {"/result/chain/certs/0", "key_type", "key_bits"}},
 	"compare": {{"/result", "comparison", "findings"},
 		{"/result/comparison/variants/0/key", "scheme", "conn"}},
 	"demo": {{"/result", "comparison", "behind_link"}, {"/result/comparison/variants/0/samples/0", "total_ns", "round"}},

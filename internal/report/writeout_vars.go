@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Value kinds of write-out variables; they decide the text and JSON form.
@@ -186,7 +187,7 @@ func (c *woContext) exitCode() int {
 	return c.in.ExitCode
 }
 
-func (c *woContext) chain() []probe.Cert {
+func (c *woContext) chain() []transport.Cert {
 	if c.last.TLS == nil {
 		return nil
 	}

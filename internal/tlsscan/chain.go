@@ -3,14 +3,12 @@ package tlsscan
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // initialWindow is the data a server may send before the client's first
@@ -18,21 +16,9 @@ import (
 // of 1460 bytes.
 const initialWindow = 10 * 1460
 
-// CertInfo describes one certificate the server sent.
-type CertInfo struct {
-	Subject    string    `json:"subject"`
-	Issuer     string    `json:"issuer"`
-	Key        string    `json:"key"` // "ECDSA P-256", "RSA 2048", "Ed25519"
-	KeyBits    int       `json:"key_bits"`
-	Signature  string    `json:"signature"`
-	NotAfter   time.Time `json:"not_after"`
-	Bytes      int       `json:"bytes"`
-	SelfSigned bool      `json:"self_signed"`
-}
-
 // Chain is what the certificate check found.
 type Chain struct {
-	Certs []CertInfo `json:"certs"`
+	Certs []transport.Cert `json:"certs"`
 	// Bytes is the size of the Certificate message computed from the
 	// certificates received (handshake header included; record headers,
 	// TLS 1.3 encryption and certificate extensions such as SCTs not).
@@ -74,7 +60,7 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 		c.Bytes++ // the empty certificate_request_context (RFC 8446, 4.4.2)
 	}
 	for _, cert := range certs {
-		c.Certs = append(c.Certs, certInfo(cert))
+		c.Certs = append(c.Certs, transport.CertFacts(cert))
 		c.Bytes += 3 + len(cert.Raw)
 		if cs.Version == tls.VersionTLS13 {
 			c.Bytes += 2 // empty extensions per entry
@@ -88,8 +74,7 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 			c.Ordered = false
 		}
 	}
-	last := certs[len(certs)-1]
-	c.NeedlessRoot = len(certs) > 1 && isSelfSigned(last)
+	c.NeedlessRoot = len(certs) > 1 && c.Certs[len(c.Certs)-1].SelfSigned
 	c.ExpiresIn = Duration(leaf.NotAfter.Sub(now))
 	c.OCSPServers = leaf.OCSPServer
 	c.Stapled = len(cs.OCSPResponse) > 0
@@ -111,7 +96,7 @@ func (c Chain) leafCurve() tls.CurveID {
 	if len(c.Certs) == 0 {
 		return 0
 	}
-	switch c.Certs[0].Key {
+	switch c.Certs[0].KeyType {
 	case "ECDSA P-256":
 		return tls.CurveP256
 	case "ECDSA P-384":
@@ -153,29 +138,6 @@ func (t *target) recheckStaple(ctx context.Context, c *Chain) {
 			return
 		}
 	}
-}
-
-func isSelfSigned(c *x509.Certificate) bool {
-	return bytes.Equal(c.RawIssuer, c.RawSubject) && c.CheckSignatureFrom(c) == nil
-}
-
-func certInfo(c *x509.Certificate) CertInfo {
-	ci := CertInfo{Subject: c.Subject.String(), Issuer: c.Issuer.String(), Signature: c.SignatureAlgorithm.String(),
-		NotAfter: c.NotAfter, Bytes: len(c.Raw), SelfSigned: isSelfSigned(c)}
-	switch k := c.PublicKey.(type) {
-	case *rsa.PublicKey:
-		ci.KeyBits = k.N.BitLen()
-		ci.Key = fmt.Sprintf("RSA %d", ci.KeyBits)
-	case *ecdsa.PublicKey:
-		ci.KeyBits = k.Curve.Params().BitSize
-		ci.Key = "ECDSA " + k.Curve.Params().Name
-	case ed25519.PublicKey:
-		ci.KeyBits = 256
-		ci.Key = "Ed25519"
-	default:
-		ci.Key = c.PublicKeyAlgorithm.String()
-	}
-	return ci
 }
 
 // Duration is a time.Duration; in JSON it is integer nanoseconds, as in

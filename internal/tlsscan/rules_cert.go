@@ -142,21 +142,21 @@ func ruleNeedlessRoot(r *Report) []Finding {
 }
 
 func ruleBigRSA(r *Report) []Finding {
-	if len(r.Chain.Certs) == 0 || !strings.HasPrefix(r.Chain.Certs[0].Key, "RSA") {
+	if len(r.Chain.Certs) == 0 || !strings.HasPrefix(r.Chain.Certs[0].KeyType, "RSA") {
 		return nil
 	}
 	leaf := r.Chain.Certs[0]
 	if leaf.KeyBits < 2048 {
 		return one(Finding{ID: "cert-key-weak", Severity: High, Category: Safety, Title: "RSA key under 2048 bits",
-			Evidence: leaf.Key, Fix: "# reissue the certificate with an ECDSA P-256 or RSA 2048 key",
+			Evidence: leaf.KeyType, Fix: "# reissue the certificate with an ECDSA P-256 or RSA 2048 key",
 			Reason: "RSA keys under 2048 bits are refused by browsers", Reference: refMozilla})
 	}
 	if leaf.KeyBits <= 2048 {
 		return nil
 	}
 	c := Cost{Per: "per full handshake", Note: "an RSA " + fmt.Sprint(leaf.KeyBits) + " signature costs the server several times an RSA 2048 or ECDSA P-256 one; " + handshakeNote(r)}
-	return one(Finding{ID: "cert-key-large", Severity: Low, Category: Speed, Title: "the leaf key is " + leaf.Key,
-		Evidence: fmt.Sprintf("leaf %s, %d bytes", leaf.Key, leaf.Bytes), Cost: c,
+	return one(Finding{ID: "cert-key-large", Severity: Low, Category: Speed, Title: "the leaf key is " + leaf.KeyType,
+		Evidence: fmt.Sprintf("leaf %s, %d bytes", leaf.KeyType, leaf.Bytes), Cost: c,
 		Fix:    "# add an ECDSA P-256 certificate next to the RSA one (nginx picks per client):\nssl_certificate ecdsa.crt;\nssl_certificate_key ecdsa.key;",
 		Reason: "ECDSA P-256 gives more security per CPU cycle and per byte; RSA 2048 is enough until 2030", Reference: refMozilla})
 }
@@ -183,8 +183,8 @@ func ruleCertTrust(r *Report) []Finding {
 		add("chain-order", Medium, "the chain is out of order", "a certificate is not followed by its issuer", "# list leaf first, then each issuer")
 	}
 	for _, ci := range c.Certs {
-		if !ci.SelfSigned && (strings.Contains(ci.Signature, "SHA1") || strings.Contains(ci.Signature, "MD5")) {
-			add("cert-weak-signature", High, "a certificate is signed with "+ci.Signature, ci.Subject, "# reissue with a SHA-256 signature")
+		if !ci.SelfSigned && (strings.Contains(ci.SigAlg, "SHA1") || strings.Contains(ci.SigAlg, "MD5")) {
+			add("cert-weak-signature", High, "a certificate is signed with "+ci.SigAlg, ci.Subject, "# reissue with a SHA-256 signature")
 			break
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // baseReport is a clean report of a TLS 1.2 and 1.3 server, to which the
@@ -16,7 +18,7 @@ func baseReport() *Report {
 			{Version: VersionTLS12, Name: "TLS 1.2", Supported: true, Suites: []Suite{{ID: 0xC02B, Name: SuiteName(0xC02B)}}},
 			{Version: VersionTLS13, Name: "TLS 1.3", Supported: true, Suites: []Suite{{ID: 0x1301, Name: SuiteName(0x1301)}}},
 		}},
-		Chain: Chain{Certs: []CertInfo{{Key: "ECDSA P-256", KeyBits: 256, Bytes: 500}}, Bytes: 507, Trusted: true,
+		Chain: Chain{Certs: []transport.Cert{{KeyType: "ECDSA P-256", KeyBits: 256, Bytes: 500}}, Bytes: 507, Trusted: true,
 			NameMatch: true, Ordered: true, ExpiresIn: Duration(90 * 24 * time.Hour), OCSPServers: []string{"http://ocsp.test"}, Stapled: true},
 		Resumption: Resumption{TLS12SessionID: &yes, TLS12Ticket: &yes, TLS13PSK: &yes, Version: "TLS 1.3", Attempts: 20, Resumed: 20},
 		Negotiated: Negotiated{ALPN: "h2"},
