@@ -47,6 +47,13 @@ type benchFlags struct {
 }
 
 func newBenchCmd(e *env) *cobra.Command {
+	cmd, _ := benchCommand(e)
+	return cmd
+}
+
+// benchCommand returns bench's command and the flags it fills, so that
+// experiment can read a bench command line with bench's own flags.
+func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench URL... (or -i FILE)",
@@ -134,7 +141,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.BoolVar(&f.csvOut, "csv", false, "write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.tlsf.addTLS(fl)
 	f.tlsf.addRoute(fl)
-	return cmd
+	return cmd, &f
 }
 
 // addRoute registers --resolve, --connect-to, -4 and -6 as probe has

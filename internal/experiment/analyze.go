@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 
 	"github.com/httpslab/httpslab/internal/stats"
 )
@@ -40,8 +41,12 @@ type Verdict struct {
 	Metric  string
 	// Baseline and Value are the medians over the complete blocks.
 	Baseline, Value float64
-	// Shift is the paired Hodges-Lehmann estimate of variant - baseline,
-	// with its interval (CI.Level 0 when the blocks are too few for one).
+	// Ratio says the change was estimated on per-block ratios: Shift and
+	// CI are then variant/baseline - 1 (+0.25 is 25% more). Otherwise
+	// (a metric with zeros) they are variant - baseline in its unit. Shift
+	// is the paired Hodges-Lehmann estimate, CI its interval (Level 0 when
+	// the blocks are too few for one).
+	Ratio bool
 	Shift float64
 	CI    stats.Interval
 	// P is the signed-rank test's p-value, PHolm after Holm's correction
@@ -72,12 +77,12 @@ func Analyze(r *Result, alpha float64) Analysis {
 			if !ok1 || !ok2 {
 				continue
 			}
-			c, err := stats.ComparePaired(base, xs, Level)
+			v, err := compare(base, xs)
 			if err != nil {
 				continue
 			}
-			a.Verdicts = append(a.Verdicts, Verdict{Variant: vi, Metric: m.Name, Baseline: stats.Median(base),
-				Value: stats.Median(xs), Shift: c.Shift, CI: c.ShiftCI, P: c.Test.P, CV: stats.CV(xs), BaseCV: stats.CV(base)})
+			v.Variant, v.Metric = vi, m.Name
+			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
 	a.Family = len(a.Verdicts)
@@ -97,6 +102,40 @@ func Analyze(r *Result, alpha float64) Analysis {
 	return a
 }
 
+// compare compares a variant's values with the baseline's, block by
+// block: on the log scale when every value is positive, so that the
+// change is a ratio (an effect on a rate or a latency is a factor, the
+// same in a slow block as in a fast one, and its interval cannot reach
+// below -100%), and as differences in the metric's unit otherwise.
+func compare(base, xs []float64) (Verdict, error) {
+	v := Verdict{Baseline: stats.Median(base), Value: stats.Median(xs), CV: stats.CV(xs), BaseCV: stats.CV(base)}
+	positive := !slices.ContainsFunc(base, notPositive) && !slices.ContainsFunc(xs, notPositive)
+	if !positive {
+		c, err := stats.ComparePaired(base, xs, Level)
+		v.Shift, v.CI, v.P = c.Shift, c.ShiftCI, c.Test.P
+		return v, err
+	}
+	c, err := stats.ComparePaired(logs(base), logs(xs), Level)
+	if err != nil {
+		return v, err
+	}
+	v.Ratio, v.Shift, v.P = true, math.Expm1(c.Shift), c.Test.P
+	if c.ShiftCI.Valid() {
+		v.CI = stats.Interval{Lo: math.Expm1(c.ShiftCI.Lo), Hi: math.Expm1(c.ShiftCI.Hi), Level: c.ShiftCI.Level}
+	}
+	return v, nil
+}
+
+func notPositive(x float64) bool { return !(x > 0) }
+
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
 // values returns a variant's values of one metric in the given blocks,
 // and false when any is missing.
 func values(v VariantResult, blocks []int, metric string) ([]float64, bool) {
@@ -110,13 +149,4 @@ func values(v VariantResult, blocks []int, metric string) ([]float64, bool) {
 		out = append(out, x)
 	}
 	return out, true
-}
-
-// Relative is the shift as a share of the baseline's median (NaN when
-// the baseline is 0).
-func (v Verdict) Relative() float64 {
-	if v.Baseline == 0 {
-		return math.NaN()
-	}
-	return v.Shift / v.Baseline
 }

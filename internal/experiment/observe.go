@@ -58,7 +58,7 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 	}
 	obs["resumed"] = yesNo(second.DidResume)
 	obs["version"] = tls.VersionName(first.Version)
-	obs["group"] = first.CurveID.String()
+	obs["group"] = transport.GroupName(first.CurveID)
 	obs["alpn"] = cmpOr(first.NegotiatedProtocol, "none")
 	if len(first.PeerCertificates) > 0 {
 		obs["certificate"] = transport.KeyType(first.PeerCertificates[0].PublicKey)

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/httpslab/httpslab/internal/experiment"
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/nginxconf"
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+type experimentFlags struct {
+	nginx, nginxBin string
+	varies          []string
+	allAtOnce       bool
+	blocks          int
+	seed            uint64
+	maxTime         string
+	jsonOut         bool
+}
+
+func newExperimentCmd(e *env) *cobra.Command {
+	var f experimentFlags
+	cmd := &cobra.Command{
+		Use:   "experiment --nginx FILE --vary 'NAME=V1|V2' [flags] -- bench ARGS...",
+		Short: "Which nginx setting really helps: variants measured in randomised blocks",
+		Long: `experiment runs nginx in several configuration variants and says, per variant
+and metric, what changed against the baseline, with a confidence interval, or
+"~" where nothing significant did.
+
+--nginx names a complete nginx.conf, the template; the variants run on the
+ports it names, so the measured URL stays the same. --vary 'NAME=V1|V2|...'
+sets the directive NAME to each value wherever it appears in the template
+(or adds it to the http block where it does not); the first value is the
+baseline's. Several --vary give one variant per changed value against the
+baseline; --all-at-once adds one with every --vary at its last value.
+Nothing else in the template changes: each variant differs from it in the
+varied lines only.
+
+Each variant is checked (nginx -t), started as a private nginx (its own
+prefix, pid and logs; restarted for every run, never reloaded) and verified
+from outside: resumption, protocol version, ALPN, certificate, TLS 1.2
+cipher, compression or a header set with add_header must differ from the
+baseline as the directive says. A variant nginx refuses is reported with
+nginx's message, an obsolete directive with nginx's warning, one that shows
+no difference (a directive in a server block that does not serve the URL) as
+"not live"; the others run. A directive that cannot be seen from outside
+(tcp_nopush, ssl_buffer_size) is measured and marked "unverified".
+
+The measurement after -- is a bench command line, run in-process by bench's
+own code, with bench's flags. -n blocks each run every live variant once,
+in shuffled order, after a warm-up; the kernel's TCP metrics for the server
+are flushed between runs. The verdicts compare each variant with the
+baseline block by block (Wilcoxon signed-rank test, Hodges-Lehmann shift
+with its 95% interval), Holm-corrected across variants and metrics: more
+variants need more blocks, and the report says how many when too few were
+given. The first Ctrl-C stops and reports the blocks completed.`,
+		Example: `  httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -n 10 \
+      -- bench --conn resume -d 3s https://localhost:8443/ --cacert ca.pem
+  httpslab experiment --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k|1400' \
+      -- bench -c 50 -d 5s https://localhost:8443/100k.bin -k
+  httpslab experiment --nginx nginx.conf --vary 'gzip=off|on' --vary 'gzip_comp_level=1|9' \
+      --all-at-once -n 12 --json -- bench -d 2s https://localhost:8443/ -k`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
+				return withHint(usagef("no measurement: give a bench command line after --"),
+					"e.g. httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -- bench --conn resume -d 3s https://localhost:8443/")
+			}
+			return e.runExperiment(f, args)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{withHint(err, "the measurement's own flags go after --: experiment [flags] -- bench [bench flags] URL")}
+	})
+	fl := cmd.Flags()
+	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
+	fl.StringArrayVar(&f.varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
+	fl.BoolVar(&f.allAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
+	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
+	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
+	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
+	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
+	return cmd
+}
+
+func (e *env) runExperiment(f experimentFlags, args []string) error {
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	if cfg.Measure, cfg.Target, err = e.benchMeasure(args); err != nil {
+		return err
+	}
+	cfg.Command = strings.Join(args, " ")
+	ctx, stop := interruptible(e.ctx)
+	defer stop()
+	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && !f.jsonOut {
+		cfg.Progress = func(msg string) { fmt.Fprintf(e.stderr, "\r\033[K%s", msg) }
+		defer fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	res, err := experiment.Run(ctx, cfg)
+	if err != nil {
+		return withHint(err, "check the template on its own: nginx -t -c "+f.nginx)
+	}
+	if f.jsonOut {
+		err = report.WriteJSON(e.stdout, "experiment", report.ExperimentResultJSON(res))
+	} else {
+		err = report.Experiment(e.stdout, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Stopped == "interrupted" {
+		return e.interrupted()
+	}
+	return nil
+}
+
+// config reads the template and the flags into an experiment.Config
+// without its measurement.
+func (f experimentFlags) config() (experiment.Config, error) {
+	var cfg experiment.Config
+	if f.nginx == "" {
+		return cfg, withHint(usagef("no template: give --nginx FILE"), "a complete nginx.conf whose server the measurement targets")
+	}
+	if len(f.varies) == 0 {
+		return cfg, withHint(usagef("nothing to vary: give --vary 'NAME=V1|V2'"), "e.g. --vary 'ssl_session_tickets=off|on'")
+	}
+	if f.blocks < 1 || f.blocks > 1000 {
+		return cfg, usagef("-n %d: want 1 to 1000 blocks", f.blocks)
+	}
+	template, err := readInput(f.nginx, stdin, nginxconf.MaxSize)
+	if err != nil {
+		return cfg, usagef("reading --nginx %s: %v", f.nginx, err)
+	}
+	if _, err := nginxconf.Parse(template); err != nil {
+		return cfg, usagef("--nginx %s: %v", f.nginx, err)
+	}
+	var varies []experiment.Vary
+	for _, s := range f.varies {
+		v, err := experiment.ParseVary(s)
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		varies = append(varies, v)
+	}
+	if cfg.Variants, err = experiment.Variants(template, varies, f.allAtOnce); err != nil {
+		return cfg, usageError{err}
+	}
+	if f.maxTime != "" {
+		if cfg.MaxTime, err = parseSeconds(f.maxTime); err != nil || cfg.MaxTime <= 0 {
+			return cfg, usagef("--max-time %q: want a positive time in seconds or with a unit (20m)", f.maxTime)
+		}
+	}
+	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx)}
+	cfg.Blocks, cfg.Seed = f.blocks, f.seed
+	return cfg, nil
+}
+
+// benchMeasure reads the bench command line after -- with bench's own
+// flags and checks into a measurement run in this process.
+func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
+	var t experiment.Target
+	if args[0] != "bench" {
+		return nil, t, withHint(usagef("measurement %q: want bench", args[0]), "e.g. -- bench --conn resume -d 3s https://localhost:8443/")
+	}
+	cmd, f := benchCommand(e)
+	fl := cmd.Flags()
+	fl.Usage = func() {}
+	if err := fl.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, t, withHint(usagef("bench's help inside experiment"), "see 'httpslab bench --help'")
+		}
+		return nil, t, usagef("bench: %v", err)
+	}
+	if f.jsonOut || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
+		return nil, t, withHint(usagef("bench's --json, --fail-if, --server-pid and -t do not apply inside experiment"),
+			"experiment measures the server's CPU itself and writes its own --json")
+	}
+	urls, err := f.urls(fl.Args())
+	if err != nil {
+		return nil, t, err
+	}
+	cfg, _, err := f.config(urls)
+	if err != nil {
+		return nil, t, err
+	}
+	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: cfg.TLS}, nil
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+)
+
+// experimentTemplate writes an nginx.conf serving HTTPS on a free port
+// with a certificate named by relative paths; it returns the
+// configuration's path, the URL and the CA file.
+func experimentTemplate(t *testing.T) (conf, url, caFile string) {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx not installed (scripts/test.sh installs it)")
+	}
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, lab.DefaultHosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"cert.pem": leaf.CertPEM, "key.pem": leaf.KeyPEM, "ca.pem": ca.CertPEM,
+		"nginx.conf": fmt.Appendf(nil, `events { worker_connections 256; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%d ssl;
+        ssl_certificate cert.pem;
+        ssl_certificate_key key.pem;
+        location / { return 200 "ok"; }
+    }
+}
+`, port)}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "nginx.conf"), fmt.Sprintf("https://localhost:%d/", port), filepath.Join(dir, "ca.pem")
+}
+
+func TestExperimentUsage(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	bench := []string{"--", "bench", "-n", "5", url, "--cacert", ca}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--vary", "a=1|2", "--", "bench", url}, "no template: give --nginx FILE"},
+		{append([]string{"--nginx", conf}, bench...), "nothing to vary"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench command line after --"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "bench", "--conn", "resume", url}, "hint: the measurement's own flags go after --"},
+		{append([]string{"--nginx", conf, "--vary", "a=1"}, bench...), "want at least two values"},
+		{append([]string{"--nginx", conf, "--vary", "a=1|x;y"}, bench...), "want arguments only"},
+		{append([]string{"--nginx", conf, "--vary", "a=1|2", "-n", "0"}, bench...), "-n 0: want 1 to 1000 blocks"},
+		{append([]string{"--nginx", "/nonexistent.conf", "--vary", "a=1|2"}, bench...), "reading --nginx /nonexistent.conf"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", url}, `measurement "probe": want bench`},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--json", url}, "do not apply inside experiment"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--conn", "sometimes", url}, "sometimes"},
+	} {
+		code, _, stderr := run(t, context.Background(), append([]string{"experiment"}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("experiment %q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.stderr)
+		}
+	}
+}
+
+// TestExperimentReport runs the one-line form end to end and checks the
+// report's lines: the variants' status and one line per metric.
+func TestExperimentReport(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--nginx", conf, "--vary", "ssl_session_tickets=off|on",
+		"-n", "2", "--seed", "7", "--", "bench", "--conn", "resume", "-c", "2", "-n", "30", url, "--cacert", ca)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"experiment: bench --conn resume -c 2 -n 30 " + url,
+		"2 of 2 blocks, variants in shuffled order (seed 7)",
+		"ssl_session_tickets on   verified  resumed: no → yes",
+		"ssl_session_tickets on  requests/s ",
+		"ssl_session_tickets on  server CPU/request ",
+		// 2 blocks reach p = 0.5 at best: the report must say so.
+		"warning: with 2 blocks no change can be significant",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestExperimentInterrupted checks that a cancelled experiment reports
+// the blocks it completed, exits 130 and leaves no nginx instance behind:
+// no private directory and no master process of one it made.
+func TestExperimentInterrupted(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	before := experimentInstances()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	code, stdout, _ := run(t, ctx, "experiment", "--nginx", conf, "--vary", "ssl_session_tickets=off|on",
+		"-n", "100", "--", "bench", "-c", "2", "-d", "0.2", url, "--cacert", ca)
+	if code != ExitInterrupted || !strings.Contains(stdout, "interrupted after") {
+		t.Errorf("exit %d, report:\n%s\nwant %d and the partial report", code, stdout, ExitInterrupted)
+	}
+	for inst := range experimentInstances() {
+		if !before[inst] {
+			t.Errorf("left behind after the interrupt: %s", inst)
+		}
+	}
+}
+
+// experimentInstances lists the private nginx directories and the nginx
+// masters running from one.
+func experimentInstances() map[string]bool {
+	out := map[string]bool{}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "httpslab-nginx-*", "httpslab-nginx.conf"))
+	for _, d := range dirs {
+		out[d] = true
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "httpslab-nginx.conf") {
+			out[p+": "+strings.ReplaceAll(string(data), "\x00", " ")] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/httpslab/httpslab/internal/experiment"
+)
+
+// Experiment writes the human report of an experiment: the variants and
+// whether each was live, then one line per variant and metric.
+//
+// Verdict columns: the variant (named by its value), the metric, the
+// baseline's and the variant's medians over the complete blocks, the
+// change (the paired Hodges-Lehmann shift of the per-block ratios, or of
+// the differences in the metric's unit where a value is 0),
+// its 95% interval, the Holm-corrected p-value and the coefficient of
+// variation of the variant's values across blocks. A change that is not
+// significant shows "~" in place of the change; its interval still shows
+// how large it could be.
+func Experiment(w io.Writer, r *experiment.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "experiment: %s\n", termSafe(r.Command))
+	fmt.Fprintf(&b, "%d of %d blocks, variants in shuffled order (seed %d), a fresh nginx for each run\n\n",
+		len(r.Order), r.Blocks, r.Seed)
+	experimentVariants(&b, r)
+	if err := experimentVerdicts(&b, r); err != nil {
+		return err
+	}
+	experimentDesign(&b, r)
+	experimentProblems(&b, r)
+	experimentEnv(&b, r)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func experimentVariants(b *strings.Builder, r *experiment.Result) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "variant\tstatus\tevidence")
+	for _, v := range r.Variants {
+		evidence := v.Evidence
+		if v.Status == experiment.Failed || v.Status == experiment.Obsolete {
+			evidence, _, _ = strings.Cut(evidence, "\n") // the first line; the rest is below
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termSafe(v.Name), v.Status, termSafe(evidence))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+}
+
+func experimentVerdicts(b *strings.Builder, r *experiment.Result) error {
+	a := r.Analysis
+	if len(a.Verdicts) == 0 {
+		b.WriteString("no comparison: no variant other than the baseline was measured in a complete block\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\tmetric\tbaseline\tvariant\tchange\t%.0f%% CI\tp (Holm)\tCV\n", experiment.Level*100)
+	units := map[string]string{}
+	for _, m := range r.Metrics {
+		units[m.Name] = m.Unit
+	}
+	for _, v := range a.Verdicts {
+		unit := units[v.Metric]
+		change := "~"
+		if v.Significant {
+			change = signedChange(v.Shift, v.Ratio, unit)
+		}
+		ci := "(too few blocks)"
+		if v.CI.Valid() {
+			ci = signedChange(v.CI.Lo, v.Ratio, unit) + " to " + signedChange(v.CI.Hi, v.Ratio, unit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termSafe(r.Variants[v.Variant].Name), v.Metric,
+			quantity(v.Baseline, unit), quantity(v.Value, unit), change, ci, pValue(v.PHolm), percent(v.CV))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing the experiment: %w", err)
+	}
+	return nil
+}
+
+// quantity formats a metric's value with its unit.
+func quantity(x float64, unit string) string {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case unit == "/s":
+		return groupDigits(int64(math.Round(x))) + "/s"
+	case unit == "B":
+		return groupDigits(int64(math.Round(x))) + " B"
+	}
+	return fmt.Sprintf("%.3f %s", x, unit)
+}
+
+// signedChange is a change as a ratio ("+12.3%") or, where it was
+// estimated as a difference, in the metric's unit ("+0.12 ms").
+func signedChange(shift float64, ratio bool, unit string) string {
+	if ratio {
+		return fmt.Sprintf("%+.1f%%", 100*shift)
+	}
+	return fmt.Sprintf("%+.3g %s", shift, unit)
+}
+
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+func percent(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
+
+// experimentDesign says what the blocks could detect.
+func experimentDesign(b *strings.Builder, r *experiment.Result) {
+	a := r.Analysis
+	if a.Blocks == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %d comparisons; %d complete blocks, "+
+		"smallest p one comparison can reach %.2g\n", a.Alpha, a.Family, a.Blocks, a.MinP)
+	if !a.Reachable {
+		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
+			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)
+	}
+}
+
+// experimentProblems lists nginx's messages of more than one line for
+// variants that failed or are obsolete, errors of single runs and why the experiment stopped.
+func experimentProblems(b *strings.Builder, r *experiment.Result) {
+	for _, v := range r.Variants {
+		if (v.Status == experiment.Failed || v.Status == experiment.Obsolete) && strings.Contains(v.Evidence, "\n") {
+			// The table showed the first line; nginx's whole message is here.
+			fmt.Fprintf(b, "\n%s %s:\n", termSafe(v.Name), v.Status)
+			for line := range strings.Lines(v.Evidence) {
+				fmt.Fprintf(b, "  %s\n", termSafe(strings.TrimRight(line, "\n")))
+			}
+		}
+		for blk, e := range v.BlockErrors {
+			if e != "" {
+				fmt.Fprintf(b, "%s, block %d: %s\n", termSafe(v.Name), blk+1, termSafe(e))
+			}
+		}
+		if len(v.ErrorLog) > 0 && v.Status.Measured() {
+			fmt.Fprintf(b, "%s: nginx's error log ends with: %s\n", termSafe(v.Name), termSafe(v.ErrorLog[len(v.ErrorLog)-1]))
+		}
+	}
+	switch r.Stopped {
+	case "interrupted":
+		fmt.Fprintf(b, "\ninterrupted after %d of %d blocks: the verdicts use the complete blocks only\n", len(r.Order), r.Blocks)
+	case "max-time":
+		fmt.Fprintf(b, "\n--max-time reached after %d of %d blocks\n", len(r.Order), r.Blocks)
+	}
+}
+
+func experimentEnv(b *strings.Builder, r *experiment.Result) {
+	e := r.Env
+	version, _, _ := strings.Cut(e.NginxVersion, "\n")
+	fmt.Fprintf(b, "\n%s, %s; kernel %s; %d × %s; TCP metrics %s\n", termSafe(version), termSafe(e.OpenSSL),
+		termSafe(e.Kernel), e.CPUs, termSafe(e.CPUModel), termSafe(e.TCPMetrics))
+}

@@ -1,0 +1,114 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/experiment"
+	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/stats"
+)
+
+// experimentFixture is an experiment of three variants over 10 blocks:
+// one verified with a clear effect, one that nginx refused, one obsolete.
+func experimentFixture() *experiment.Result {
+	sample := func(rps, cpu float64) *experiment.Sample {
+		return &experiment.Sample{Values: map[string]float64{"requests/s": rps, "server CPU/request": cpu}, Requests: 1000}
+	}
+	base := experiment.VariantResult{Name: "ssl_session_tickets off", Baseline: true, Status: experiment.Base, Evidence: "the reference"}
+	on := experiment.VariantResult{Name: "ssl_session_tickets on", Status: experiment.Verified, Evidence: "resumed: no → yes",
+		Changes: []experiment.Change{{Directive: "ssl_session_tickets", Value: "on"}}}
+	for b := range 10 {
+		base.Samples = append(base.Samples, sample(1000+float64(b), 0))
+		on.Samples = append(on.Samples, sample(1500+float64(b), 0))
+		base.BlockErrors = append(base.BlockErrors, "")
+		on.BlockErrors = append(on.BlockErrors, "")
+	}
+	r := &experiment.Result{
+		Command: "bench --conn resume -d 3s https://localhost:8443/",
+		Metrics: []experiment.Metric{{Name: "requests/s", Unit: "/s", HigherIsBetter: true}, {Name: "server CPU/request", Unit: "µs"}},
+		Variants: []experiment.VariantResult{base, on,
+			{Name: "ssl_session_tickets maybe", Status: experiment.Failed,
+				Evidence: `[emerg] invalid value "maybe" in "ssl_session_tickets" directive, it must be "on" or "off" in nginx.conf:3`},
+			{Name: "http2_max_requests 10", Status: experiment.Obsolete,
+				Evidence: `[warn] the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in nginx.conf:4`}},
+		Blocks: 10, Seed: 42, Start: time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC), Elapsed: time.Minute,
+		Env: experiment.Environment{NginxVersion: "nginx version: nginx/1.22.1\nbuilt with OpenSSL 3.0.2", OpenSSL: "OpenSSL 3.0.2",
+			Kernel: "6.1.0", CPUModel: "AMD EPYC", CPUs: 2, TCPMetrics: "flushed between variants"},
+	}
+	for range 10 {
+		r.Order = append(r.Order, []int{1, 0})
+	}
+	r.Analysis = experiment.Analyze(r, 0.05)
+	return r
+}
+
+func TestExperimentText(t *testing.T) {
+	var b bytes.Buffer
+	if err := Experiment(&b, experimentFixture()); err != nil {
+		t.Fatal(err)
+	}
+	labtest.Golden(t, "experiment.golden", b.Bytes())
+}
+
+// TestExperimentTextUnreachable checks the warning when the design cannot
+// reach significance, and the "~" of a change that is not significant.
+func TestExperimentTextUnreachable(t *testing.T) {
+	r := experimentFixture()
+	r.Order = r.Order[:3]
+	for i := range r.Variants[:2] {
+		r.Variants[i].Samples = r.Variants[i].Samples[:3]
+	}
+	r.Analysis = experiment.Analyze(r, 0.05)
+	var b bytes.Buffer
+	if err := Experiment(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1,501/s   ~ ", "warning: with 3 blocks no change can be significant (2 × 0.25 ≥ 0.05); it takes 7 blocks (-n 7)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestExperimentJSON checks that values JSON cannot hold (a NaN
+// coefficient of variation) come out as null and the samples are there.
+func TestExperimentJSON(t *testing.T) {
+	r := experimentFixture()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, "experiment", ExperimentResultJSON(r)); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Schema string `json:"schema"`
+		Result struct {
+			Variants []struct {
+				Samples []*experiment.Sample `json:"samples"`
+			} `json:"variants"`
+			Analysis struct {
+				Verdicts []struct {
+					Metric string   `json:"metric"`
+					CV     *float64 `json:"cv"`
+				} `json:"verdicts"`
+			} `json:"analysis"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Schema != "httpslab/experiment/v1" || len(got.Result.Variants[1].Samples) != 10 {
+		t.Errorf("schema %q, %d samples; want httpslab/experiment/v1 and 10", got.Schema, len(got.Result.Variants[1].Samples))
+	}
+	if cv := stats.CV([]float64{0, 0}); !math.IsNaN(cv) {
+		t.Fatalf("CV of zeros = %v; the test needs NaN", cv)
+	}
+	for _, v := range got.Result.Analysis.Verdicts {
+		if v.Metric == "server CPU/request" && v.CV != nil {
+			t.Errorf("CV of all-zero CPU = %v; want null", *v.CV)
+		}
+	}
+}
