@@ -64,14 +64,8 @@ func (e *env) runLab(f linkFlags, args []string) error {
 		return err
 	}
 	defer link.Close()
-	argv := link.Command(args)
-	c := exec.Command(argv[0], argv[1:]...)
+	c := link.Cmd(args)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, e.stdout, e.stderr
-	c.Env = append(os.Environ(), "HTTPSLAB_SERVER_IP="+link.ServerIP.String(),
-		"HTTPSLAB_CLIENT_IP="+link.ClientIP.String(), "HTTPSLAB_NAMESPACE="+link.Namespace)
-	// The command dies with lab: a lab killed with SIGKILL cannot end it,
-	// and it would serve on, unreachable, until the next run cleaned up.
-	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	// Catch signals before the command starts, so none is lost between.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -117,7 +115,7 @@ func (e *env) runServe(f serveFlags) error {
 		return err
 	}
 	defer srv.Close()
-	caPath, removeCA, err := writeCA(srv.CA, f.caOut)
+	caPath, removeCA, err := srv.CA.Save(f.caOut)
 	if err != nil {
 		return withHint(err, "give --ca-out a file in a directory you can write to, or leave it out for a private temporary file")
 	}
@@ -141,24 +139,4 @@ func (e *env) runServe(f serveFlags) error {
 	case err := <-srv.Err():
 		return fmt.Errorf("serving: %w", err)
 	}
-}
-
-// writeCA writes the CA certificate to path, or to a private temporary
-// directory when path is empty, and returns where it went and a function
-// that removes the temporary directory (a no-op for a path the user gave).
-func writeCA(ca *lab.CA, path string) (string, func(), error) {
-	if path != "" {
-		return path, func() {}, ca.WriteFile(path)
-	}
-	dir, err := lab.PrivateDir("httpslab-")
-	if err != nil {
-		return "", nil, err
-	}
-	remove := func() { os.RemoveAll(dir) }
-	path = filepath.Join(dir, "ca.pem")
-	if err := ca.WriteFile(path); err != nil {
-		remove()
-		return "", nil, err
-	}
-	return path, remove, nil
 }

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -168,6 +169,27 @@ func (ca *CA) WriteFile(path string) error {
 		return fmt.Errorf("writing CA certificate: %w", err)
 	}
 	return nil
+}
+
+// Save writes the CA certificate to path, or to a file in a private
+// temporary directory when path is empty, for clients in other processes
+// (--cacert). It returns where it went and a function that removes the
+// temporary directory (a no-op for a path given).
+func (ca *CA) Save(path string) (string, func(), error) {
+	if path != "" {
+		return path, func() {}, ca.WriteFile(path)
+	}
+	dir, err := PrivateDir("httpslab-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "ca.pem")
+	if err := ca.WriteFile(path); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return path, remove, nil
 }
 
 // PrivateDir creates a private (0700) temporary directory for lab files.

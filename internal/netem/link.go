@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -180,6 +182,21 @@ func (l *Link) ListenPacket(ctx context.Context, network, addr string) (net.Pack
 // (ip netns exec), for example nginx via lab.NginxConfig.Command.
 func (l *Link) Command(argv []string) []string {
 	return append([]string{"ip", "netns", "exec", l.Namespace}, argv...)
+}
+
+// Cmd returns a command that runs argv inside the link's namespace, with
+// the link's addresses in its environment: HTTPSLAB_SERVER_IP (its own),
+// HTTPSLAB_CLIENT_IP (the host's end of the link) and HTTPSLAB_NAMESPACE.
+// The command dies with this process: killed with SIGKILL, this process
+// could not end it, and it would serve on, unreachable, until the next
+// run cleaned up.
+func (l *Link) Cmd(argv []string) *exec.Cmd {
+	argv = l.Command(argv)
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env = append(os.Environ(), "HTTPSLAB_SERVER_IP="+l.ServerIP.String(),
+		"HTTPSLAB_CLIENT_IP="+l.ClientIP.String(), "HTTPSLAB_NAMESPACE="+l.Namespace)
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return c
 }
 
 // Stats returns the packet counts so far.
