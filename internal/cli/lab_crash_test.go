@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/netem"
 )
 
@@ -74,23 +75,10 @@ func TestLabKilledEndsCommand(t *testing.T) {
 	helper.Wait()
 	// The namespace stays until a run cleans it, as after any crash.
 	defer netem.CleanStale()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if !processRuns(pid) {
-			return
-		}
+	if !labtest.WaitExit(pid, 5*time.Second) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the command (pid %d) still ran 5s after lab was killed", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("the command (pid %d) still ran 5s after lab was killed", pid)
-}
-
-// processRuns reports whether pid exists and is not a zombie.
-func processRuns(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // TestServeBrokenStdoutCleansUp: serve behind a link whose standard output
@@ -114,13 +102,14 @@ func TestServeBrokenStdoutCleansUp(t *testing.T) {
 	w.Close()
 	defer child.Process.Kill()
 	exited := make(chan error, 1)
-	go func() { exited <- child.Wait() }()
-	for end := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "httpslab: serving") && time.Now().Before(end); {
+	ended := make(chan struct{})
+	go func() { exited <- child.Wait(); close(ended) }()
+	if !errb.waitFor("httpslab: serving", ended, 20*time.Second) {
 		select {
 		case err := <-exited:
 			defer netem.CleanStale()
 			t.Fatalf("serve ended (%v) before it was stopped; stderr: %q", err, errb.String())
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
 	}
 	ns := namespaceIn(errb.String())

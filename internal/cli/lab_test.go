@@ -21,16 +21,47 @@ import (
 
 var benchmarkNet = netip.MustParsePrefix("198.18.0.0/15")
 
-// syncBuffer is a bytes.Buffer that a command writes while a test reads.
+// syncBuffer is a bytes.Buffer that a command writes while a test reads
+// it, or waits for a text in it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed by the next Write, for waitFor
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds text, or ended is closed, or
+// timeout passed; it reports whether the text came.
+func (s *syncBuffer) waitFor(text string, ended <-chan struct{}, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		written := s.written
+		s.mu.Unlock()
+		select {
+		case <-written:
+		case <-ended:
+			return strings.Contains(s.String(), text)
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

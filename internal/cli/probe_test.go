@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -256,19 +257,24 @@ func checkHAR(t *testing.T, path string, entries int) {
 // TestProbeInterrupted cancels a long -n run the way Ctrl-C does: the
 // requests done so far are summarized and the exit code says interrupted.
 func TestProbeInterrupted(t *testing.T) {
-	srv, ca := probeTarget(t, lab.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		time.Sleep(400 * time.Millisecond)
-		cancel()
-	}()
+	// The interrupt comes with the fourth request, in the middle of the
+	// run: three are done, the fourth is cut short.
+	var served atomic.Int64
+	h := lab.Handler()
+	srv, ca := probeTarget(t, lab.Config{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 4 {
+			cancel()
+		}
+		h.ServeHTTP(w, r)
+	})})
 	code, stdout, stderr := run(t, ctx, "probe", "-n", "1000", "--cacert", ca, srv.HTTPSURL+"/delay/50ms")
 	if code != ExitInterrupted {
 		t.Fatalf("interrupted probe = %d; want %d (stderr %q)", code, ExitInterrupted, stderr)
 	}
 	m := regexp.MustCompile(`(\d+) requests to`).FindStringSubmatch(stdout)
-	if m == nil || m[1] == "1000" || m[1] == "0" || strings.Contains(stdout, "failed") {
-		t.Errorf("partial summary %q; want some of the 1000 requests, none cut off:\n%s", m, stdout)
+	if m == nil || m[1] != "3" || strings.Contains(stdout, "failed") {
+		t.Errorf("partial summary %q; want the 3 requests done, none cut off:\n%s", m, stdout)
 	}
 }

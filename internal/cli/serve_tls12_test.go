@@ -16,10 +16,9 @@ func TestServeTLS12SaysNoHTTP3(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"serve", "--tls-max", "1.2"}, &out, &errb) }()
-	for end := time.Now().Add(10 * time.Second); !strings.Contains(errb.String(), "serving") && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	ended := make(chan struct{})
+	go func() { done <- Run(ctx, []string{"serve", "--tls-max", "1.2"}, &out, &errb); close(ended) }()
+	errb.waitFor("serving", ended, 10*time.Second)
 	cancel()
 	if code := <-done; code != ExitOK {
 		t.Fatalf("serve --tls-max 1.2 exited with %d; want %d\n%s", code, ExitOK, errb.String())

@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"math"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,17 +37,21 @@ func TestSourceHaltsOnCancel(t *testing.T) {
 // per request: the requests and dials cut short by the interrupt are not
 // failures of the server, so a healthy server shows none.
 func TestInterruptCountsNoErrors(t *testing.T) {
-	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	// The server interrupts each run as its 30th request comes in.
+	var served atomic.Int64
+	var interrupt atomic.Pointer[context.CancelFunc]
+	h := lab.Handler()
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 30 {
+			(*interrupt.Load())()
+		}
+		h.ServeHTTP(w, r)
+	})})
 	for _, p := range []Protocol{HTTP1, HTTP2} {
 		for range 3 {
 			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				deadline := time.Now().Add(5 * time.Second)
-				for srv.Stats().Requests < 30 && time.Now().Before(deadline) {
-					time.Sleep(time.Millisecond)
-				}
-				cancel()
-			}()
+			served.Store(0)
+			interrupt.Store(&cancel)
 			res, err := Run(ctx, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Conns: 8, Mode: New,
 				Protocol: p, Duration: 10 * time.Second, TLS: clientTLS(t, srv.CA.CertPEM)})
 			cancel()

@@ -23,6 +23,10 @@ type QUICConn struct {
 	closeSocket func()        // stops the QUIC transport and closes the socket
 	settled     chan struct{} // closed once the handshake completed or failed, and was traced
 	once        sync.Once
+	// attempts ends when every attempt of the dial that made the
+	// connection has returned, the losers included: none reports to the
+	// trace after that.
+	attempts *sync.WaitGroup
 }
 
 // DialQUIC opens a QUIC connection for addr, the host:port of a URL, on a
@@ -148,8 +152,9 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 	defer cancel()
 	rc := &race{ctx: ctx, state: make([]int, len(targets))}
 	results := make(chan quicResult, len(targets))
+	var attempts sync.WaitGroup
 	for i, t := range targets {
-		go func() {
+		attempts.Go(func() {
 			timer := time.NewTimer(time.Duration(i) * attemptDelay)
 			defer timer.Stop()
 			select {
@@ -164,12 +169,13 @@ func (d *Dialer) raceQUIC(ctx context.Context, targets []netip.AddrPort, cfg *tl
 			case <-ctx.Done():
 				results <- quicResult{nil, ctx.Err()}
 			}
-		}()
+		})
 	}
 	var errs []error
 	for i := range targets {
 		r := <-results
 		if r.err == nil {
+			r.qc.attempts = &attempts
 			rc.end(targets)
 			go closeLosers(results, len(targets)-i-1)
 			return r.qc, nil

@@ -77,7 +77,6 @@ func TestDialQUICOneConnectDonePerStart(t *testing.T) {
 	var a attemptLog
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	start := time.Now()
 	cfg := &tls.Config{RootCAs: srv.CA.Pool(), ServerName: "localhost", NextProtos: []string{"h3"}}
 	qc, err := d.DialQUIC(a.trace(ctx), "x.test:"+strconv.Itoa(port), cfg, nil)
 	if err != nil {
@@ -88,9 +87,10 @@ func TestDialQUICOneConnectDonePerStart(t *testing.T) {
 		t.Errorf("connected to %s; want %s", got, want)
 	}
 	a.check(t, "on return")
-	// An attempt whose turn comes after the race is over reports nothing.
-	time.Sleep(time.Until(start.Add(time.Duration(len(addrs)) * attemptDelay)))
-	a.check(t, "after every attempt's turn")
+	// The attempts that lost, the one still dialing and the one whose
+	// turn had not come, report nothing once they have ended.
+	qc.attempts.Wait()
+	a.check(t, "after every attempt ended")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.starts["127.0.0.2:"+strconv.Itoa(port)] != 1 {
