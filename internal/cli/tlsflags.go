@@ -165,30 +165,14 @@ func parseSeconds(s string) (time.Duration, error) {
 // to a Duration cannot overflow (about 292 years fit).
 const maxBareSeconds = 1e9
 
-// header reads the -H flags (parseHeaders).
+// header reads the -H flags.
 func (f *requestFlags) header() (http.Header, error) { return parseHeaders(f.headers) }
 
-// parseHeaders reads -H lines, for every command that takes them. "Name:"
-// with nothing after the colon removes a default header, as in curl;
-// "Name;" sends it empty.
+// parseHeaders reads -H lines; a malformed one is a usage error.
 func parseHeaders(lines []string) (http.Header, error) {
-	h := http.Header{}
-	for _, line := range lines {
-		if name, ok := strings.CutSuffix(line, ";"); ok && !strings.Contains(name, ":") {
-			h[http.CanonicalHeaderKey(name)] = []string{""}
-			continue
-		}
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, usagef("-H %q: want 'Name: value'", line)
-		}
-		key := http.CanonicalHeaderKey(name)
-		if value = strings.TrimSpace(value); value == "" {
-			h[key] = []string{}
-			continue
-		}
-		h[key] = append(h[key], value)
+	h, err := transport.ParseHeaderLines(lines)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return h, nil
 }
