@@ -28,7 +28,7 @@ type experimentFlags struct {
 func newExperimentCmd(e *env) *cobra.Command {
 	var f experimentFlags
 	cmd := &cobra.Command{
-		Use:   "experiment --nginx FILE --vary 'NAME=V1|V2' [flags] -- bench ARGS...",
+		Use:   "experiment --nginx FILE --vary 'NAME=V1|V2' [flags] -- bench|probe ARGS...",
 		Short: "Which nginx setting really helps: variants measured in randomised blocks",
 		Long: `experiment runs nginx in several configuration variants and says, per variant
 and metric, what changed against the baseline, with a confidence interval, or
@@ -53,8 +53,8 @@ no difference (a directive in a server block that does not serve the URL) as
 "not live"; the others run. A directive that cannot be seen from outside
 (tcp_nopush, ssl_buffer_size) is measured and marked "unverified".
 
-The measurement after -- is a bench command line, run in-process by bench's
-own code, with bench's flags. -n blocks each run every live variant once,
+The measurement after -- is a bench or a probe -n command line with that
+command's flags, run in this process by that command's own code. -n blocks each run every live variant once,
 in shuffled order, after a warm-up; the kernel's TCP metrics for the server
 are flushed between runs. The verdicts compare each variant with the
 baseline block by block (Wilcoxon signed-rank test, Hodges-Lehmann shift
@@ -66,10 +66,12 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
   httpslab experiment --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k|1400' \
       -- bench -c 50 -d 5s https://localhost:8443/100k.bin -k
   httpslab experiment --nginx nginx.conf --vary 'gzip=off|on' --vary 'gzip_comp_level=1|9' \
-      --all-at-once -n 12 --json -- bench -d 2s https://localhost:8443/ -k`,
+      --all-at-once -n 12 --json -- bench -d 2s https://localhost:8443/ -k
+  httpslab experiment --nginx nginx.conf --vary 'ssl_protocols=TLSv1.2 TLSv1.3|TLSv1.3' \
+      -- probe -n 20 https://localhost:8443/ --cacert ca.pem`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return withHint(usagef("no measurement: give a bench command line after --"),
+				return withHint(usagef("no measurement: give a bench or probe command line after --"),
 					"e.g. httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -- bench --conn resume -d 3s https://localhost:8443/")
 			}
 			return e.runExperiment(f, args)
@@ -95,7 +97,7 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Measure, cfg.Target, err = e.benchMeasure(args); err != nil {
+	if cfg.Measure, cfg.Target, err = e.measurement(args); err != nil {
 		return err
 	}
 	cfg.Command = strings.Join(args, " ")
@@ -164,21 +166,39 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	return cfg, nil
 }
 
-// benchMeasure reads the bench command line after -- with bench's own
-// flags and checks into a measurement run in this process.
+// measurement reads the command line after -- (bench, or probe -n) with
+// that command's own flags and checks into a measurement run in this
+// process by that command's own code: the numbers are those the command
+// would print, with no process start or output parsing in between.
+func (e *env) measurement(args []string) (experiment.Measurement, experiment.Target, error) {
+	switch args[0] {
+	case "bench":
+		return e.benchMeasure(args[1:])
+	case "probe":
+		return e.probeMeasure(args[1:])
+	}
+	return nil, experiment.Target{}, withHint(usagef("measurement %q: want bench or probe", args[0]),
+		"e.g. -- bench --conn resume -d 3s https://localhost:8443/, or -- probe -n 20 https://localhost:8443/")
+}
+
+// parseInner parses a command line of another command's flags.
+func parseInner(fl *pflag.FlagSet, name string, args []string) error {
+	fl.Usage = func() {}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return withHint(usagef("%s's help inside experiment", name), "see 'httpslab "+name+" --help'")
+		}
+		return usagef("%s: %v", name, err)
+	}
+	return nil
+}
+
 func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
 	var t experiment.Target
-	if args[0] != "bench" {
-		return nil, t, withHint(usagef("measurement %q: want bench", args[0]), "e.g. -- bench --conn resume -d 3s https://localhost:8443/")
-	}
 	cmd, f := benchCommand(e)
 	fl := cmd.Flags()
-	fl.Usage = func() {}
-	if err := fl.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, t, withHint(usagef("bench's help inside experiment"), "see 'httpslab bench --help'")
-		}
-		return nil, t, usagef("bench: %v", err)
+	if err := parseInner(fl, "bench", args); err != nil {
+		return nil, t, err
 	}
 	if f.jsonOut || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
 		return nil, t, withHint(usagef("bench's --json, --fail-if, --server-pid and -t do not apply inside experiment"),
@@ -193,4 +213,33 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 		return nil, t, err
 	}
 	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: cfg.TLS}, nil
+}
+
+func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
+	var t experiment.Target
+	cmd, f := probeCommand(e)
+	fl := cmd.Flags()
+	if err := parseInner(fl, "probe", args); err != nil {
+		return nil, t, err
+	}
+	if f.json || f.writeOut != "" || f.har != "" || f.location {
+		return nil, t, withHint(usagef("probe's --json, -w, --har and -L do not apply inside experiment"),
+			"experiment writes its own --json; give the final URL rather than -L")
+	}
+	if fl.NArg() != 1 {
+		return nil, t, usagef("probe: want one URL, got %d", fl.NArg())
+	}
+	p, err := f.plan()
+	if err != nil {
+		return nil, t, err
+	}
+	cfg, err := f.config(fl.Arg(0))
+	if err != nil {
+		return nil, t, err
+	}
+	tc, err := cfg.TLS.Config()
+	if err != nil {
+		return nil, t, usageError{err}
+	}
+	return experiment.Probe{Config: cfg, Plan: p.Plan}, experiment.Target{URL: cfg.URL, TLS: tc}, nil
 }

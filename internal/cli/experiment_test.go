@@ -66,13 +66,15 @@ func TestExperimentUsage(t *testing.T) {
 	}{
 		{[]string{"--vary", "a=1|2", "--", "bench", url}, "no template: give --nginx FILE"},
 		{append([]string{"--nginx", conf}, bench...), "nothing to vary"},
-		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench command line after --"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench or probe command line after --"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "bench", "--conn", "resume", url}, "hint: the measurement's own flags go after --"},
 		{append([]string{"--nginx", conf, "--vary", "a=1"}, bench...), "want at least two values"},
 		{append([]string{"--nginx", conf, "--vary", "a=1|x;y"}, bench...), "want arguments only"},
 		{append([]string{"--nginx", conf, "--vary", "a=1|2", "-n", "0"}, bench...), "-n 0: want 1 to 1000 blocks"},
 		{append([]string{"--nginx", "/nonexistent.conf", "--vary", "a=1|2"}, bench...), "reading --nginx /nonexistent.conf"},
-		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", url}, `measurement "probe": want bench`},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "ping", url}, `measurement "ping": want bench or probe`},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-w", "%{http_code}", url}, "do not apply inside experiment"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-n", "3"}, "probe: want one URL, got 0"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--json", url}, "do not apply inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--conn", "sometimes", url}, "sometimes"},
 	} {
@@ -101,6 +103,23 @@ func TestExperimentReport(t *testing.T) {
 		// 2 blocks reach p = 0.5 at best: the report must say so.
 		"warning: with 2 blocks no change can be significant",
 	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestExperimentProbe measures with probe -n: the protocol versions
+// differ, and the TLS 1.3-only variant is verified by the version.
+func TestExperimentProbe(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--nginx", conf,
+		"--vary", "ssl_protocols=TLSv1.2|TLSv1.3", "-n", "2", "--", "probe", "-n", "5", url, "--cacert", ca)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"ssl_protocols TLSv1.3  verified  version: TLS 1.2 → TLS 1.3", "ssl_protocols TLSv1.3  tls p50 ",
+		"ssl_protocols TLSv1.3  wire bytes/request "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

@@ -47,6 +47,13 @@ type probeFlags struct {
 const defaultProbeTimeout = 2 * time.Minute
 
 func newProbeCmd(e *env) *cobra.Command {
+	cmd, _ := probeCommand(e)
+	return cmd
+}
+
+// probeCommand returns probe's command and the flags it fills, so that
+// experiment can read a probe command line with probe's own flags.
+func probeCommand(e *env) (*cobra.Command, *probeFlags) {
 	var f probeFlags
 	cmd := &cobra.Command{
 		Use:   "probe URL",
@@ -101,7 +108,7 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 	fl.BoolVarP(&f.showError, "show-error", "S", false, "accepted as in curl (-sS): errors are always shown")
 	fl.BoolVarP(&f.fail, "fail", "f", false, "a final response of 400 or more is a failure (exit 1; -w %{exitcode} 22), as in curl")
 	fl.StringVarP(&f.user, "user", "u", "", "send `user:password` as Basic auth (a -H Authorization wins)")
-	return cmd
+	return cmd, &f
 }
 
 // plan is which connection mode each run uses and how many runs there are.
