@@ -272,7 +272,7 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 	return e.compareAndReport(target, where, keys, cfg, out)
 }
 
-// compareAndReport runs the comparison and prints it; demo uses it too.
+// compareAndReport runs the comparison and prints it.
 func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out output) error {
 	variants, closeAll, err := target.Variants(keys)
 	if err != nil {
