@@ -26,9 +26,15 @@ type auditFlags struct {
 	largePath   string
 	attempts    int
 	concurrency int
-	maxTime     time.Duration
+	maxTime     time.Duration // per connection (--connect-timeout)
+	maxTotal    string        // the whole audit (--max-time)
 	maxHeader   headerSize
 }
+
+// defaultAuditTime bounds a whole audit when --max-time is not given:
+// against a server that answers, audit takes a few seconds; one that
+// trickles its answers would otherwise hold it for minutes.
+const defaultAuditTime = 30 * time.Second
 
 func newAuditCmd(e *env) *cobra.Command {
 	var f auditFlags
@@ -60,7 +66,11 @@ trips and milliseconds at the measured RTT, bytes, CPU where known) and the
 nginx lines that fix it, matched to the nginx version in the Server header.
 Speed findings come first, then safety, then information.
 
-Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
+The whole audit stops after --max-time (30 s unless set) and reports what
+it measured by then.
+
+Exit status: 0; 1 when the audit failed or reached --max-time; 3 when a
+finding at or above --fail-on was found.`,
 		Example: `  httpslab audit example.com
   httpslab audit https://127.0.0.1:8443/ --cacert ca.pem --http-port 8080
   httpslab audit example.com --json > audit.json
@@ -80,6 +90,7 @@ Exit status: 0, or 3 when a finding at or above --fail-on was found.`,
 	fl.IntVar(&f.attempts, "attempts", 20, "reconnections for the resumption hit rate")
 	fl.IntVar(&f.concurrency, "concurrency", 8, "parallel connections during enumeration")
 	fl.DurationVarP(&f.maxTime, "connect-timeout", "", 5*time.Second, "give up on one connection after this long")
+	fl.StringVarP(&f.maxTotal, "max-time", "m", "", "stop the audit after this long, in `seconds` or with a unit, and report what was measured (default 30s; 0: no limit)")
 	addHeaderSize(fl, &f.maxHeader)
 	return cmd
 }
@@ -109,12 +120,20 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 	if f.httpPort < 0 || f.httpPort > 65535 {
 		return cfg, 0, false, usagef("--http-port %d: want 0 to 65535", f.httpPort)
 	}
+	maxTotal := defaultAuditTime
+	if f.maxTotal != "" {
+		var err error
+		if maxTotal, err = parseSeconds(f.maxTotal); err != nil || maxTotal < 0 {
+			return cfg, 0, false, usagef("--max-time %q: want seconds (30) or a duration (1m30s), 0 for no limit", f.maxTotal)
+		}
+	}
 	httpPort := f.httpPort
 	if !httpPortSet && port == 443 {
 		httpPort = 80 // port 80 pairs with 443 only; other ports are named
 	}
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
-		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader)}
+		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader),
+		MaxTime: maxTotal}
 	if f.cacert != "" {
 		tc, err := transport.TLS{CAFile: f.cacert}.Config()
 		if err != nil {
@@ -177,6 +196,8 @@ func auditError(err error, cfg tlsscan.Config) error {
 			"(reported as cert-name-mismatch)", cfg.Host))
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		return withHint(err, "the certificate has expired or is not yet valid (check the clocks); pass -k to audit anyway (reported as cert-expired)")
+	case errors.Is(err, tlsscan.ErrTimeLimit):
+		return withHint(err, "raise --max-time (or give 0) to wait longer for a slow server")
 	case errors.Is(err, tlsscan.ErrUntrusted):
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
 	case errors.As(err, &dnsErr):

@@ -46,9 +46,11 @@ func TestMaxHeaderSize(t *testing.T) {
 		{"probe", "https://127.0.0.1:1/", "--max-header-size", "lots"},
 		{"compare", "https://127.0.0.1:1/", "--max-header-size", "2GiB"},
 		{"audit", "127.0.0.1:1", "--max-header-size", "0"},
+		{"audit", "127.0.0.1:1", "--max-time", "soon"}, // not the header flag, but audit's other new bound
+		{"audit", "127.0.0.1:1", "--max-time", "-3"},
 	} {
 		code, _, stderr := run(t, context.Background(), args...)
-		if code != ExitUsage || !strings.Contains(stderr, "--max-header-size") {
+		if code != ExitUsage || !strings.Contains(stderr, args[2]) {
 			t.Errorf("%v = %d, %q; want %d and the flag named", args, code, stderr, ExitUsage)
 		}
 	}

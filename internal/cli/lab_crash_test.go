@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +24,12 @@ func TestMain(m *testing.M) {
 	switch os.Getenv("HTTPSLAB_CLI_CHILD") {
 	case "lab-killed":
 		os.Exit(Run(context.Background(), []string{"lab", "--rtt", "10ms", "--", "sh", "-c", "echo pid $$; exec sleep 60"}, os.Stdout, os.Stdout))
+	case "serve-link":
+		// As main: Ctrl-C and SIGTERM cancel the context; SIGHUP is serve's.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := Run(ctx, []string{"serve", "--rtt", "5ms"}, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	case "serve-broken-stdout":
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		code := Run(ctx, []string{"serve", "--rtt", "5ms"}, os.Stdout, os.Stderr)
@@ -120,4 +127,46 @@ func TestServeBrokenStdoutCleansUp(t *testing.T) {
 		t.Fatal("serve did not stop within 10s of SIGTERM")
 	}
 	assertNamespaceGone(t, ns)
+}
+
+// TestServeHangUpCleansUp: serve behind a link stops on SIGHUP (a closed
+// terminal) as on Ctrl-C, removing the namespace and the private CA
+// directory (SIGHUP used to kill it and leave both behind).
+func TestServeHangUpCleansUp(t *testing.T) {
+	child := exec.Command(os.Args[0])
+	child.Env = append(os.Environ(), "HTTPSLAB_CLI_CHILD=serve-link")
+	var errb syncBuffer
+	child.Stderr = &errb
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	for end := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "httpslab: serving") && time.Now().Before(end); {
+		select {
+		case err := <-exited:
+			defer netem.CleanStale()
+			t.Fatalf("serve ended (%v) before it was stopped; stderr: %q", err, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	ns := namespaceIn(errb.String())
+	ca := regexp.MustCompile(`CA certificate: (\S+\.pem)`).FindStringSubmatch(errb.String())
+	if ca == nil {
+		t.Fatalf("no CA certificate path in %q", errb.String())
+	}
+	child.Process.Signal(syscall.SIGHUP)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("serve after SIGHUP: %v; want exit 0, as after Ctrl-C", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop within 10s of SIGHUP")
+	}
+	assertNamespaceGone(t, ns)
+	if _, err := os.Stat(filepath.Dir(ca[1])); !os.IsNotExist(err) {
+		t.Errorf("the private CA directory %s is still there after SIGHUP (stat: %v)", filepath.Dir(ca[1]), err)
+	}
 }

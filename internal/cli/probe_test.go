@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -143,11 +146,30 @@ func TestProbeWriteOutCurlFormat(t *testing.T) {
 			t.Errorf("%s printed no value: %q", v[1], v[0])
 		}
 	}
-	for _, w := range []string{"scheme:  HTTPS", "http_code:  200", "http_version:  http/2", "size:  527bytes"} {
+	// size is the index page's body as the server sends it.
+	size := fmt.Sprintf("size:  %dbytes", len(indexPage(t, srv)))
+	for _, w := range []string{"scheme:  HTTPS", "http_code:  200", "http_version:  http/2", size} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
 	}
+}
+
+// indexPage returns the body of the embedded server's index page.
+func indexPage(t *testing.T, srv *lab.Server) []byte {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CA.Pool()}}, Timeout: 10 * time.Second}
+	defer c.CloseIdleConnections()
+	resp, err := c.Get(srv.HTTPSURL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestProbeJSONAndHAR(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -97,6 +98,11 @@ func (f serveFlags) labConfig() (lab.Config, error) {
 }
 
 func (e *env) runServe(f serveFlags) error {
+	// A hang-up (the terminal closed, an ssh session ended) stops serve
+	// as Ctrl-C does: uncaught, it would end the process at once and
+	// leave the link's namespace and the private CA directory behind.
+	hup, stop := signal.NotifyContext(e.ctx, syscall.SIGHUP)
+	defer stop()
 	cfg, err := f.labConfig()
 	if err != nil {
 		return err
@@ -134,7 +140,7 @@ func (e *env) runServe(f serveFlags) error {
 	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
 	select {
-	case <-e.ctx.Done():
+	case <-hup.Done():
 		return nil
 	case err := <-srv.Err():
 		return fmt.Errorf("serving: %w", err)

@@ -2,6 +2,7 @@ package tlsscan
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -61,5 +62,35 @@ func TestAuditInformational(t *testing.T) {
 	rep := auditHostile(t, labtest.InformationalForever)
 	if rep.HTTP.Status != 0 || !strings.Contains(strings.Join(rep.NotChecked, "\n"), "too many informational (1xx) responses") {
 		t.Errorf("1xx forever: status %d, not checked %q; want no status and the 1xx loop named", rep.HTTP.Status, rep.NotChecked)
+	}
+}
+
+// TestAuditTimeLimit: against a server that answers one byte a second,
+// audit stops at MaxTime with ErrTimeLimit and the report of what it
+// measured (it ran for minutes), and calls the response slow, not
+// malformed.
+func TestAuditTimeLimit(t *testing.T) {
+	s := labtest.NewMisbehaving(t, labtest.TLS(labtest.Trickle("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", time.Second)))
+	_, p, _ := net.SplitHostPort(s.Addr)
+	port, _ := strconv.Atoi(p)
+	start := time.Now()
+	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, RootCAs: s.CA.Pool(), Timeout: 3 * time.Second, MaxTime: 4 * time.Second})
+	if took := time.Since(start); took > 6*time.Second {
+		t.Errorf("audit took %v; want it stopped at MaxTime, 4s", took)
+	}
+	if !errors.Is(err, ErrTimeLimit) || rep == nil {
+		t.Fatalf("Run = %v, report %v; want ErrTimeLimit and the report", err, rep != nil)
+	}
+	notChecked := strings.Join(rep.NotChecked, "\n")
+	for _, want := range []string{"record size: reading the response to GET /: the server is too slow: ", "the audit reached its time limit"} {
+		if !strings.Contains(notChecked, want) {
+			t.Errorf("not checked:\n%s\nwant %q", notChecked, want)
+		}
+	}
+	if strings.Contains(notChecked, "malformed") {
+		t.Errorf("not checked:\n%s\nwant the slow response called slow, not malformed", notChecked)
+	}
+	if rep.Negotiated.Version != "TLS 1.3" || rep.Enumeration == nil {
+		t.Errorf("negotiated %+v, enumeration %v; want what was measured in time", rep.Negotiated, rep.Enumeration != nil)
 	}
 }

@@ -46,6 +46,10 @@ type Config struct {
 	Concurrency int
 	// Timeout bounds each connection; 0 means 5s.
 	Timeout time.Duration
+	// MaxTime bounds the whole audit; 0 means no bound but ctx's. When
+	// it is reached, Run returns what was measured before, with
+	// context.DeadlineExceeded.
+	MaxTime time.Duration
 	// MaxHeaderBytes bounds the header of each HTTP response; 0 means
 	// transport.MaxHeaderBytes.
 	MaxHeaderBytes int64
@@ -134,8 +138,28 @@ var ErrUntrusted = errors.New("certificate not trusted")
 // succeeded. When the server stops answering or ctx ends during the
 // enumeration, it returns the report of what was found so far, without
 // findings, and the error. Checks that fail are listed in Report.NotChecked.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(parent context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
+	ctx := parent
+	if cfg.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, cfg.MaxTime)
+		defer cancel()
+	}
+	rep, err := run(ctx, cfg)
+	if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (%v): %w", ErrTimeLimit, cfg.MaxTime, err)
+	}
+	return rep, err
+}
+
+// ErrTimeLimit is returned, wrapped, when the audit reached
+// Config.MaxTime before it was done; the report returned with it holds
+// what was measured before.
+var ErrTimeLimit = errors.New("the audit reached its time limit")
+
+// run is Run within ctx.
+func run(ctx context.Context, cfg Config) (*Report, error) {
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
 	start := time.Now()
@@ -191,6 +215,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.RTT = Duration(p.RTT())
 	rep.Findings = findings(rep)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("the audit reached its time limit after %v: "+
+			"what it had not measured by then is missing", time.Since(start).Round(time.Second)))
+	}
 	return rep, ctx.Err()
 }
 

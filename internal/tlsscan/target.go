@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -152,7 +153,12 @@ func (t *target) get(ctx context.Context, s *session, path string) (*http.Respon
 		return nil, nil, fmt.Errorf("reading the response to GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
+	start := time.Now()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		err = &transport.SlowError{What: "body", Read: int64(len(body)), Took: time.Since(start), Err: err}
+	}
 	if err != nil {
 		return resp, body, fmt.Errorf("reading the body of GET %s: %w", path, err)
 	}

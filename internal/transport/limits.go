@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // MaxHeaderBytes is the default limit on the response header bytes that
@@ -81,15 +83,50 @@ func (h *HeaderReader) Buffered() *bufio.Reader { return h.br }
 // ReadResponse reads one response's status line and header for req
 // (nil: a GET) within the limit; its body reads without one. A header
 // over the limit is a HeaderLimitError.
+//
+// A read that times out part way through a header is a SlowError:
+// http.ReadResponse alone would parse the part that arrived as if it were
+// the whole line and call it malformed.
 func (h *HeaderReader) ReadResponse(req *http.Request) (*http.Response, error) {
-	h.lim.left = h.lim.limit - int64(h.br.Buffered())
+	start, buffered := time.Now(), int64(h.br.Buffered())
+	h.lim.left, h.lim.err = h.lim.limit-buffered, nil
+	first := h.lim.left
 	resp, err := http.ReadResponse(h.br, req)
+	read := buffered + first - h.lim.left - int64(h.br.Buffered()) // of this response's header
 	h.lim.left = math.MaxInt64
-	if err != nil && h.lim.hit {
+	switch {
+	case err == nil:
+		return resp, nil
+	case h.lim.hit:
 		h.lim.hit = false
 		return nil, &HeaderLimitError{Limit: h.lim.limit}
+	case isTimeout(h.lim.err):
+		return nil, &SlowError{What: "response header", Read: read, Took: time.Since(start), Err: h.lim.err}
 	}
-	return resp, err
+	return nil, err
+}
+
+// SlowError is returned, wrapped, when a server sent part of a response
+// and then nothing more within the time the client allowed: a slow
+// server, not a malformed response.
+type SlowError struct {
+	What string        // what was being read: "response header", "body"
+	Read int64         // bytes of it that arrived
+	Took time.Duration // how long the client waited
+	Err  error         // the timeout
+}
+
+func (e *SlowError) Error() string {
+	return fmt.Sprintf("the server is too slow: %d bytes of the %s in %v, then the time was up (%v)",
+		e.Read, e.What, e.Took.Round(time.Millisecond), e.Err)
+}
+
+func (e *SlowError) Unwrap() error { return e.Err }
+
+// isTimeout reports whether err is a read's timeout (a deadline).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // limitedReader fails a read once left bytes were read.
@@ -98,6 +135,7 @@ type limitedReader struct {
 	limit int64 // the header limit
 	left  int64 // bytes that may still be read
 	hit   bool  // a read failed on the limit
+	err   error // the last error of the reader below
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -110,6 +148,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
+	if err != nil {
+		l.err = err
+	}
 	return n, err
 }
 

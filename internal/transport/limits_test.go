@@ -3,8 +3,10 @@ package transport
 import (
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHeaderReader: the limit holds for each response's header and not
@@ -55,5 +57,24 @@ func TestAsHeaderLimit(t *testing.T) {
 	other := errors.New("connection reset by peer")
 	if err := AsHeaderLimit(other, 0); err != other {
 		t.Errorf("AsHeaderLimit(%v) = %v; want it unchanged", other, err)
+	}
+}
+
+// TestHeaderReaderSlow: a header cut off by a read deadline is a
+// SlowError counting what arrived (net/http called the part a malformed
+// response), and still a timeout.
+func TestHeaderReaderSlow(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	go server.Write([]byte("HTTP/"))
+	client.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err := NewHeaderReader(client, 0).ReadResponse(nil)
+	var slow *SlowError
+	if !errors.As(err, &slow) || slow.Read != 5 || !isTimeout(err) {
+		t.Fatalf("ReadResponse = %v; want a SlowError after 5 bytes, a timeout", err)
+	}
+	if !strings.Contains(err.Error(), "the server is too slow: 5 bytes of the response header in") {
+		t.Errorf("error %q; want it to say the server is too slow", err)
 	}
 }
