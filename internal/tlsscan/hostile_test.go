@@ -74,9 +74,9 @@ func TestAuditTimeLimit(t *testing.T) {
 	_, p, _ := net.SplitHostPort(s.Addr)
 	port, _ := strconv.Atoi(p)
 	start := time.Now()
-	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, RootCAs: s.CA.Pool(), Timeout: 3 * time.Second, MaxTime: 4 * time.Second})
-	if took := time.Since(start); took > 6*time.Second {
-		t.Errorf("audit took %v; want it stopped at MaxTime, 4s", took)
+	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, RootCAs: s.CA.Pool(), Timeout: 10 * time.Second, MaxTime: 3 * time.Second})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("audit took %v; want it stopped at MaxTime, 3s", took)
 	}
 	if !errors.Is(err, ErrTimeLimit) || rep == nil {
 		t.Fatalf("Run = %v, report %v; want ErrTimeLimit and the report", err, rep != nil)
@@ -90,7 +90,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	if strings.Contains(notChecked, "malformed") {
 		t.Errorf("not checked:\n%s\nwant the slow response called slow, not malformed", notChecked)
 	}
-	if rep.Negotiated.Version != "TLS 1.3" || rep.Enumeration == nil {
-		t.Errorf("negotiated %+v, enumeration %v; want what was measured in time", rep.Negotiated, rep.Enumeration != nil)
+	if rep.Negotiated.Version != "TLS 1.3" || len(rep.Chain.Certs) == 0 {
+		t.Errorf("negotiated %+v, chain %+v; want what was measured in time", rep.Negotiated, rep.Chain)
 	}
 }
