@@ -205,8 +205,7 @@ func isCobraUsage(err error) bool {
 // signal context to see the signal too: both are told at once, in no
 // fixed order, and a run that ended first used to exit with 1 and
 // "context canceled". Every command that runs under interruptible uses
-// it: probe, bench, compare (and demo behind a link, through it), audit
-// and demo.
+// it: probe, bench, compare, audit, demo, page and experiment.
 func (e *env) interrupted() error {
 	fmt.Fprintln(e.stderr, "httpslab: interrupted")
 	return exitError{code: ExitInterrupted}
@@ -220,8 +219,8 @@ var listening atomic.Int64
 // interruptible returns a context that is cancelled on the first Ctrl-C, so
 // that a run stops and prints its partial report, while a second Ctrl-C
 // exits the process at once. The returned stop function must be called
-// when the run ends. probe, bench, compare, audit and demo run under it,
-// and end with interrupted.
+// when the run ends. Every command that measures runs under it and ends
+// with interrupted.
 func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
