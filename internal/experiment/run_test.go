@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,4 +192,45 @@ func TestRunNull(t *testing.T) {
 			t.Errorf("%s: shift %.4g (p %.4f, Holm %.4f) significant between identical variants", v.Metric, v.Shift, v.P, v.PHolm)
 		}
 	}
+}
+
+// TestRestartStartsEmpty checks that each run starts a new nginx, not a
+// reloaded one: a session resumed on one instance (from the shared cache
+// or a ticket) cannot be resumed on the next, whose cache is empty and
+// whose ticket keys are new.
+func TestRestartStartsEmpty(t *testing.T) {
+	s := newSetup(t, oneServer)
+	cfg := s.config(t, 1, "ssl_session_cache=shared:lab:1m|off")
+	client := s.tls.Clone()
+	client.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	resumed := func() bool {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), withName(client))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		// TLS 1.3 tickets arrive after the handshake: read the answer.
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+		_, _ = io.ReadAll(c)
+		return c.ConnectionState().DidResume
+	}
+	r := &Result{}
+	var got []bool
+	for range 2 {
+		err := withInstance(context.Background(), cfg, r, 0, func(*lab.NginxProcess) error {
+			got = append(got, resumed(), resumed())
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []bool{false, true, false, true}; !slices.Equal(got, want) {
+		t.Errorf("resumed per connection, two per instance = %v; want %v (the second instance resumes nothing of the first)", got, want)
+	}
+}
+
+func withName(c *tls.Config) *tls.Config {
+	c.ServerName = "localhost"
+	return c
 }

@@ -1,0 +1,38 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVerify(t *testing.T) {
+	base := Observation{"resumed": "no", "version": "TLS 1.3", "header X-Frame-Options": "DENY", "content-encoding": "none"}
+	variant := func(directive, value string) Variant {
+		return Variant{Name: directive + " " + value, Changes: []Change{{directive, value}}}
+	}
+	for _, tc := range []struct {
+		v        Variant
+		obs      Observation
+		warnings []string
+		status   Status
+		evidence string
+	}{
+		{variant("ssl_session_tickets", "on"), Observation{"resumed": "yes"}, nil, Verified, "resumed: no → yes"},
+		{variant("ssl_session_tickets", "on"), Observation{"resumed": "no"}, nil, NotLive, "resumed: no, as in the baseline"},
+		{variant("gzip", "on"), Observation{"content-encoding": "gzip"}, nil, Verified, "content-encoding: none → gzip"},
+		{variant("add_header", "x-frame-options SAMEORIGIN"), Observation{"header X-Frame-Options": "SAMEORIGIN"}, nil,
+			Verified, "header X-Frame-Options: DENY → SAMEORIGIN"},
+		{variant("add_header", "X-New 1"), Observation{}, nil, NotLive, "header X-New: none, as in the baseline"},
+		{variant("tcp_nopush", "on"), Observation{}, nil, Unverified, "not observable"},
+		{variant("http2_max_requests", "10"), Observation{},
+			[]string{`[warn] the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in nginx.conf:4`},
+			Obsolete, `"http2_max_requests" directive is obsolete`},
+		// A warning about another directive does not make this one obsolete.
+		{variant("tcp_nopush", "on"), Observation{}, []string{`[warn] the "http2_max_requests" directive is obsolete`}, Unverified, "not observable"},
+	} {
+		status, evidence := verify(tc.v, tc.obs, base, tc.warnings)
+		if status != tc.status || !strings.Contains(evidence, tc.evidence) {
+			t.Errorf("verify(%s) = %s, %q; want %s, %q", tc.v.Name, status, evidence, tc.status, tc.evidence)
+		}
+	}
+}
