@@ -124,8 +124,8 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 	if a.Blocks == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %d comparisons; %d complete blocks, "+
-		"smallest p one comparison can reach %.2g\n", a.Alpha, a.Family, a.Blocks, a.MinP)
+	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %d comparisons (the intervals are each "+
+		"comparison's own); %d complete blocks, smallest p one comparison can reach %.2g\n", a.Alpha, a.Family, a.Blocks, a.MinP)
 	if !a.Reachable {
 		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
 			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)
