@@ -33,7 +33,7 @@ func (l *loader) requestOf(r *request) Request {
 // carries the connection's connect and TLS phases, as in a browser's
 // waterfall; the others queue until their connection or stream is free.
 func (l *loader) phases(r *request) []Phase {
-	var out []Phase
+	out := []Phase{}
 	cur := r.discovered
 	add := func(name string, to time.Time) {
 		if to.IsZero() {

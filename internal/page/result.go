@@ -2,8 +2,6 @@ package page
 
 import (
 	"time"
-
-	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Phase names of a request, in the order they happen.
@@ -43,10 +41,17 @@ type Load struct {
 	Skipped int `json:"skipped"`
 	// Handshake and Payload are the bytes on the wire of all connections:
 	// up to the end of the TLS or QUIC handshakes, and after.
-	Handshake transport.Counts `json:"handshake_bytes"`
-	Payload   transport.Counts `json:"payload_bytes"`
+	Handshake Bytes `json:"handshake_bytes"`
+	Payload   Bytes `json:"payload_bytes"`
 	// Resumed counts the TLS handshakes that resumed a session.
 	Resumed int `json:"resumed"`
+}
+
+// Bytes are bytes on the wire, TCP or UDP payload (TLS records and QUIC
+// packets included), read and written by the client.
+type Bytes struct {
+	Read    int64 `json:"read"`
+	Written int64 `json:"written"`
 }
 
 // Request is one resource of a load.

@@ -183,11 +183,13 @@ var effectNames = map[[2]Protocol]string{
 
 // result turns compare's result and the loads into the page's.
 func (c Compare) result(res *compare.Result, loads [][]*Load) *Result {
-	out := &Result{URL: c.Load.URL, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop, RTT: res.RTT}
+	out := &Result{URL: c.Load.URL, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
+		RTT: res.RTT, Protocols: []ProtocolResult{}, Differences: []Difference{}}
 	for i, v := range res.Variants {
 		p := c.Protocols[i]
 		cfg, _ := c.configFor(p)
-		pr := ProtocolResult{Protocol: p, URL: cfg.URL, LoadTime: v.Total, TTFB: v.Phases["ttfb"], CPU: v.CPU, Errors: v.Errors, Dropped: v.Dropped}
+		pr := ProtocolResult{Protocol: p, URL: cfg.URL, LoadTime: v.Total, TTFB: v.Phases["ttfb"], CPU: v.CPU, Errors: v.Errors,
+			Dropped: v.Dropped, Loads: []float64{}}
 		// The loads of the warm-up round come first; the measured ones,
 		// one per sample, last.
 		measured := loads[i][max(len(loads[i])-len(v.Samples), 0):]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/demo"
+	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/tlsscan"
 )
@@ -23,6 +24,7 @@ var schemaRoots = map[string]reflect.Type{
 	"audit":   reflect.TypeFor[tlsscan.Report](),
 	"compare": reflect.TypeFor[report.CompareJSON](),
 	"demo":    reflect.TypeFor[demo.Result](),
+	"page":    reflect.TypeFor[page.Result](),
 }
 
 // TestSchemasMatchGoTypes walks each schema along the Go type its result
