@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"net"
 	"os"
 	"runtime"
@@ -27,7 +26,7 @@ type benchFlags struct {
 	conns, streams, pipeline, perConn int
 	requests                          int64
 	duration, data                    string
-	rate                              float64
+	rate                              rateValue
 	timeout                           time.Duration
 	conn                              string
 	http2, http3                      bool
@@ -124,7 +123,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s, or 10 as seconds (default 10s); @FILE is a request body")
 	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
-	fl.Float64VarP(&f.rate, "rate", "R", 0, "open model: requests per second (0: closed model)")
+	fl.VarP(&f.rate, "rate", "R", "open model: requests per second (0: closed model)")
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2, closed model: a connection fails when none of its streams ends for this long)")
 	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
 	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
@@ -356,7 +355,6 @@ func (f benchFlags) checkNumbers() error {
 		{f.streams < 1, "-m", "at least 1", f.streams},
 		{f.pipeline < 1, "--pipeline", "at least 1", f.pipeline},
 		{f.requests < 0, "-n", "0 (run for -d) or more", f.requests},
-		{f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0), "--rate", "0 (closed model) or a positive rate", f.rate},
 		{f.perConn < 0, "--requests-per-conn", "0 (no limit) or more", f.perConn},
 		{f.timeout <= 0, "--timeout", "a positive duration", f.timeout},
 	} {
@@ -378,7 +376,7 @@ func (f benchFlags) checkNumbers() error {
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
 	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
-		Rate: f.rate, Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.maxHeader)}
+		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.maxHeader)}
 	if err := f.checkNumbers(); err != nil {
 		return cfg, nil, err
 	}

@@ -64,7 +64,7 @@ func TestBenchCommand(t *testing.T) {
 		{args: []string{"bench", u, "-t", "-2"}, code: ExitUsage, stderr: "-t -2: want 0"},
 		{args: []string{"bench"}, code: ExitUsage, stderr: "httpslab: hint: give one or more URLs, or a file of them with -i FILE"},
 		{args: []string{"bench", "-i", "/nonexistent/urls.txt"}, code: ExitUsage, stderr: "reading --input-file"},
-		{args: []string{"bench", u, "--rate", "NaN"}, code: ExitUsage, stderr: "--rate NaN: want 0 (closed model) or a positive rate"},
+		{args: []string{"bench", u, "--rate", "NaN"}, code: ExitUsage, stderr: `invalid argument "NaN" for "-R, --rate" flag: want requests per second`},
 		{args: []string{"bench", u, "--timeout", "0s"}, code: ExitUsage, stderr: "--timeout 0s: want a positive duration"},
 		{args: []string{"bench", u, "--server-pid", "0"}, code: ExitUsage, stderr: "--server-pid 0: no such process"},
 		{args: []string{"bench", u, "--tls-max", "1.1", "--http2", "-k"}, code: ExitUsage, stderr: "HTTP/2 needs TLS 1.2 or later"},

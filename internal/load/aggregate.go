@@ -81,8 +81,10 @@ type Result struct {
 	// was full, or -d ended while they waited in it.
 	Late, Dropped int64
 	MaxLag        time.Duration
-	// FirstSend and LastSend are the earliest and latest actual starts of
-	// completed requests in the open model, for the achieved send rate.
+	// Sent is, in the open model, the requests sent (started on their
+	// schedule), completed or failed; FirstSend and LastSend are the
+	// earliest and latest of their actual starts, for the send rate.
+	Sent                int64
 	FirstSend, LastSend time.Duration
 	// ServerStreams is the lowest number of concurrent streams an HTTP/2
 	// server allowed per connection (its SETTINGS, as the closed model's
@@ -141,6 +143,9 @@ func (a *aggregator) add(e *event) {
 		a.addHandshake(e)
 		return
 	}
+	if e.intended >= 0 {
+		a.addSend(e)
+	}
 	if e.err != nil {
 		a.r.Errors++
 		a.addError(e.err)
@@ -154,19 +159,26 @@ func (a *aggregator) add(e *event) {
 	if e.intended >= 0 {
 		record(l.Total, e.end-e.intended)
 		record(l.Service, e.end-e.start)
-		lag := time.Duration(e.start - e.intended)
-		if lag > LateAfter {
-			a.r.Late++
-		}
-		a.r.MaxLag = max(a.r.MaxLag, lag)
-		start := time.Duration(e.start)
-		if a.r.Requests == 1 || start < a.r.FirstSend {
-			a.r.FirstSend = start
-		}
-		a.r.LastSend = max(a.r.LastSend, start)
 	} else {
 		record(l.Total, e.end-e.start)
 	}
+}
+
+// addSend counts a request of the open model that was sent, whether it
+// then completed or failed: the send rate and the schedule's lag are the
+// client's, whatever the server made of the requests.
+func (a *aggregator) addSend(e *event) {
+	a.r.Sent++
+	lag := time.Duration(e.start - e.intended)
+	if lag > LateAfter {
+		a.r.Late++
+	}
+	a.r.MaxLag = max(a.r.MaxLag, lag)
+	start := time.Duration(e.start)
+	if a.r.Sent == 1 || start < a.r.FirstSend {
+		a.r.FirstSend = start
+	}
+	a.r.LastSend = max(a.r.LastSend, start)
 }
 
 func (a *aggregator) addHandshake(e *event) {

@@ -253,6 +253,9 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if c.Rate > MaxRate {
+		return fmt.Errorf("rate %g/s: want at most %g/s, one request a nanosecond (the resolution of the schedule)", c.Rate, float64(MaxRate))
+	}
 	if v := c.Routes.IPVersion; v != 0 && v != 4 && v != 6 {
 		return fmt.Errorf("IP version %d: want 4, 6 or 0 for either", v)
 	}

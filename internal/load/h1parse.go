@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Sizes of the HTTP/1.1 response parser. The header limit is the run's
@@ -207,8 +208,10 @@ func parseField(line []byte, h *header, r *response) error {
 	return nil
 }
 
+// parseDecimal reads a Content-Length: digits only, up to the largest
+// int64 (19 digits); only a value past it is refused as too large.
 func parseDecimal(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 {
 		return 0, false
 	}
 	var n int64
@@ -216,7 +219,11 @@ func parseDecimal(b []byte) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
 	}
 	return n, true
 }

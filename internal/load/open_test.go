@@ -33,3 +33,56 @@ func TestOpenModelEndsAtDuration(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenModelHugeRate runs --rate 1e8 and the highest rate the pacer
+// takes for -d 1s: the runs took 4 s and more than 20 s (the pacer tried
+// each overdue request in turn); they must end with -d, every request
+// of the schedule sent or dropped, and say what rate -c could hold.
+func TestOpenModelHugeRate(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	for _, rate := range []float64{1e8, MaxRate} {
+		start := time.Now()
+		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPURL + "/"}}, Rate: rate, Duration: time.Second})
+		if wall := time.Since(start); wall > 2500*time.Millisecond {
+			t.Errorf("--rate %g -d 1s took %v; want about 1s", rate, wall)
+		}
+		if got := res.Requests + res.Dropped; float64(got) != rate {
+			t.Errorf("--rate %g: %d completed + %d dropped = %d; want the %g scheduled", rate, res.Requests, res.Dropped, got, rate)
+		}
+		if cp, ok := res.Capacity(); !ok || cp.Rate >= rate || cp.Conns <= res.Config.Conns {
+			t.Errorf("--rate %g: capacity %+v, %v; want a rate below it and a -c above %d", rate, cp, ok, res.Config.Conns)
+		}
+	}
+	if _, err := Run(t.Context(), Config{Targets: []Target{{URL: srv.HTTPURL + "/"}}, Rate: 1e12, Duration: time.Second}); err == nil {
+		t.Errorf("--rate 1e12: no error; want one saying the pacer's highest rate")
+	}
+}
+
+// TestOpenModelCapacity runs a rate that -c 4 cannot hold against a
+// server that answers in 10 ms: at most 400/s. The capacity says so, and
+// the -c that 1000/s needs (at least 10).
+func TestOpenModelCapacity(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPURL + "/delay/10ms"}}, Conns: 4, Rate: 1000, Duration: time.Second})
+	cp, ok := res.Capacity()
+	if !ok || res.Dropped == 0 || cp.Workers != 4 || cp.Rate > 400 || cp.Rate < 200 || cp.Conns < 10 || cp.Conns > 20 {
+		t.Errorf("-c 4 --rate 1000 at 10 ms: %d dropped, capacity %+v; want drops, 4 workers, 200 to 400/s, -c 10 to 20", res.Dropped, cp)
+	}
+}
+
+// TestOpenModelSendRateWithoutAnswers runs the open model against a
+// server that never answers: the send rate counts the requests sent, not
+// those completed (it said 0.0/s achieved when 10 were sent and none
+// completed).
+func TestOpenModelSendRateWithoutAnswers(t *testing.T) {
+	s := labtest.NewMisbehaving(t, labtest.Silent)
+	res, err := Run(t.Context(), Config{Targets: []Target{{URL: s.URL()}}, Conns: 30, Rate: 20, Duration: time.Second,
+		Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 0 || res.Sent != 20 || res.Errors != 20 || res.SendRate() < 18 || res.SendRate() > 22 {
+		t.Errorf("--rate 20 -d 1s to a silent server: %d completed, %d sent, %d failed, send rate %.1f/s; want 0, 20, 20, 20/s",
+			res.Requests, res.Sent, res.Errors, res.SendRate())
+	}
+}

@@ -52,6 +52,39 @@ func (p ConstantPacer) due(i uint64) time.Duration {
 	return time.Duration(ns)
 }
 
+// Due returns how many requests are due by elapsed (those with an
+// intended start at or before it), within Max and Duration.
+func (p ConstantPacer) Due(elapsed time.Duration) uint64 {
+	if p.Rate <= 0 {
+		return 0
+	}
+	n := math.Floor(elapsed.Seconds()*p.Rate) + 1
+	if p.Duration > 0 {
+		// Request i is in the schedule when i/Rate < Duration.
+		n = min(n, math.Ceil(p.Duration.Seconds()*p.Rate))
+	}
+	if p.Max > 0 {
+		n = min(n, float64(p.Max))
+	}
+	if n >= math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return uint64(n)
+}
+
+// MaxRate is the highest rate a ConstantPacer schedules: one request a
+// nanosecond, the resolution of the intended start times.
+const MaxRate = 1e9
+
+// dueCounter is a Pacer that can say how many requests are due by a
+// time. When the workers are so far behind that a ticket finds the queue
+// full, schedule counts all the overdue ones as dropped at once, rather
+// than trying them one by one: at --rate 1e8 that loop alone outlasted -d
+// by seconds.
+type dueCounter interface {
+	Due(elapsed time.Duration) uint64
+}
+
 // ticket is one scheduled request: its intended start in nanoseconds
 // since the start of the run, or -1 in the closed model where a request is
 // due when its worker is free.
@@ -87,6 +120,12 @@ func schedule(ctx context.Context, p Pacer, start time.Time, out chan<- ticket, 
 		case out <- int64(due):
 		default:
 			dropped.Add(1)
+			if dc, ok := p.(dueCounter); ok {
+				if n := dc.Due(time.Since(start)); n > hits+1 {
+					dropped.Add(int64(n - hits - 1))
+					hits = n - 1
+				}
+			}
 		}
 		hits++
 		if ctx.Err() != nil {

@@ -141,3 +141,59 @@ func TestScheduleAnyPacer(t *testing.T) {
 		}
 	})
 }
+
+// TestScheduleHugeRate checks that a rate far beyond what the workers can
+// take ends with its duration: --rate 1e8 -d 1s ran past 4 s, scheduling
+// its overdue requests one by one into a full queue. The overdue ones
+// are dropped in bulk; every request of the schedule is either queued or
+// dropped.
+func TestScheduleHugeRate(t *testing.T) {
+	for _, rate := range []float64{1e8, MaxRate} {
+		start := time.Now()
+		out := make(chan ticket, 64)
+		var dropped atomic.Int64
+		p := ConstantPacer{Rate: rate, Duration: 300 * time.Millisecond}
+		done := make(chan struct{})
+		go func() { schedule(context.Background(), p, start, out, &dropped); close(done) }()
+		var queued int64
+		for range out {
+			queued++
+			time.Sleep(time.Millisecond) // a busy worker
+		}
+		<-done
+		if took := time.Since(start); took > 600*time.Millisecond {
+			t.Errorf("--rate %g -d 300ms: the schedule ran %v; want it to end with its duration", rate, took)
+		}
+		if want := int64(p.Due(p.Duration)); queued+dropped.Load() != want {
+			t.Errorf("--rate %g: %d queued and %d dropped; want %d in all", rate, queued, dropped.Load(), want)
+		}
+	}
+}
+
+func TestConstantPacerDue(t *testing.T) {
+	tests := []struct {
+		p       ConstantPacer
+		elapsed time.Duration
+		want    uint64
+	}{
+		{ConstantPacer{Rate: 100}, 0, 1},
+		{ConstantPacer{Rate: 100}, 9 * time.Millisecond, 1},
+		{ConstantPacer{Rate: 100}, 10 * time.Millisecond, 2},
+		{ConstantPacer{Rate: 100, Duration: time.Second}, time.Hour, 100},
+		{ConstantPacer{Rate: 100, Max: 7}, time.Hour, 7},
+		{ConstantPacer{Rate: 3, Duration: time.Second}, time.Hour, 3},
+		{ConstantPacer{Rate: 2.5, Duration: time.Second}, time.Hour, 3}, // 0, 0.4 s, 0.8 s
+		{ConstantPacer{}, time.Hour, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.p.Due(tt.elapsed); got != tt.want {
+			t.Errorf("%+v.Due(%v) = %d; want %d", tt.p, tt.elapsed, got, tt.want)
+		}
+		// Due agrees with Pace: request Due-1 is due, request Due is not.
+		if n := tt.p.Due(tt.elapsed); n > 0 {
+			if wait, stop := tt.p.Pace(tt.elapsed, n-1); wait != 0 || stop {
+				t.Errorf("%+v: request %d of Due(%v) = %d is not due: Pace = %v, %v", tt.p, n-1, tt.elapsed, n, wait, stop)
+			}
+		}
+	}
+}

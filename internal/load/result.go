@@ -2,6 +2,7 @@ package load
 
 import (
 	"crypto/tls"
+	"math"
 	"sync"
 	"time"
 )
@@ -92,14 +93,48 @@ func (r *Result) HandshakeRate() float64 { return perSecond(r.Handshakes, r.Elap
 // ByteRate is response body bytes per second of elapsed time.
 func (r *Result) ByteRate() float64 { return perSecond(r.Bytes, r.Elapsed) }
 
-// SendRate is, in the open model, the rate at which completed requests
-// were actually sent: (n-1) over the span from the first send to the last.
-// It holds the --rate asked for unless the client fell behind.
+// SendRate is, in the open model, the rate at which requests were
+// actually sent, completed or failed: (n-1) over the span from the first
+// send to the last. It holds the --rate asked for unless the client fell
+// behind, even against a server that answers nothing.
 func (r *Result) SendRate() float64 {
-	if r.Requests < 2 || r.LastSend <= r.FirstSend {
+	if r.Sent < 2 || r.LastSend <= r.FirstSend {
 		return 0
 	}
-	return float64(r.Requests-1) / (r.LastSend - r.FirstSend).Seconds()
+	return float64(r.Sent-1) / (r.LastSend - r.FirstSend).Seconds()
+}
+
+// Capacity is what the open model's workers could send at the latency
+// they met: each connection (each stream of it on HTTP/2 and HTTP/3, each
+// pipelined request on HTTP/1.1) has one request in flight at a time, so
+// at a mean service time L, W of them send at most W/L requests per
+// second. A --rate above it is dropped, however fast the server.
+type Capacity struct {
+	Workers int           // connections x streams (or pipelined requests)
+	Mean    time.Duration // mean service time: actual send to last byte
+	Rate    float64       // requests per second the workers can send
+	// Conns is the -c that would hold the asked rate at this latency:
+	// more connections than the rate needs at the mean, with no margin
+	// for the tail.
+	Conns int
+}
+
+// Capacity returns the open model's capacity (see Capacity); ok is false
+// in the closed model or before any request completed.
+func (r *Result) Capacity() (cp Capacity, ok bool) {
+	c := r.Config
+	if c.Rate <= 0 || r.Latency.Service.TotalCount() == 0 {
+		return Capacity{}, false
+	}
+	perConn := max(c.Streams, 1) * max(c.Pipeline, 1)
+	cp.Workers = c.Conns * perConn
+	cp.Mean = time.Duration(r.Latency.Service.Mean() * float64(time.Microsecond))
+	if cp.Mean <= 0 {
+		return Capacity{}, false
+	}
+	cp.Rate = float64(cp.Workers) / cp.Mean.Seconds()
+	cp.Conns = int(math.Ceil(c.Rate * cp.Mean.Seconds() / float64(perConn)))
+	return cp, true
 }
 
 // ErrorRate is the share of requests that failed, from 0 to 1.

@@ -209,7 +209,7 @@ func TestOpenModelRate(t *testing.T) {
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, Conns: 4, Rate: 400, Duration: 1500 * time.Millisecond,
 		TLS: clientTLS(t, s.CA.CertPEM)})
 	if res.Requests != 600 {
-		t.Errorf("open model sent %d requests in 1.5s at 400/s; want 600", res.Requests)
+		t.Errorf("open model sent %d requests in 1.5s at 400/s (%d dropped, largest lag %v); want 600", res.Requests, res.Dropped, res.MaxLag)
 	}
 	if got := res.SendRate(); got < 400*0.98 || got > 400*1.02 {
 		t.Errorf("sends went out at %.1f/s (first %v, last %v); want 400/s within 2%%", got, res.FirstSend, res.LastSend)

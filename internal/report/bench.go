@@ -116,7 +116,20 @@ func benchSummary(b *strings.Builder, r *load.Result) {
 		fmt.Fprintf(b, "Send rate:       %.1f/s achieved of %.6g/s\n", r.SendRate(), c.Rate)
 		fmt.Fprintf(b, "Schedule:        %d sends late by more than %s, largest lag %s, %d dropped (all workers busy)\n",
 			r.Late, load.LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
+		writeCapacity(b, r)
 	}
+}
+
+// writeCapacity says, when sends were dropped with every worker busy,
+// what rate the workers could hold at the latency they met, and the -c
+// that the asked rate needs.
+func writeCapacity(b *strings.Builder, r *load.Result) {
+	cp, ok := r.Capacity()
+	if !ok || r.Dropped == 0 || cp.Rate >= r.Config.Rate {
+		return
+	}
+	fmt.Fprintf(b, "Capacity:        %s in flight at a mean %s each hold at most %.0f/s, below --rate %.6g; raise -c to %d or more\n",
+		plural(cp.Workers, "request"), cp.Mean.Round(10*time.Microsecond), cp.Rate, r.Config.Rate, cp.Conns)
 }
 
 // plural writes a count and its noun: "1 connection", "2 connections".

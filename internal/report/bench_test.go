@@ -48,7 +48,7 @@ func sampleBench() *load.Result {
 			r.Late++
 		}
 	}
-	r.MaxLag, r.LastSend = 99*20*time.Microsecond, time.Duration(99*10e6+99*20e3)
+	r.MaxLag, r.Sent, r.LastSend = 99*20*time.Microsecond, 100, time.Duration(99*10e6+99*20e3)
 	r.CPU = load.CPU{ClientUser: 30 * time.Millisecond, ClientSystem: 20 * time.Millisecond, ClientCores: 1,
 		Wall: time.Second, ServerMeasured: true, ServerUser: 40 * time.Millisecond, ServerSystem: 10 * time.Millisecond,
 		ServerBusiest: load.ProcBusy{PID: 4321, CPU: 50 * time.Millisecond, Cores: 1}}
@@ -120,6 +120,9 @@ func TestBenchLines(t *testing.T) {
 			r.Config.Conns, r.Config.Streams, r.Config.RequestsPerConn, r.ServerStreams = 1, 1, 0, &n
 		}, []string{"1 connection (the server allowed no streams: SETTINGS_MAX_CONCURRENT_STREAMS 0)"}, nil,
 			func(j BenchJSON) bool { return j.ServerStreams != nil && *j.ServerStreams == 0 }},
+		{"capacity", func(r *load.Result) { r.Config.Rate, r.Dropped = 10000, 500 }, // 4 connections, a mean of 2.5 ms: 1,600/s
+			[]string{"Capacity:        4 requests in flight at a mean 2.49ms each hold at most 1609/s, below --rate 10000; raise -c to 25 or more"}, nil,
+			func(j BenchJSON) bool { return j.Dropped == 500 }},
 		{"failed connections", func(r *load.Result) { r.Connections, r.DialErrors = 0, 10 },
 			[]string{"Connections:     0 opened, 10 failed"}, nil, func(j BenchJSON) bool { return j.DialErrors == 10 }},
 		{"h2c", func(r *load.Result) {
