@@ -8,7 +8,6 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/page"
-	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
@@ -218,16 +217,16 @@ func (f *pageFlags) protocolList(pageURL string) ([]page.Protocol, error) {
 		return nil, err
 	}
 	if f.protocols == "" {
-		p := map[string]page.Protocol{probe.ProtoAuto: page.HTTP2, probe.ProtoHTTP11: page.HTTP1, probe.ProtoHTTP2: page.HTTP2, probe.ProtoHTTP3: page.HTTP3}[one]
+		p := map[transport.Protocol]page.Protocol{transport.ProtoAuto: page.HTTP2, transport.HTTP1: page.HTTP1, transport.HTTP2: page.HTTP2, transport.HTTP3: page.HTTP3}[one]
 		if plain {
 			p = map[page.Protocol]page.Protocol{page.HTTP2: page.HTTP, page.HTTP1: page.HTTP, page.HTTP3: page.HTTP3}[p]
-			if one == probe.ProtoHTTP2 {
+			if one == transport.HTTP2 {
 				p = page.HTTP2C
 			}
 		}
 		return []page.Protocol{p}, nil
 	}
-	if one != probe.ProtoAuto {
+	if one != transport.ProtoAuto {
 		return nil, usagef("choose --protocols or one of --http1.1, --http2 and --http3")
 	}
 	var out []page.Protocol

@@ -338,10 +338,10 @@ func probeError(err error, cfg probe.Config) error {
 	if errors.Is(err, probe.ErrRedirectLimit) {
 		return withHint(err, "the server redirects more often than --max-redirs allows (a loop?); raise --max-redirs, or leave out -L to see the first answer")
 	}
-	if protocol == probe.ProtoHTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
+	if protocol == transport.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
 		return withHint(err, "nothing listens on this UDP port: the server does not serve HTTP/3 here; try without --http3")
 	}
-	if protocol == probe.ProtoHTTP3 && errors.Is(err, context.DeadlineExceeded) {
+	if protocol == transport.HTTP3 && errors.Is(err, context.DeadlineExceeded) {
 		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")
 	}
 	return withHint(err, hintFor(err))

@@ -117,23 +117,23 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 }
 
 // protocol returns the probe protocol chosen by --http1.1, --http2 or --http3.
-func (f *requestFlags) protocol() (string, error) {
-	var chosen []string
+func (f *requestFlags) protocol() (transport.Protocol, error) {
+	var chosen []transport.Protocol
 	for _, p := range []struct {
 		on   bool
-		name string
-	}{{f.http11, probe.ProtoHTTP11}, {f.http2, probe.ProtoHTTP2}, {f.http3, probe.ProtoHTTP3}} {
+		name transport.Protocol
+	}{{f.http11, transport.HTTP1}, {f.http2, transport.HTTP2}, {f.http3, transport.HTTP3}} {
 		if p.on {
 			chosen = append(chosen, p.name)
 		}
 	}
 	switch len(chosen) {
 	case 0:
-		return probe.ProtoAuto, nil
+		return transport.ProtoAuto, nil
 	case 1:
 		return chosen[0], nil
 	}
-	return "", usagef("choose one of --http1.1, --http2 and --http3")
+	return transport.ProtoAuto, usagef("choose one of --http1.1, --http2 and --http3")
 }
 
 // timeout reads --max-time: seconds as curl takes them, or a Go duration.

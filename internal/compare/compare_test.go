@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // fixed returns a sampler whose totals are mean plus exponential noise of
@@ -28,7 +30,7 @@ func fixed(seed uint64, mean, noise time.Duration) Sampler {
 }
 
 func twoKeys() (Key, Key) {
-	return Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, base
+	return Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, base
 }
 
 func TestRunInterleaves(t *testing.T) {

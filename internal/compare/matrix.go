@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Dimension names, as --vary spells them.
@@ -22,7 +24,7 @@ var Dimensions = []string{DimScheme, DimProto, DimTLS, DimHandshake, DimConn}
 // dimension does not vary.
 var dimValues = map[string][]string{
 	DimScheme:    {"https", "http"},
-	DimProto:     {"http1.1", "http2", "http3"},
+	DimProto:     {transport.HTTP1.Token(), transport.HTTP2.Token(), transport.HTTP3.Token()},
 	DimTLS:       {"1.3", "1.2"},
 	DimHandshake: {"full", "resumed", "0rtt"},
 	DimConn:      {"fresh", "reuse"},
@@ -31,11 +33,11 @@ var dimValues = map[string][]string{
 // Key places a variant in the matrix. Plain HTTP has no TLS version and
 // no handshake (empty strings), and a reused connection no handshake.
 type Key struct {
-	Scheme    string `json:"scheme"`
-	Proto     string `json:"proto"`
-	TLS       string `json:"tls,omitempty"`
-	Handshake string `json:"handshake,omitempty"`
-	Conn      string `json:"conn"`
+	Scheme    string             `json:"scheme"`
+	Proto     transport.Protocol `json:"proto"`
+	TLS       string             `json:"tls,omitempty"`
+	Handshake string             `json:"handshake,omitempty"`
+	Conn      string             `json:"conn"`
 }
 
 // get returns the key's value in dimension d.
@@ -44,7 +46,7 @@ func (k Key) get(d string) string {
 	case DimScheme:
 		return k.Scheme
 	case DimProto:
-		return k.Proto
+		return k.Proto.Token()
 	case DimTLS:
 		return k.TLS
 	case DimHandshake:
@@ -62,7 +64,7 @@ func (k Key) with(d, v string) Key {
 			k.TLS, k.Handshake = "1.3", "full"
 		}
 	case DimProto:
-		k.Proto = v
+		k.Proto, _ = transport.ParseProtocol(v) // v is one of dimValues[DimProto]
 	case DimTLS:
 		k.TLS = v
 	case DimHandshake:
@@ -90,11 +92,11 @@ func (k Key) normalize() Key {
 // offered on QUIC only (Go's TLS client sends no early data over TCP).
 func (k Key) valid() bool {
 	switch {
-	case k.Scheme == "http" && k.Proto != "http1.1":
+	case k.Scheme == "http" && k.Proto != transport.HTTP1:
 		return false
-	case k.Proto == "http3" && k.TLS != "1.3":
+	case k.Proto == transport.HTTP3 && k.TLS != "1.3":
 		return false
-	case k.Handshake == "0rtt" && k.Proto != "http3":
+	case k.Handshake == "0rtt" && k.Proto != transport.HTTP3:
 		return false
 	}
 	return true
@@ -102,7 +104,7 @@ func (k Key) valid() bool {
 
 // Name is the short label of the variant, e.g. "https h1 TLS1.2 resumed".
 func (k Key) Name() string {
-	parts := []string{k.Scheme, map[string]string{"http1.1": "h1", "http2": "h2", "http3": "h3"}[k.Proto]}
+	parts := []string{k.Scheme, map[transport.Protocol]string{transport.HTTP1: "h1", transport.HTTP2: "h2", transport.HTTP3: "h3"}[k.Proto]}
 	if k.TLS != "" {
 		parts = append(parts, "TLS"+k.TLS)
 	}
@@ -116,7 +118,7 @@ func (k Key) Name() string {
 }
 
 // base is the variant every dimension starts from.
-var base = Key{Scheme: "https", Proto: "http1.1", TLS: "1.3", Handshake: "full", Conn: "fresh"}
+var base = Key{Scheme: "https", Proto: transport.HTTP1, TLS: "1.3", Handshake: "full", Conn: "fresh"}
 
 // DefaultMatrix is the matrix compare runs without --vary: the questions
 // of the cost of the S (HTTPS over HTTP with TLS 1.3 and 1.2), what
@@ -124,7 +126,7 @@ var base = Key{Scheme: "https", Proto: "http1.1", TLS: "1.3", Handshake: "full",
 // connection, and what a kept-alive connection leaves of it all. Plain
 // HTTP comes first, as the baseline.
 func DefaultMatrix() []Key {
-	http := Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}
+	http := Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}
 	return []Key{
 		http,
 		base,
@@ -170,7 +172,7 @@ func Matrix(vary []string) ([]Key, error) {
 
 // references holds the reference value of each dimension, the one the
 // other values are compared against and listed after.
-var references = map[string]string{DimScheme: "http", DimProto: "http1.1", DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}
+var references = map[string]string{DimScheme: "http", DimProto: transport.HTTP1.Token(), DimTLS: "1.3", DimHandshake: "full", DimConn: "fresh"}
 
 // rank orders keys so that the reference of each dimension comes first:
 // plain HTTP, then HTTP/1.1, TLS 1.3, full handshake, fresh connection.

@@ -45,7 +45,7 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 	}
 	want := 0 // requests nginx will log: warm-up, priming and measured runs
 	for _, k := range keys {
-		if k.Proto != "http3" {
+		if k.Proto != transport.HTTP3 {
 			want += 1 + runs
 			if mode(k) != probe.Fresh {
 				want++
@@ -60,7 +60,7 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 		t.Errorf("nginx logged %d requests; want %d (warm-up, priming and %d runs per variant)", len(log), want, runs)
 	}
 	for i, v := range res.Variants {
-		if v.Key.Proto == "http3" {
+		if v.Key.Proto == transport.HTTP3 {
 			if !strings.Contains(v.Dropped, "warm-up") || v.Total.N != 0 {
 				t.Errorf("%s on nginx without HTTP/3: dropped %q, n=%d; want dropped in the warm-up", v.Name, v.Dropped, v.Total.N)
 			}

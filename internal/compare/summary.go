@@ -26,30 +26,30 @@ func (res *Result) Findings() []string {
 		}
 	}
 	add(res.joined("HTTPS", DimScheme, func(k Key) (string, bool) {
-		return "with TLS " + k.TLS, k.Conn == "fresh" && k.Handshake == "full" && k.Proto == "http1.1"
+		return "with TLS " + k.TLS, k.Conn == "fresh" && k.Handshake == "full" && k.Proto == transport.HTTP1
 	}, "over HTTP on a fresh connection"))
 	add(res.joined("HTTPS", DimScheme, func(k Key) (string, bool) {
-		return "with TLS " + k.TLS, k.Conn == "reuse" && k.Proto == "http1.1"
+		return "with TLS " + k.TLS, k.Conn == "reuse" && k.Proto == transport.HTTP1
 	}, "over HTTP on a kept-alive connection"))
 	if !res.hasDim(DimScheme) {
 		add(res.joined("TLS 1.2", DimTLS, func(k Key) (string, bool) {
-			return "", k.Conn == "fresh" && k.Handshake == "full" && k.Proto == "http1.1"
+			return "", k.Conn == "fresh" && k.Handshake == "full" && k.Proto == transport.HTTP1
 		}, "over TLS 1.3 on a fresh connection"))
 	}
 	add(res.joined("resumption", DimHandshake, func(k Key) (string, bool) {
-		return "on TLS " + k.TLS, k.Handshake == "resumed" && k.Proto == "http1.1"
+		return "on TLS " + k.TLS, k.Handshake == "resumed" && k.Proto == transport.HTTP1
 	}, ""))
 	add(res.joined("HTTP/2", DimProto, func(k Key) (string, bool) {
-		return "with TLS " + k.TLS, k.Proto == "http2" && k.Conn == "fresh" && k.Handshake == "full"
+		return "with TLS " + k.TLS, k.Proto == transport.HTTP2 && k.Conn == "fresh" && k.Handshake == "full"
 	}, "over HTTP/1.1 on a fresh connection"))
 	add(res.joined("HTTP/3", DimProto, func(k Key) (string, bool) {
-		return "", k.Proto == "http3" && k.Conn == "fresh" && k.Handshake == "full" // TLS 1.3 only
+		return "", k.Proto == transport.HTTP3 && k.Conn == "fresh" && k.Handshake == "full" // TLS 1.3 only
 	}, "over HTTP/1.1 on a fresh connection"))
 	add(res.joined("0-RTT", DimHandshake, func(k Key) (string, bool) {
 		return "", k.Handshake == "0rtt"
 	}, "over a full QUIC handshake"))
 	add(res.joined("a kept-alive connection", DimConn, func(k Key) (string, bool) {
-		return "with TLS " + k.TLS, k.Scheme == "https" && k.Proto == "http1.1"
+		return "with TLS " + k.TLS, k.Scheme == "https" && k.Proto == transport.HTTP1
 	}, "over a fresh HTTPS connection"))
 	return out
 }

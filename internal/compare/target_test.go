@@ -61,7 +61,7 @@ func TestDefaultMatrixOnEmbeddedServer(t *testing.T) {
 
 // wantSample says what is wrong with a sample of variant k, if anything.
 func wantSample(k Key, s Sample) string {
-	wantProto := map[string]string{"http1.1": "HTTP/1.1", "http2": "HTTP/2.0", "http3": "HTTP/3.0"}[k.Proto]
+	wantProto := map[transport.Protocol]string{transport.HTTP1: "HTTP/1.1", transport.HTTP2: "HTTP/2.0", transport.HTTP3: "HTTP/3.0"}[k.Proto]
 	_, hasTLS := s.Phases["tls"]
 	switch {
 	case s.Proto != wantProto:
@@ -99,7 +99,7 @@ func testMatrix(t *testing.T) []Key {
 func TestNotesOtherResource(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	probeCfg := probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second}
-	keys := []Key{{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, base}
+	keys := []Key{{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, base}
 	for _, tt := range []struct {
 		httpPath string
 		want     string

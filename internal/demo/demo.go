@@ -16,6 +16,7 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Config sets up a demo. Zero values mean the defaults.
@@ -53,10 +54,10 @@ type Variant struct {
 
 // keys of the demo's variants, built like compare's matrix.
 var (
-	plain     = compare.Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}
-	httpsKey  = compare.Key{Scheme: "https", Proto: "http1.1", TLS: "1.3", Handshake: "full", Conn: "fresh"}
-	h2Key     = with(httpsKey, func(k *compare.Key) { k.Proto = "http2" })
-	h3Key     = with(httpsKey, func(k *compare.Key) { k.Proto = "http3" })
+	plain     = compare.Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}
+	httpsKey  = compare.Key{Scheme: "https", Proto: transport.HTTP1, TLS: "1.3", Handshake: "full", Conn: "fresh"}
+	h2Key     = with(httpsKey, func(k *compare.Key) { k.Proto = transport.HTTP2 })
+	h3Key     = with(httpsKey, func(k *compare.Key) { k.Proto = transport.HTTP3 })
 	resumed   = func(k *compare.Key) { k.Handshake = "resumed" }
 	keptAlive = func(k *compare.Key) { k.Conn = "reuse" }
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/netem"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 func startServer(t *testing.T, cfg embedded.Config) *embedded.Server {
@@ -27,8 +28,8 @@ func startServer(t *testing.T, cfg embedded.Config) *embedded.Server {
 func TestRunBehindLink(t *testing.T) {
 	srv := startServer(t, embedded.Config{Link: &netem.Config{RTT: 20 * time.Millisecond}})
 	keys := []compare.Key{
-		{Scheme: "http", Proto: "http1.1", Conn: "fresh"},
-		{Scheme: "https", Proto: "http1.1", TLS: "1.3", Handshake: "full", Conn: "fresh"},
+		{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"},
+		{Scheme: "https", Proto: transport.HTTP1, TLS: "1.3", Handshake: "full", Conn: "fresh"},
 	}
 	res, err := Run(context.Background(), srv, Config{Runs: 3, LoadTime: time.Second, LinkKeys: keys})
 	if err != nil {

@@ -55,26 +55,18 @@ func ParseConnMode(s string) (ConnMode, error) {
 	return 0, fmt.Errorf("unknown connection mode %q (want keepalive, new or resume)", s)
 }
 
-// Protocol is the HTTP version a run speaks.
-type Protocol int
+// Protocol is the HTTP version a run speaks: transport's, so that bench,
+// probe and compare name protocols alike. Its zero value,
+// transport.ProtoAuto, means HTTP/1.1 here: a run does not negotiate.
+type Protocol = transport.Protocol
 
-// Protocols.
+// The protocols a run speaks, transport's under the names load's callers
+// use.
 const (
-	HTTP1 Protocol = iota // HTTP/1.1, over TLS or plain TCP
-	HTTP2                 // HTTP/2 over TLS (ALPN h2), or h2c on an http:// URL
-	HTTP3                 // HTTP/3 over QUIC
+	HTTP1 = transport.HTTP1 // HTTP/1.1, over TLS or plain TCP
+	HTTP2 = transport.HTTP2 // HTTP/2 over TLS (ALPN h2), or h2c on an http:// URL
+	HTTP3 = transport.HTTP3 // HTTP/3 over QUIC
 )
-
-// String names the protocol as reports show it.
-func (p Protocol) String() string {
-	switch p {
-	case HTTP2:
-		return "HTTP/2"
-	case HTTP3:
-		return "HTTP/3"
-	}
-	return "HTTP/1.1"
-}
 
 // ProtocolName names the protocol of a run as the report shows it: HTTP/2
 // on an http:// URL is h2c, cleartext with prior knowledge (the client
@@ -130,7 +122,7 @@ type Config struct {
 	// RequestsPerConn closes a connection after this many requests; 0
 	// means no limit in keep-alive mode and 1 in the new and resume modes.
 	RequestsPerConn int
-	// Protocol is the HTTP version.
+	// Protocol is the HTTP version; zero (transport.ProtoAuto) means HTTP/1.1.
 	Protocol Protocol
 	// TLS is the client TLS configuration (verification, versions,
 	// suites, groups); nil means the defaults. It is cloned, never changed.
@@ -194,6 +186,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = transport.MaxHeaderBytes
 	}
+	if c.Protocol == transport.ProtoAuto {
+		c.Protocol = HTTP1
+	}
 	if c.RequestsPerConn == 0 && c.Mode != Keepalive {
 		c.RequestsPerConn = 1
 	}
@@ -249,7 +244,7 @@ func (c *Config) validate() error {
 		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
 	}
 	if c.TLS != nil && first.Scheme == "https" {
-		if err := transport.CheckProtocolVersion(c.Protocol.String(), c.TLS.MaxVersion); err != nil {
+		if err := transport.CheckProtocolVersion(c.Protocol, c.TLS.MaxVersion); err != nil {
 			return err
 		}
 	}

@@ -41,11 +41,11 @@ const DefaultRounds = 10
 // keys are the matrix keys of compare for the protocols, so that its
 // effects and names speak of scheme and protocol.
 var keys = map[Protocol]compare.Key{
-	HTTP:   {Scheme: "http", Proto: "http1.1", Conn: "fresh"},
-	HTTP2C: {Scheme: "http", Proto: "http2", Conn: "fresh"},
-	HTTP1:  {Scheme: "https", Proto: "http1.1", Handshake: "full", Conn: "fresh"},
-	HTTP2:  {Scheme: "https", Proto: "http2", Handshake: "full", Conn: "fresh"},
-	HTTP3:  {Scheme: "https", Proto: "http3", Handshake: "full", Conn: "fresh"},
+	HTTP:   {Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"},
+	HTTP2C: {Scheme: "http", Proto: transport.HTTP2, Conn: "fresh"},
+	HTTP1:  {Scheme: "https", Proto: transport.HTTP1, Handshake: "full", Conn: "fresh"},
+	HTTP2:  {Scheme: "https", Proto: transport.HTTP2, Handshake: "full", Conn: "fresh"},
+	HTTP3:  {Scheme: "https", Proto: transport.HTTP3, Handshake: "full", Conn: "fresh"},
 }
 
 // Run loads the page Rounds times over each protocol, interleaved round

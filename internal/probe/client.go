@@ -115,7 +115,7 @@ func (c *Client) dropTransport() {
 // prepare sets up the transport for mode: a new one, without or with the
 // session cache, or the current one for Reuse.
 func (c *Client) prepare(mode Mode) error {
-	if mode == ZeroRTT && c.cfg.Protocol != ProtoHTTP3 {
+	if mode == ZeroRTT && c.cfg.Protocol != transport.HTTP3 {
 		return errors.New("probe: 0-RTT needs HTTP/3")
 	}
 	if mode == Reuse && c.tlsConfig != nil {
@@ -128,7 +128,7 @@ func (c *Client) prepare(mode Mode) error {
 	}
 	cfg := c.newTLSConfig(sessions)
 	c.tlsConfig = cfg
-	if c.cfg.Protocol == ProtoHTTP3 {
+	if c.cfg.Protocol == transport.HTTP3 {
 		c.h3 = c.newHTTP3(cfg, mode == ZeroRTT)
 	}
 	return nil

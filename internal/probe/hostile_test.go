@@ -12,7 +12,7 @@ import (
 )
 
 // hostileConfig is the probe of a misbehaving server, trusting its CA.
-func hostileConfig(t *testing.T, mode labtest.Mode, proto string) Config {
+func hostileConfig(t *testing.T, mode labtest.Mode, proto transport.Protocol) Config {
 	t.Helper()
 	s := labtest.NewMisbehaving(t, mode)
 	cfg := Config{URL: s.URL(), Protocol: proto}
@@ -29,18 +29,18 @@ func hostileConfig(t *testing.T, mode labtest.Mode, proto string) Config {
 // block passes the limit with a PROTOCOL_ERROR (its own error for this is
 // not exported), after reading not much more than the limit.
 func TestHeaderLimit(t *testing.T) {
-	limited := hostileConfig(t, labtest.HeadersForever, ProtoAuto)
+	limited := hostileConfig(t, labtest.HeadersForever, transport.ProtoAuto)
 	limited.MaxHeaderBytes = 64 << 10
 	tests := []struct {
 		name  string
 		cfg   Config
 		limit int64
 	}{
-		{"headers forever", hostileConfig(t, labtest.HeadersForever, ProtoAuto), transport.MaxHeaderBytes},
-		{"endless line", hostileConfig(t, labtest.EndlessHeaderLine, ProtoAuto), transport.MaxHeaderBytes},
-		{"headers forever over TLS", hostileConfig(t, labtest.TLS(labtest.HeadersForever), ProtoAuto), transport.MaxHeaderBytes},
+		{"headers forever", hostileConfig(t, labtest.HeadersForever, transport.ProtoAuto), transport.MaxHeaderBytes},
+		{"endless line", hostileConfig(t, labtest.EndlessHeaderLine, transport.ProtoAuto), transport.MaxHeaderBytes},
+		{"headers forever over TLS", hostileConfig(t, labtest.TLS(labtest.HeadersForever), transport.ProtoAuto), transport.MaxHeaderBytes},
 		{"headers forever, 64 KiB", limited, 64 << 10},
-		{"HTTP/2 CONTINUATION forever", hostileConfig(t, labtest.H2HeadersForever, ProtoHTTP2), transport.MaxHeaderBytes},
+		{"HTTP/2 CONTINUATION forever", hostileConfig(t, labtest.H2HeadersForever, transport.HTTP2), transport.MaxHeaderBytes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestHeaderLimit(t *testing.T) {
 			took := time.Since(start)
 			var hl *transport.HeaderLimitError
 			switch {
-			case tt.cfg.Protocol == ProtoHTTP2:
+			case tt.cfg.Protocol == transport.HTTP2:
 				if err == nil || !strings.Contains(err.Error(), "PROTOCOL_ERROR") {
 					t.Fatalf("Do = %v; want the connection ended with a PROTOCOL_ERROR", err)
 				}
@@ -82,9 +82,9 @@ func TestInformationalBound(t *testing.T) {
 		wantCount int
 		wantErr   bool
 	}{
-		{"1xx forever", hostileConfig(t, labtest.InformationalForever, ProtoAuto), transport.MaxInformational + 1, true},
-		{"HTTP/2 1xx forever", hostileConfig(t, labtest.H2InformationalForever, ProtoHTTP2), transport.MaxInformational + 1, true},
-		{"seven, then 200", hostileConfig(t, seven, ProtoAuto), 7, false},
+		{"1xx forever", hostileConfig(t, labtest.InformationalForever, transport.ProtoAuto), transport.MaxInformational + 1, true},
+		{"HTTP/2 1xx forever", hostileConfig(t, labtest.H2InformationalForever, transport.HTTP2), transport.MaxInformational + 1, true},
+		{"seven, then 200", hostileConfig(t, seven, transport.ProtoAuto), 7, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

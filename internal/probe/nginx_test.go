@@ -16,7 +16,7 @@ import (
 func TestNginx(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "ssl_ecdh_curve X25519:P-384;"})
 	ca := caFile(t, n.CA)
-	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2} {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		c := newClient(t, Config{URL: n.HTTPSURL + "/16k.bin", Protocol: proto, TLS: transport.TLS{CAFile: ca}})
 		tl := do(t, c, Fresh)
 		assertOrdered(t, tl, PhaseConnect, PhaseTLS, PhaseSend, PhaseWait, PhaseDownload)

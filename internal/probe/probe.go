@@ -24,14 +24,6 @@ import (
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// Protocols accepted in Config.Protocol.
-const (
-	ProtoAuto   = ""        // ALPN offers h2 then http/1.1 (plain HTTP: HTTP/1.1)
-	ProtoHTTP11 = "http1.1" // HTTP/1.1 only
-	ProtoHTTP2  = "http2"   // HTTP/2 (over http://: prior knowledge, as curl's --http2-prior-knowledge)
-	ProtoHTTP3  = "http3"   // HTTP/3 over QUIC; https:// only
-)
-
 // DefaultMaxRedirects is the redirect limit when Config.MaxRedirects is 0 (curl's).
 const DefaultMaxRedirects = 50
 
@@ -56,7 +48,7 @@ type Config struct {
 	Header http.Header // extra request headers; they replace the defaults of the same name, an empty list removes one
 	Body   []byte      // request body; without a Content-Type header it is sent as a form, as curl -d
 
-	Protocol string // ProtoAuto, ProtoHTTP11, ProtoHTTP2 or ProtoHTTP3
+	Protocol transport.Protocol // transport.ProtoAuto (ALPN: h2, then http/1.1), HTTP1, HTTP2 (prior knowledge on http://, as curl's --http2-prior-knowledge) or HTTP3
 	TLS      transport.TLS
 
 	Routes transport.Routes // --resolve, --connect-to, -4 and -6, parsed
@@ -159,20 +151,20 @@ func (cfg Config) validate() (*url.URL, error) {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
 	switch cfg.Protocol {
-	case ProtoAuto, ProtoHTTP11:
-	case ProtoHTTP2:
-		if err := transport.CheckProtocolVersion("HTTP/2", cfg.TLS.Max); err != nil && u.Scheme == "https" {
+	case transport.ProtoAuto, transport.HTTP1:
+	case transport.HTTP2:
+		if err := transport.CheckProtocolVersion(transport.HTTP2, cfg.TLS.Max); err != nil && u.Scheme == "https" {
 			return nil, fmt.Errorf("probe: %w", err)
 		}
-	case ProtoHTTP3:
+	case transport.HTTP3:
 		if u.Scheme != "https" {
 			return nil, errors.New("probe: HTTP/3 needs an https:// URL")
 		}
-		if err := transport.CheckProtocolVersion("HTTP/3", cfg.TLS.Max); err != nil {
+		if err := transport.CheckProtocolVersion(transport.HTTP3, cfg.TLS.Max); err != nil {
 			return nil, fmt.Errorf("probe: %w", err)
 		}
 	default:
-		return nil, fmt.Errorf("probe: unknown protocol %q (want http1.1, http2 or http3)", cfg.Protocol)
+		return nil, fmt.Errorf("probe: unknown protocol %v (want http1.1, http2 or http3)", cfg.Protocol)
 	}
 	if v := cfg.Routes.IPVersion; v != 0 && v != 4 && v != 6 {
 		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", v)

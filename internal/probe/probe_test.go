@@ -93,13 +93,15 @@ func TestPhasesOrdered(t *testing.T) {
 	ca := caFile(t, srv.CA)
 	all := []string{PhaseConnect, PhaseTLS, PhaseSend, PhaseWait, PhaseDownload}
 	tests := []struct {
-		name, url, proto, wantProto string
-		want                        []string
+		name, url string
+		proto     transport.Protocol
+		wantProto string
+		want      []string
 	}{
-		{"http1.1", srv.HTTPSURL + "/bytes/20000", ProtoHTTP11, "HTTP/1.1", all},
-		{"http2", srv.HTTPSURL + "/bytes/20000", ProtoHTTP2, "HTTP/2.0", all},
-		{"http3", srv.HTTPSURL + "/bytes/20000", ProtoHTTP3, "HTTP/3.0", []string{PhaseTLS, PhaseSend, PhaseWait, PhaseDownload}},
-		{"plain", srv.HTTPURL + "/bytes/20000", ProtoAuto, "HTTP/1.1", []string{PhaseConnect, PhaseSend, PhaseWait, PhaseDownload}},
+		{"http1.1", srv.HTTPSURL + "/bytes/20000", transport.HTTP1, "HTTP/1.1", all},
+		{"http2", srv.HTTPSURL + "/bytes/20000", transport.HTTP2, "HTTP/2.0", all},
+		{"http3", srv.HTTPSURL + "/bytes/20000", transport.HTTP3, "HTTP/3.0", []string{PhaseTLS, PhaseSend, PhaseWait, PhaseDownload}},
+		{"plain", srv.HTTPURL + "/bytes/20000", transport.ProtoAuto, "HTTP/1.1", []string{PhaseConnect, PhaseSend, PhaseWait, PhaseDownload}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +135,7 @@ func TestPhasesOrdered(t *testing.T) {
 func TestDNSAndDialAttempts(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	u := "https://localhost:" + port(t, srv.HTTPSURL) + "/"
-	c := newClient(t, Config{URL: u, Protocol: ProtoHTTP11, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: u, Protocol: transport.HTTP1, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
 	assertOrdered(t, tl, PhaseDNS, PhaseConnect, PhaseTLS)
 	if len(tl.Dials) == 0 {
@@ -182,8 +184,8 @@ func port(t *testing.T, u string) string {
 }
 
 func TestReuse(t *testing.T) {
-	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
-		t.Run(proto, func(t *testing.T) {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
+		t.Run(proto.Token(), func(t *testing.T) {
 			srv := labtest.StartServer(t, lab.Config{})
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 			first := do(t, c, Fresh)
@@ -259,16 +261,16 @@ func TestResume(t *testing.T) {
 	tests := []struct {
 		name      string
 		cfg       lab.Config
-		proto     string
+		proto     transport.Protocol
 		max       uint16
 		wantTick  bool
 		wantResum bool
 	}{
-		{"tickets tls1.3", lab.Config{}, ProtoHTTP11, 0, true, true},
-		{"tickets tls1.2", lab.Config{}, ProtoHTTP2, tls.VersionTLS12, true, true},
-		{"tickets http3", lab.Config{}, ProtoHTTP3, 0, true, true},
-		{"no tickets", lab.Config{NoTickets: true}, ProtoHTTP11, 0, false, false},
-		{"no tickets tls1.2", lab.Config{NoTickets: true}, ProtoHTTP11, tls.VersionTLS12, false, false},
+		{"tickets tls1.3", lab.Config{}, transport.HTTP1, 0, true, true},
+		{"tickets tls1.2", lab.Config{}, transport.HTTP2, tls.VersionTLS12, true, true},
+		{"tickets http3", lab.Config{}, transport.HTTP3, 0, true, true},
+		{"no tickets", lab.Config{NoTickets: true}, transport.HTTP1, 0, false, false},
+		{"no tickets tls1.2", lab.Config{NoTickets: true}, transport.HTTP1, tls.VersionTLS12, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,7 +311,7 @@ func TestFreshDoesNotResume(t *testing.T) {
 // another CA does not.
 func TestTrustFromPool(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{RootCAs: srv.CA.Pool()}}), Fresh)
 		if !tl.TLS.Verified {
 			t.Errorf("%s with the server's CA as a pool: not verified", proto)
@@ -424,12 +426,12 @@ func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{URL: "ftp://x/"},
 		{URL: "https:///"},
-		{URL: "http://x/", Protocol: ProtoHTTP3},
-		{URL: "https://x/", Protocol: "spdy"},
+		{URL: "http://x/", Protocol: transport.HTTP3},
+		{URL: "https://x/", Protocol: transport.Protocol(7)},
 		{URL: "https://x/", Routes: transport.Routes{IPVersion: 5}},
 		{URL: "https://x/", TLS: transport.TLS{CAFile: "/nonexistent/ca.pem"}},
-		{URL: "https://x/", Protocol: ProtoHTTP2, TLS: transport.TLS{Max: tls.VersionTLS11}},
-		{URL: "https://x/", Protocol: ProtoHTTP3, TLS: transport.TLS{Max: tls.VersionTLS10}},
+		{URL: "https://x/", Protocol: transport.HTTP2, TLS: transport.TLS{Max: tls.VersionTLS11}},
+		{URL: "https://x/", Protocol: transport.HTTP3, TLS: transport.TLS{Max: tls.VersionTLS10}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -443,7 +445,7 @@ func TestConfigErrors(t *testing.T) {
 func TestHTTP3TriesTheNextAddress(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	p := port(t, srv.HTTPSURL)
-	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: ProtoHTTP3,
+	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: transport.HTTP3,
 		Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, nil), TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
 	tlsPhase, _ := tl.Phase(PhaseTLS)

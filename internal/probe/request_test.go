@@ -20,8 +20,8 @@ func TestRequestBodyAndHost(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	ca := caFile(t, srv.CA)
 	body := []byte(strings.Repeat("x", 1000))
-	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
-		t.Run(proto, func(t *testing.T) {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
+		t.Run(proto.Token(), func(t *testing.T) {
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/headers", Protocol: proto, Body: body,
 				Header: http.Header{"Host": {"httpslab.test"}}, TLS: transport.TLS{CAFile: ca}})
 			tl := do(t, c, Fresh)
@@ -48,7 +48,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 // as request or response bytes.
 func TestNewConnectionBytes(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	tl := do(t, c, Fresh)
 	total := c.live.tcp.Counts()
 	if got := tl.Bytes.HandshakeRead + tl.Bytes.ResponseRead; got != total.Read {
@@ -64,7 +64,7 @@ func TestNewConnectionBytes(t *testing.T) {
 func TestReuseForgetsClosedConnections(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	// With Connection: close every request in Reuse mode redials.
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: ProtoHTTP11, Header: http.Header{"Connection": {"close"}},
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP1, Header: http.Header{"Connection": {"close"}},
 		TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
 	for i := range 5 {
 		if tl := do(t, c, Reuse); tl.Reused {
@@ -123,14 +123,15 @@ func TestBodySentSize(t *testing.T) {
 	early.StartTLS()
 	t.Cleanup(early.Close)
 	for _, tt := range []struct {
-		proto, url string
-		tls        transport.TLS
-		size       int
-		full       bool
+		proto transport.Protocol
+		url   string
+		tls   transport.TLS
+		size  int
+		full  bool
 	}{
-		{ProtoHTTP11, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 100 << 10, true},
-		{ProtoHTTP2, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 8 << 20, true},
-		{ProtoHTTP2, early.URL + "/", transport.TLS{Insecure: true}, 8 << 20, false},
+		{transport.HTTP1, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 100 << 10, true},
+		{transport.HTTP2, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 8 << 20, true},
+		{transport.HTTP2, early.URL + "/", transport.TLS{Insecure: true}, 8 << 20, false},
 	} {
 		c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, Body: make([]byte, tt.size), TLS: tt.tls})
 		tl := do(t, c, Fresh)

@@ -31,7 +31,7 @@ func TestConfigRejects(t *testing.T) {
 		{Config{URL: "ftp://127.0.0.1/"}, `scheme "ftp" is not http or https`},
 		{Config{URL: "https://127.0.0.1/", Method: "GE T"}, `method "GE T" is not an HTTP token`},
 		{Config{URL: "https://127.0.0.1/", Method: "GET\r\nX: y"}, "is not an HTTP token"},
-		{Config{URL: "https://127.0.0.1/", Protocol: ProtoHTTP3, TLS: transport.TLS{Max: tls.VersionTLS12}}, "HTTP/3 runs on TLS 1.3 only"},
+		{Config{URL: "https://127.0.0.1/", Protocol: transport.HTTP3, TLS: transport.TLS{Max: tls.VersionTLS12}}, "HTTP/3 runs on TLS 1.3 only"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.cfg)
@@ -118,7 +118,7 @@ func TestInternationalizedHost(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{Hosts: []string{"xn--bcher-kva.test"}})
 	ca := caFile(t, srv.CA)
 	p := port(t, srv.HTTPSURL)
-	for _, proto := range []string{ProtoHTTP11, ProtoHTTP2, ProtoHTTP3} {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		for _, resolve := range []string{"bücher.test", "xn--bcher-kva.test", "BÜCHER.test"} {
 			c := newClient(t, Config{URL: "https://bücher.test:" + p + "/", Protocol: proto,
 				Routes: routes(t, []string{resolve + ":" + p + ":127.0.0.1"}, nil), TLS: transport.TLS{CAFile: ca}})

@@ -17,11 +17,11 @@ func (c *Client) newTLSConfig(sessions tls.ClientSessionCache) *tls.Config {
 	cfg := c.baseTLS.Clone()
 	cfg.ClientSessionCache = sessions
 	switch c.cfg.Protocol {
-	case ProtoHTTP11:
+	case transport.HTTP1:
 		cfg.NextProtos = []string{"http/1.1"}
-	case ProtoHTTP2:
+	case transport.HTTP2:
 		cfg.NextProtos = []string{"h2"}
-	case ProtoHTTP3:
+	case transport.HTTP3:
 		cfg.NextProtos = []string{http3.NextProtoH3}
 	default:
 		cfg.NextProtos = []string{"h2", "http/1.1"}

@@ -88,7 +88,7 @@ func (c *Client) wantsHTTP2(conn net.Conn) bool {
 	if tc, ok := conn.(*tls.Conn); ok {
 		return tc.ConnectionState().NegotiatedProtocol == "h2"
 	}
-	return c.cfg.Protocol == ProtoHTTP2
+	return c.cfg.Protocol == transport.HTTP2
 }
 
 // newH2 starts HTTP/2 on an established connection: net/http's

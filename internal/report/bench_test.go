@@ -30,7 +30,7 @@ func recordNS(h *hdrhistogram.Histogram, ns int64) {
 // its intended start, then one malformed response.
 func sampleBench() *load.Result {
 	cfg := load.Config{Targets: []load.Target{{URL: "https://127.0.0.1:8443/"}, {URL: "https://127.0.0.1:8443/a"}},
-		Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: load.Resume, RequestsPerConn: 1}
+		Protocol: load.HTTP1, Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: load.Resume, RequestsPerConn: 1}
 	r := &load.Result{Config: cfg, Start: time.Unix(0, 0), Status: map[int]int64{200: 100},
 		ErrorCounts: map[string]int64{"malformed HTTP response": 1}, Requests: 100, Errors: 1, Bytes: 100 * 1100,
 		Connections: 100, Handshakes: 100, Resumed: 99, Elapsed: 1001 * time.Millisecond,

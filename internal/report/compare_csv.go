@@ -56,7 +56,7 @@ func CompareCSV(w io.Writer, res *compare.Result) error {
 
 func compareCSVRow(res *compare.Result, v compare.VariantResult) []string {
 	k, s := v.Key, v.Total
-	row := []string{csvText(v.Name), k.Scheme, k.Proto, k.TLS, k.Handshake, k.Conn, strconv.Itoa(s.N)}
+	row := []string{csvText(v.Name), k.Scheme, k.Proto.Token(), k.TLS, k.Handshake, k.Conn, strconv.Itoa(s.N)}
 	if s.N == 0 {
 		row = append(row, make([]string, 20)...)
 		return append(row, strconv.Itoa(errorCount(v)), csvText(v.Dropped))

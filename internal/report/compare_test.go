@@ -12,11 +12,12 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // baseKey is compare's baseline HTTPS variant: HTTP/1.1, TLS 1.3, a full
 // handshake on a fresh connection.
-var baseKey = compare.Key{Scheme: "https", Proto: "http1.1", TLS: "1.3", Handshake: "full", Conn: "fresh"}
+var baseKey = compare.Key{Scheme: "https", Proto: transport.HTTP1, TLS: "1.3", Handshake: "full", Conn: "fresh"}
 
 // withKey returns baseKey changed by f.
 func withKey(f func(*compare.Key)) compare.Key {
@@ -44,7 +45,7 @@ func goldenComparison(t *testing.T) *compare.Result {
 	const rtt = 40 * time.Millisecond
 	rounds := map[string]float64{"http h1": 2, "https h1 TLS1.3": 3, "https h1 TLS1.2": 4, "https h1 TLS1.2 resumed": 3}
 	var vs []compare.Variant
-	for i, k := range []compare.Key{{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, baseKey,
+	for i, k := range []compare.Key{{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, baseKey,
 		withKey(func(k *compare.Key) { k.TLS = "1.2" }), withKey(func(k *compare.Key) { k.TLS, k.Handshake = "1.2", "resumed" })} {
 		r := rand.New(rand.NewPCG(uint64(i), 3))
 		n := rounds[k.Name()]
@@ -54,7 +55,7 @@ func goldenComparison(t *testing.T) *compare.Result {
 				Phases: map[string]time.Duration{"connect": rtt, "wait": rtt}}, nil
 		}})
 	}
-	vs = append(vs, compare.Variant{Key: withKey(func(k *compare.Key) { k.Proto = "http3" }), Sampler: func(context.Context) (compare.Sample, error) {
+	vs = append(vs, compare.Variant{Key: withKey(func(k *compare.Key) { k.Proto = transport.HTTP3 }), Sampler: func(context.Context) (compare.Sample, error) {
 		return compare.Sample{}, context.DeadlineExceeded
 	}})
 	res, err := compare.Run(context.Background(), compare.Config{Variants: vs, Runs: 12, Seed: 1})
@@ -68,7 +69,7 @@ func goldenComparison(t *testing.T) *compare.Result {
 // when it was measured (and only then), in the text and the JSON.
 func TestStealLine(t *testing.T) {
 	vs := []compare.Variant{
-		{Key: compare.Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, Sampler: fixedSample(time.Millisecond)},
+		{Key: compare.Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, Sampler: fixedSample(time.Millisecond)},
 		{Key: baseKey, Sampler: fixedSample(2 * time.Millisecond)},
 	}
 	res, err := compare.Run(context.Background(), compare.Config{Variants: vs, Runs: 5, Seed: 1})
@@ -115,7 +116,7 @@ func jitterSample(seed uint64, d time.Duration) compare.Sampler {
 // when alpha is not 0.05, and the notes a reader must know.
 func TestCompareFooter(t *testing.T) {
 	for _, alpha := range []float64{0.05, 0.01} {
-		vs := []compare.Variant{{Key: compare.Key{Scheme: "http", Proto: "http1.1", Conn: "fresh"}, Sampler: jitterSample(1, 20*time.Millisecond)},
+		vs := []compare.Variant{{Key: compare.Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, Sampler: jitterSample(1, 20*time.Millisecond)},
 			{Key: baseKey, Sampler: jitterSample(2, 23*time.Millisecond)}}
 		res, err := compare.Run(context.Background(), compare.Config{Variants: vs, Runs: 3, Warmup: -1, Alpha: alpha, Seed: 1})
 		if err != nil {

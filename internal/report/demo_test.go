@@ -12,6 +12,7 @@ import (
 	"github.com/httpslab/httpslab/internal/demo"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // demoSample is a sample of the loopback demo: every variant's phases
@@ -20,7 +21,7 @@ func demoSample(k compare.Key, round int) compare.Sample {
 	us := func(n int) time.Duration { return time.Duration(n+3*round) * time.Microsecond }
 	s := compare.Sample{RTT: 40 * time.Microsecond, CPU: us(500), WireBytes: 900, BodyBytes: 771,
 		Phases: map[string]time.Duration{"wait": us(80)}}
-	if k.Proto != "http3" && k.Conn == "fresh" {
+	if k.Proto != transport.HTTP3 && k.Conn == "fresh" {
 		s.Phases["connect"] = us(60)
 	}
 	if k.Scheme == "https" {

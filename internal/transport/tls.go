@@ -71,17 +71,17 @@ func LegacyOnly(maxVersion uint16) bool {
 }
 
 // CheckProtocolVersion returns an error when maxVersion rules out proto,
-// "HTTP/2" (TLS 1.2 or later, RFC 9113 section 9.2) or "HTTP/3" (TLS 1.3
-// only, RFC 9001 section 4.2); nil otherwise. A maxVersion of 0 is the
+// HTTP2 (TLS 1.2 or later, RFC 9113 section 9.2) or HTTP3 (TLS 1.3 only,
+// RFC 9001 section 4.2); nil otherwise. A maxVersion of 0 is the
 // library's default and rules out nothing.
-func CheckProtocolVersion(proto string, maxVersion uint16) error {
+func CheckProtocolVersion(proto Protocol, maxVersion uint16) error {
 	if maxVersion == 0 {
 		return nil
 	}
 	switch {
-	case proto == "HTTP/2" && maxVersion < tls.VersionTLS12:
+	case proto == HTTP2 && maxVersion < tls.VersionTLS12:
 		return fmt.Errorf("HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not %s", tls.VersionName(maxVersion))
-	case proto == "HTTP/3" && maxVersion < tls.VersionTLS13:
+	case proto == HTTP3 && maxVersion < tls.VersionTLS13:
 		return fmt.Errorf("HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not %s", tls.VersionName(maxVersion))
 	}
 	return nil

@@ -55,18 +55,18 @@ func TestParseCiphers(t *testing.T) {
 
 func TestCheckProtocolVersion(t *testing.T) {
 	tests := []struct {
-		proto   string
+		proto   Protocol
 		max     uint16
 		wantErr string
 	}{
-		{"HTTP/2", 0, ""},
-		{"HTTP/2", tls.VersionTLS12, ""},
-		{"HTTP/2", tls.VersionTLS11, "HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not TLS 1.1"},
-		{"HTTP/3", tls.VersionTLS13, ""},
-		{"HTTP/3", tls.VersionTLS10, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.0"},
-		{"HTTP/3", tls.VersionTLS12, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.2"},
-		{"HTTP/3", 0, ""},
-		{"HTTP/1.1", tls.VersionTLS10, ""},
+		{HTTP2, 0, ""},
+		{HTTP2, tls.VersionTLS12, ""},
+		{HTTP2, tls.VersionTLS11, "HTTP/2 needs TLS 1.2 or later (RFC 9113, section 9.2), not TLS 1.1"},
+		{HTTP3, tls.VersionTLS13, ""},
+		{HTTP3, tls.VersionTLS10, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.0"},
+		{HTTP3, tls.VersionTLS12, "HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not TLS 1.2"},
+		{HTTP3, 0, ""},
+		{HTTP1, tls.VersionTLS10, ""},
 	}
 	for _, tt := range tests {
 		err := CheckProtocolVersion(tt.proto, tt.max)
