@@ -113,7 +113,10 @@ func (l *loader) consume(r *request, resp *http.Response) error {
 		return fmt.Errorf("%w: %s came over %s on a %s load", ErrProtocol, r.u.Redacted(), resp.Proto, l.cfg.Protocol)
 	}
 	var err error
-	if resp.StatusCode < 400 && (r.ref.Kind == KindDocument || r.ref.Kind == KindStylesheet) {
+	switch {
+	case redirects(resp.StatusCode):
+		err = l.redirected(r, resp)
+	case resp.StatusCode < 400 && (r.ref.Kind == KindDocument || r.ref.Kind == KindStylesheet):
 		err = l.discover(r, resp, body)
 	}
 	if _, cerr := io.Copy(io.Discard, body); err == nil && cerr != nil {
@@ -127,6 +130,39 @@ func (l *loader) consume(r *request, resp *http.Response) error {
 	case resp.StatusCode >= 400:
 		return fmt.Errorf("%w %d", errStatus, resp.StatusCode)
 	}
+	return nil
+}
+
+// redirects reports whether a status sends the browser elsewhere.
+func redirects(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// ErrRedirect is wrapped by the error of a load whose document redirects:
+// the load time of a page is that of the URL that serves it.
+var ErrRedirect = errors.New("the document redirects")
+
+// redirected follows a sub-resource's redirect as a browser does: the
+// target is a new request of the same kind (a new entry of the load,
+// subject to the same limits), and the redirect itself completed. A
+// redirecting document fails the load instead.
+func (l *loader) redirected(r *request, resp *http.Response) error {
+	loc := resp.Header.Get("Location")
+	if r.ref.Kind == KindDocument {
+		return fmt.Errorf("%w (%d) to %q; load that URL", ErrRedirect, resp.StatusCode, loc)
+	}
+	u, ok := resolve(resp.Request.URL, loc)
+	if !ok {
+		return fmt.Errorf("redirect %d to %q: not an http or https URL", resp.StatusCode, loc)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add(Ref{URL: u, Kind: r.ref.Kind}, r)
 	return nil
 }
 

@@ -306,3 +306,37 @@ func TestHeaderLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirects checks that a sub-resource's redirect is followed as a
+// request of its own, and that a redirecting document fails the load
+// with the URL to load instead.
+func TestRedirects(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<link rel=stylesheet href=/old.css><img src="/moved.png"><img src="/loop">`)
+		case "/old.css":
+			http.Redirect(w, r, "/new.css", http.StatusMovedPermanently)
+		case "/new.css":
+			fmt.Fprint(w, `body { background: url(/bg.png) }`)
+		case "/moved.png":
+			http.Redirect(w, r, "/final.png", http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case "/home":
+			http.Redirect(w, r, "/", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "png")
+		}
+	}))
+	defer ts.Close()
+	ld := load(t, Config{URL: ts.URL + "/", Protocol: HTTP})
+	want := []string{"/", "/old.css", "/moved.png", "/loop", "/new.css", "/final.png", "/bg.png"}
+	if got := paths(t, ld); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) || ld.Failed != 0 {
+		t.Errorf("requests %v, %d failed; want %v, none failed", got, ld.Failed, want)
+	}
+	_, err := Run(context.Background(), Config{URL: ts.URL + "/home", Protocol: HTTP})
+	if !errors.Is(err, ErrRedirect) || !strings.Contains(err.Error(), `to "/"`) {
+		t.Errorf("load of a redirecting document: %v; want ErrRedirect naming /", err)
+	}
+}

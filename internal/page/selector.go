@@ -92,8 +92,11 @@ type Facts struct {
 	Families           map[string]bool
 }
 
+// newFacts returns the facts of an empty page: a browser's parser makes
+// html, head and body elements even when the document leaves out their tags.
 func newFacts() *Facts {
-	return &Facts{Tags: map[string]bool{}, IDs: map[string]bool{}, Classes: map[string]bool{}, Families: map[string]bool{}}
+	tags := map[string]bool{"html": true, "head": true, "body": true}
+	return &Facts{Tags: tags, IDs: map[string]bool{}, Classes: map[string]bool{}, Families: map[string]bool{}}
 }
 
 // matches reports whether the page can have an element the compound
