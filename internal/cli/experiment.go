@@ -212,7 +212,7 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err != nil {
 		return nil, t, err
 	}
-	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: cfg.TLS}, nil
+	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: cfg.TLS, Routes: cfg.Routes}, nil
 }
 
 func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
@@ -241,5 +241,5 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err != nil {
 		return nil, t, usageError{err}
 	}
-	return experiment.Probe{Config: cfg, Plan: p.Plan}, experiment.Target{URL: cfg.URL, TLS: tc}, nil
+	return experiment.Probe{Config: cfg, Plan: p.Plan}, experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Routes}, nil
 }

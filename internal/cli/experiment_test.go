@@ -126,6 +126,19 @@ func TestExperimentProbe(t *testing.T) {
 	}
 }
 
+// TestExperimentRouted checks that --resolve of the measurement routes
+// the verification too: httpslab.test exists only through it.
+func TestExperimentRouted(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	port := strings.TrimSuffix(url[strings.LastIndex(url, ":")+1:], "/")
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--nginx", conf, "--vary", "ssl_session_tickets=off|on",
+		"-n", "1", "--", "bench", "-n", "10", "--conn", "resume", "https://httpslab.test:"+port+"/",
+		"--resolve", "httpslab.test:"+port+":127.0.0.1", "--cacert", ca)
+	if code != ExitOK || !strings.Contains(stdout, "ssl_session_tickets on   verified  resumed: no → yes") {
+		t.Errorf("exit %d, report:\n%s%s\nwant the variant verified through the route", code, stdout, stderr)
+	}
+}
+
 // TestExperimentInterrupted checks that a cancelled experiment reports
 // the blocks it completed, exits 130 and leaves no nginx instance behind:
 // no private directory and no master process of one it made.

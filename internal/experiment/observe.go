@@ -20,6 +20,21 @@ import (
 type Target struct {
 	URL string
 	TLS *tls.Config // nil: the system's roots
+	// Routes are the measurement's --resolve, --connect-to, -4 and -6:
+	// the observer's connections go where the measurement's go.
+	Routes transport.Routes
+}
+
+// dialer returns the dialer of the target's routes.
+func (t Target) dialer() *transport.Dialer { return &transport.Dialer{Routes: t.Routes} }
+
+// dial opens a TCP connection to the URL's host:port, routed.
+func (t Target) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := t.dialer().DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err // not a nil *transport.Conn in a non-nil net.Conn
+	}
+	return c, nil
 }
 
 // Observation is what a client sees of a live variant: facts by name,
@@ -45,14 +60,14 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 	}
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	obs := Observation{}
-	first, err := get(ctx, u, cfg, obs)
+	first, err := get(ctx, t, u, cfg, obs)
 	if err != nil {
 		return nil, err
 	}
 	if u.Scheme != "https" {
 		return obs, nil
 	}
-	second, err := get(ctx, u, cfg, Observation{})
+	second, err := get(ctx, t, u, cfg, Observation{})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +78,7 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 	if len(first.PeerCertificates) > 0 {
 		obs["certificate"] = transport.KeyType(first.PeerCertificates[0].PublicKey)
 	}
-	obs["tls1.2 cipher"] = tls12Cipher(ctx, u, t.TLS)
+	obs["tls1.2 cipher"] = tls12Cipher(ctx, t, u)
 	return obs, nil
 }
 
@@ -83,8 +98,8 @@ func cmpOr(s, def string) string {
 
 // get makes one GET on a new connection (HTTP/2 where offered), asking for
 // gzip, and records the status, headers and body size.
-func get(ctx context.Context, u *url.URL, cfg *tls.Config, obs Observation) (tls.ConnectionState, error) {
-	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, DisableKeepAlives: true}
+func get(ctx context.Context, t Target, u *url.URL, cfg *tls.Config, obs Observation) (tls.ConnectionState, error) {
+	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, DisableKeepAlives: true, DialContext: t.dial}
 	defer tr.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -119,20 +134,19 @@ func get(ctx context.Context, u *url.URL, cfg *tls.Config, obs Observation) (tls
 // tls12Cipher is the suite the server picks in a TLS 1.2 handshake
 // (ssl_ciphers and ssl_prefer_server_ciphers decide it; TLS 1.3's suites
 // are not nginx's to order), or "refused".
-func tls12Cipher(ctx context.Context, u *url.URL, base *tls.Config) string {
+func tls12Cipher(ctx context.Context, t Target, u *url.URL) string {
 	cfg := &tls.Config{}
-	if base != nil {
-		cfg = base.Clone()
+	if t.TLS != nil {
+		cfg = t.TLS.Clone()
 	}
 	cfg.MinVersion, cfg.MaxVersion = tls.VersionTLS10, tls.VersionTLS12
 	if cfg.ServerName == "" {
 		cfg.ServerName = u.Hostname()
 	}
-	d := tls.Dialer{Config: cfg, NetDialer: &net.Dialer{}}
-	c, err := d.DialContext(ctx, "tcp", transport.HostPort(u))
+	c, err := t.dialer().DialTLS(ctx, "tcp", transport.HostPort(u), cfg)
 	if err != nil {
 		return "refused"
 	}
 	defer c.Close()
-	return tls.CipherSuiteName(c.(*tls.Conn).ConnectionState().CipherSuite)
+	return tls.CipherSuiteName(c.ConnectionState().CipherSuite)
 }

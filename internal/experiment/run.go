@@ -1,12 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/url"
 	"os/exec"
 	"runtime"
@@ -205,7 +205,7 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 // variant i on a private nginx, waits until it answers, runs fn and stops
 // the instance, whatever happens.
 func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p *lab.NginxProcess) error) error {
-	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target.URL)
+	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target)
 	ncfg := cfg.Nginx
 	ncfg.Config = cfg.Variants[i].Config
 	p, err := lab.StartNginxFile(ctx, ncfg)
@@ -232,7 +232,7 @@ func waitAnswer(ctx context.Context, t Target) error {
 	addr := transport.HostPort(u)
 	deadline := time.Now().Add(answerWait)
 	for {
-		err := dialOnce(ctx, u, addr, t.TLS)
+		err := dialOnce(ctx, t, u, addr)
 		if err == nil {
 			return nil
 		}
@@ -247,44 +247,48 @@ func waitAnswer(ctx context.Context, t Target) error {
 	}
 }
 
-func dialOnce(ctx context.Context, u *url.URL, addr string, base *tls.Config) error {
+func dialOnce(ctx context.Context, t Target, u *url.URL, addr string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
+	if u.Scheme != "https" {
+		c, err := t.dial(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+		}
 		return err
 	}
-	defer c.Close()
-	if u.Scheme != "https" {
-		return nil
-	}
 	cfg := &tls.Config{}
-	if base != nil {
-		cfg = base.Clone()
+	if t.TLS != nil {
+		cfg = t.TLS.Clone()
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = u.Hostname()
 	}
-	return tls.Client(c, cfg).HandshakeContext(ctx)
+	c, err := t.dialer().DialTLS(ctx, "tcp", addr, cfg)
+	if err == nil {
+		c.Close()
+	}
+	return err
 }
 
 // flushTCPMetrics drops the kernel's cached TCP metrics (congestion
-// window, RTT) for the target's address, so that one variant's do not
-// carry into the next, and says whether it could.
-func flushTCPMetrics(ctx context.Context, target string) string {
-	u, err := url.Parse(target)
+// window, RTT) for the addresses the target's connections go to, so
+// that one variant's do not carry into the next, and says whether it
+// could.
+func flushTCPMetrics(ctx context.Context, t Target) string {
+	u, err := url.Parse(t.URL)
 	if err != nil {
 		return "not flushed: " + err.Error()
 	}
-	ips, err := net.DefaultResolver.LookupHost(ctx, u.Hostname())
+	addrs, err := t.dialer().Lookup(ctx, transport.HostPort(u))
 	if err != nil {
 		return "not flushed: " + err.Error()
 	}
-	for _, ip := range ips {
+	for _, a := range addrs {
+		ip := a.Addr().Unmap().String()
 		out, err := exec.CommandContext(ctx, "ip", "tcp_metrics", "flush", ip).CombinedOutput()
 		if err != nil {
-			return fmt.Sprintf("not flushed: ip tcp_metrics flush %s: %v %s", ip, err, out)
+			return fmt.Sprintf("not flushed: ip tcp_metrics flush %s: %v %s", ip, err, bytes.TrimSpace(out))
 		}
 	}
 	return "flushed between variants"
