@@ -22,12 +22,7 @@ import (
 // the test ends.
 func StartServer(t testing.TB, cfg lab.Config) *lab.Server {
 	t.Helper()
-	s, err := lab.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("starting the embedded server: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return start(t, "the embedded server", cfg, lab.Start)
 }
 
 // StartNginx starts a lab nginx for a test and stops it when the test
@@ -35,12 +30,19 @@ func StartServer(t testing.TB, cfg lab.Config) *lab.Server {
 // test command; a missing nginx fails the test.
 func StartNginx(t testing.TB, cfg lab.NginxConfig) *lab.Nginx {
 	t.Helper()
-	n, err := lab.StartNginx(context.Background(), cfg)
+	return start(t, "nginx", cfg, lab.StartNginx)
+}
+
+// start starts a server of the lab with cfg, failing the test when it
+// cannot, and closes it when the test ends.
+func start[C any, S interface{ Close() error }](t testing.TB, what string, cfg C, run func(context.Context, C) (S, error)) S {
+	t.Helper()
+	s, err := run(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("starting nginx: %v", err)
+		t.Fatalf("starting %s: %v", what, err)
 	}
-	t.Cleanup(func() { n.Close() })
-	return n
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // LimitCPU moves the processes pids into a new cgroup of this machine's

@@ -149,33 +149,30 @@ func (l *Link) configure(ctx context.Context) error {
 // signature matches lab.Config.Listen. Use ServerIP (or "" for all
 // addresses of the namespace) as the host.
 func (l *Link) Listen(ctx context.Context, network, addr string) (net.Listener, error) {
-	var ln net.Listener
-	err := inNamespace(l.nsFD, func() error {
-		var lc net.ListenConfig
-		var err error
-		ln, err = lc.Listen(ctx, network, addr)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s inside %s: %w", addr, l.Namespace, err)
-	}
-	return ln, nil
+	return listenIn(ctx, l, network, addr, (*net.ListenConfig).Listen)
 }
 
 // ListenPacket opens a packet socket inside the link's namespace; its
 // signature matches lab.Config.ListenPacket.
 func (l *Link) ListenPacket(ctx context.Context, network, addr string) (net.PacketConn, error) {
-	var pc net.PacketConn
+	return listenIn(ctx, l, network, addr, (*net.ListenConfig).ListenPacket)
+}
+
+// listenIn opens a socket with listen inside the link's namespace: a
+// socket keeps the namespace it was made in.
+func listenIn[S any](ctx context.Context, l *Link, network, addr string,
+	listen func(*net.ListenConfig, context.Context, string, string) (S, error)) (S, error) {
+	var s S
 	err := inNamespace(l.nsFD, func() error {
-		var lc net.ListenConfig
 		var err error
-		pc, err = lc.ListenPacket(ctx, network, addr)
+		s, err = listen(&net.ListenConfig{}, ctx, network, addr)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s inside %s: %w", addr, l.Namespace, err)
+		var none S
+		return none, fmt.Errorf("listening on %s inside %s: %w", addr, l.Namespace, err)
 	}
-	return pc, nil
+	return s, nil
 }
 
 // Command wraps a command line so that it runs inside the link's namespace

@@ -118,37 +118,32 @@ func acceptedSuites(r *Report, keep func(suiteTraits) bool) []Suite {
 const mozillaCiphers = "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
 	"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305;"
 
-func ruleWeakSuites(r *Report) []Finding {
-	weak := acceptedSuites(r, func(t suiteTraits) bool { return t.Weak })
-	if len(weak) == 0 {
-		return nil
-	}
-	return one(Finding{ID: "weak-suites", Severity: High, Category: Safety, Title: "broken cipher suites are accepted",
-		Evidence: suiteNames(weak), Fix: mozillaCiphers,
-		Reason:    "NULL, RC4, DES, 3DES, export and anonymous suites are broken or unauthenticated",
-		Reference: refMozilla})
-}
+// The rules on the accepted cipher suites, each on the suites with its
+// traits.
+var (
+	ruleWeakSuites = suiteRule(func(t suiteTraits) bool { return t.Weak }, Finding{ID: "weak-suites", Severity: High,
+		Title:  "broken cipher suites are accepted",
+		Reason: "NULL, RC4, DES, 3DES, export and anonymous suites are broken or unauthenticated"})
+	ruleCBC = suiteRule(func(t suiteTraits) bool { return t.CBC && !t.Weak }, Finding{ID: "cbc-suites", Severity: Low,
+		Title:  "CBC cipher suites are accepted",
+		Reason: "CBC suites (MAC-then-encrypt) have a history of padding-oracle attacks; Mozilla's intermediate profile has AEAD suites only"})
+	ruleNoForwardSecrecy = suiteRule(func(t suiteTraits) bool { return t.NoForwardSecrecy && !t.Weak }, Finding{ID: "no-forward-secrecy",
+		Severity: Medium, Title: "suites with RSA key exchange are accepted",
+		Reason: "with RSA key exchange, a stolen private key decrypts every recorded session"})
+)
 
-func ruleCBC(r *Report) []Finding {
-	cbc := acceptedSuites(r, func(t suiteTraits) bool { return t.CBC && !t.Weak })
-	if len(cbc) == 0 {
-		return nil
+// suiteRule is a safety rule that reports f when suites with the traits
+// are accepted, naming them, with Mozilla's cipher list as the fix.
+func suiteRule(traits func(suiteTraits) bool, f Finding) rule {
+	return func(r *Report) []Finding {
+		suites := acceptedSuites(r, traits)
+		if len(suites) == 0 {
+			return nil
+		}
+		found := f // a copy: the rule may run for several reports at once
+		found.Category, found.Evidence, found.Fix, found.Reference = Safety, suiteNames(suites), mozillaCiphers, refMozilla
+		return one(found)
 	}
-	return one(Finding{ID: "cbc-suites", Severity: Low, Category: Safety, Title: "CBC cipher suites are accepted",
-		Evidence: suiteNames(cbc), Fix: mozillaCiphers,
-		Reason:    "CBC suites (MAC-then-encrypt) have a history of padding-oracle attacks; Mozilla's intermediate profile has AEAD suites only",
-		Reference: refMozilla})
-}
-
-func ruleNoForwardSecrecy(r *Report) []Finding {
-	rsa := acceptedSuites(r, func(t suiteTraits) bool { return t.NoForwardSecrecy && !t.Weak })
-	if len(rsa) == 0 {
-		return nil
-	}
-	return one(Finding{ID: "no-forward-secrecy", Severity: Medium, Category: Safety,
-		Title: "suites with RSA key exchange are accepted", Evidence: suiteNames(rsa), Fix: mozillaCiphers,
-		Reason:    "with RSA key exchange, a stolen private key decrypts every recorded session",
-		Reference: refMozilla})
 }
 
 // dhparamFile is where the dh-small fix puts a new DH prime.
