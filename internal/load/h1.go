@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"runtime"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -65,48 +63,20 @@ func targetHost(t Target, u *url.URL) string {
 	return u.Host
 }
 
-// hasHeader reports whether h names the field at all: a field with no
-// value ("-H 'User-Agent:'") removes a default rather than sending it.
-func hasHeader(h http.Header, name string) bool {
-	for k := range h {
-		if http.CanonicalHeaderKey(k) == name {
-			return true
-		}
-	}
-	return false
-}
-
+// serialiseH1 writes a target's request as HTTP/1.1 puts it on the wire:
+// the request line, Host, the fields of requestHeader, Content-Length for
+// a body, and Connection: close on the last request of a connection.
 func serialiseH1(method string, u *url.URL, t Target, last bool) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), targetHost(t, u))
-	h := http.Header{}
-	for k, vs := range t.Header {
-		h[http.CanonicalHeaderKey(k)] = vs
+	for _, f := range requestHeader(t) {
+		fmt.Fprintf(&b, "%s: %s\r\n", f.name, f.value)
 	}
-	if _, ok := h["User-Agent"]; !ok {
-		h.Set("User-Agent", "httpslab")
-	}
-	if _, ok := h["Accept"]; !ok {
-		h.Set("Accept", "*/*")
-	}
-	h.Del("Host")
-	h.Del("Connection")
-	h.Del("Content-Length")
 	if t.Body != nil {
-		h.Set("Content-Length", strconv.Itoa(len(t.Body)))
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(t.Body))
 	}
 	if last {
-		h.Set("Connection", "close")
-	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range h[k] {
-			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
-		}
+		b.WriteString("Connection: close\r\n")
 	}
 	b.WriteString("\r\n")
 	b.Write(t.Body)

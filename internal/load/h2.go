@@ -26,7 +26,9 @@ func (r *runner) dialH2(deadline time.Time, ev *event) (muxConn, error) {
 	// The Transport hands over the connection dialed and timed above; it
 	// is used for this one connection only.
 	var protos http.Protocols
-	tr := &http.Transport{Protocols: &protos, MaxResponseHeaderBytes: r.cfg.MaxHeaderBytes}
+	// DisableCompression: net/http would add Accept-Encoding: gzip, which
+	// the other clients do not send, and count bodies decompressed.
+	tr := &http.Transport{Protocols: &protos, MaxResponseHeaderBytes: r.cfg.MaxHeaderBytes, DisableCompression: true}
 	handOver := func(context.Context, string, string) (net.Conn, error) { return nc, nil }
 	scheme := "https"
 	if r.ep.tls == nil {
@@ -75,7 +77,7 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 		qc.CloseWithError(0, "")
 		return nil, errors.New("QUIC handshake: no TLS state")
 	}
-	tr := &http3.Transport{MaxResponseHeaderBytes: int(min(r.cfg.MaxHeaderBytes, math.MaxInt32))}
+	tr := &http3.Transport{MaxResponseHeaderBytes: int(min(r.cfg.MaxHeaderBytes, math.MaxInt32)), DisableCompression: true}
 	return h3Conn{ClientConn: tr.NewClientConn(qc), qc: qc}, nil
 }
 

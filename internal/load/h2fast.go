@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -42,17 +41,8 @@ func newH2Requests(targets []Target) ([]h2Request, bool) {
 		}
 		fields := []hpack.HeaderField{{Name: ":method", Value: targetMethod(t)}, {Name: ":scheme", Value: u.Scheme},
 			{Name: ":authority", Value: targetHost(t, u)}, {Name: ":path", Value: u.RequestURI()}}
-		if !hasHeader(t.Header, "User-Agent") {
-			fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "httpslab"})
-		}
-		for k, vs := range t.Header {
-			k = strings.ToLower(k)
-			if k == "host" || k == "connection" || k == "content-length" {
-				continue
-			}
-			for _, v := range vs {
-				fields = append(fields, hpack.HeaderField{Name: k, Value: v})
-			}
+		for _, f := range requestHeader(t) {
+			fields = append(fields, hpack.HeaderField{Name: f.lowerName(), Value: f.value})
 		}
 		if t.Body != nil {
 			fields = append(fields, hpack.HeaderField{Name: "content-length", Value: strconv.Itoa(len(t.Body))})

@@ -32,15 +32,17 @@ func newHTTPRequests(targets []Target) ([]httpRequest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("building request for %q: %w", t.URL, err)
 		}
-		for k, vs := range t.Header {
-			req.Header[http.CanonicalHeaderKey(k)] = vs
+		for _, f := range requestHeader(t) {
+			req.Header[f.name] = append(req.Header[f.name], f.value)
 		}
-		// net/http and quic-go take the host from req.Host, not the header.
+		if _, ok := req.Header["User-Agent"]; !ok {
+			// The user left it out (-H 'User-Agent:'): an empty value
+			// keeps net/http and quic-go from sending their own.
+			req.Header["User-Agent"] = []string{""}
+		}
+		// net/http and quic-go take the host from req.Host, not the
+		// header, and the length from req.ContentLength.
 		req.Host = targetHost(t, req.URL)
-		req.Header.Del("Host")
-		if !hasHeader(t.Header, "User-Agent") {
-			req.Header.Set("User-Agent", "httpslab")
-		}
 		if t.Body != nil {
 			req.ContentLength = int64(len(t.Body))
 		}
