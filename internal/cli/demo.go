@@ -27,8 +27,9 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: `demo starts the embedded server in this process and probes it over plain HTTP,
 HTTPS with HTTP/1.1, HTTP/2 and HTTP/3, on fresh connections, resumed TLS
 sessions, 0-RTT (HTTP/3) and a kept-alive connection. The variants run as
-'httpslab compare' runs them, after a warm-up round in interleaved rounds of
-a new random order each, and a table shows the medians side by side:
+'httpslab compare' runs them: a warm-up round, then interleaved rounds in a
+new random order each. A request that does not do what its row says (no
+resumption, 0-RTT refused) fails the demo. A table shows the medians:
 
   connect    TCP connect (QUIC has none: its handshake is under TLS)
   TLS        the TLS handshake (for HTTP/3 the whole QUIC handshake)
