@@ -146,7 +146,24 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	width = max(width, 20)
 	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (c connect, t TLS, - waiting, = downloading, . idle)\n",
 		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"))
-	lanes := map[int][]byte{}
+	lanes := pageLanes(ld, width)
+	labels := make([]string, len(ld.Conns))
+	wide := 0
+	for i, c := range ld.Conns {
+		labels[i] = fmt.Sprintf("%d %s %s", c.ID, termSafe(strings.TrimPrefix(strings.TrimPrefix(c.Origin, "https://"), "http://")), c.Proto)
+		wide = max(wide, len(labels[i]))
+	}
+	for i, c := range ld.Conns {
+		fmt.Fprintf(w, "  %-*s |%s| %d req\n", wide, labels[i], lanes[c.ID], c.Requests)
+	}
+	total := compare.FormatMS(exactMS(ld.Duration))
+	fmt.Fprintf(w, "  %-*s  0%s%s ms\n", wide, "", strings.Repeat(" ", max(width-len(total)-1, 0)), total)
+}
+
+// pageLanes paints one lane of width columns per connection, by ID:
+// its open time idle, its connect and handshake, then its requests'
+// phases, the strongest mark winning where they share a column.
+func pageLanes(ld *page.Load, width int) map[int][]byte {
 	col := func(d time.Duration) int {
 		if ld.Duration <= 0 {
 			return 0
@@ -154,17 +171,16 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 		return min(int(int64(d)*int64(width)/int64(ld.Duration)), width-1)
 	}
 	paint := func(lane []byte, from, to time.Duration, m byte) {
-		for i := col(from); i <= col(max(to, from)); i++ {
+		for i := max(col(from), 0); i <= col(max(to, from)); i++ {
 			if markRank[m] > markRank[lane[i]] {
 				lane[i] = m
 			}
 		}
 	}
+	lanes := map[int][]byte{}
 	for _, c := range ld.Conns {
 		lane := []byte(strings.Repeat(" ", width))
-		if c.End > c.Start {
-			paint(lane, c.Start, c.End, markIdle)
-		}
+		paint(lane, c.Start, max(c.End, c.Start), markIdle)
 		hs := c.Start
 		if c.Connected > 0 {
 			paint(lane, c.Start, c.Connected, markConnect)
@@ -176,26 +192,15 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 		lanes[c.ID] = lane
 	}
 	for _, r := range ld.Requests {
-		lane, ok := lanes[r.Conn]
-		if !ok {
-			continue
-		}
-		for _, ph := range r.Phases {
-			if m, ok := phaseMarks[ph.Name]; ok {
-				paint(lane, ph.Start, ph.Start+ph.Duration, m)
+		if lane, ok := lanes[r.Conn]; ok {
+			for _, ph := range r.Phases {
+				if m, ok := phaseMarks[ph.Name]; ok {
+					paint(lane, ph.Start, ph.Start+ph.Duration, m)
+				}
 			}
 		}
 	}
-	labels := make([]string, len(ld.Conns))
-	wide := 0
-	for i, c := range ld.Conns {
-		labels[i] = fmt.Sprintf("%d %s %s", c.ID, termSafe(strings.TrimPrefix(strings.TrimPrefix(c.Origin, "https://"), "http://")), c.Proto)
-		wide = max(wide, len(labels[i]))
-	}
-	for i, c := range ld.Conns {
-		fmt.Fprintf(w, "  %-*s |%s| %d req\n", wide, labels[i], lanes[c.ID], c.Requests)
-	}
-	fmt.Fprintf(w, "  %-*s  0%s%s ms\n", wide, "", strings.Repeat(" ", max(width-len(compare.FormatMS(exactMS(ld.Duration)))-1, 0)), compare.FormatMS(exactMS(ld.Duration)))
+	return lanes
 }
 
 // termSafe escapes what a terminal would act on in a string from the
