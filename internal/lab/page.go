@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -220,3 +223,65 @@ var (
 		"/page/res/photo-fallback.jpg?size=30000",
 	}
 )
+
+// sitePages are the files of WriteSite that are not filler resources:
+// the four test pages with their default parameters, and the stylesheets.
+func sitePages() map[string]string {
+	same := func(n, size int) []int {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = size
+		}
+		return s
+	}
+	return map[string]string{
+		"page/images.html":  pageOf("360 imgs of 18300 bytes", "img", "png", same(360, 18300)),
+		"page/scripts.html": pageOf("360 scripts of 33100 bytes", "script", "js", same(360, 33100)),
+		"page/mixed.html":   pageOf(fmt.Sprintf("%d images of mixed sizes", MixedPageResources), "img", "jpg", MixedSizes(MixedPageResources)),
+		"page/styled.html":  styledPage,
+		"page/css/main.css": styledCSS["main.css"],
+		"page/css/more.css": styledCSS["more.css"],
+	}
+}
+
+// resourceRef finds the generated resources a page or stylesheet names.
+var resourceRef = regexp.MustCompile(`/page/res/([a-z0-9-]{1,64}\.[a-z0-9]{1,5})\?size=(\d{1,8})`)
+
+// WriteSite writes the test pages, with their default parameters, as
+// static files under dir, for any other server (nginx in the tests):
+// page/images.html, page/scripts.html, page/mixed.html and
+// page/styled.html, the stylesheets under page/css/, and every resource
+// they name under page/res/ with the size its ?size= says (a static
+// server ignores the query).
+func WriteSite(dir string) error {
+	files := sitePages()
+	sizes := map[string]int{}
+	for _, text := range files {
+		for _, m := range resourceRef.FindAllStringSubmatch(text, -1) {
+			size, _ := strconv.Atoi(m[2])
+			sizes["page/res/"+m[1]] = min(size, MaxResourceBytes)
+		}
+	}
+	for name, text := range files {
+		if err := writeSiteFile(dir, name, []byte(text)); err != nil {
+			return err
+		}
+	}
+	for name, size := range sizes {
+		if err := writeSiteFile(dir, name, bytes.Repeat(filler, size/len(filler)+1)[:size]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeSiteFile(dir, name string, data []byte) error {
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing the test site: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing the test site: %w", err)
+	}
+	return nil
+}

@@ -3,6 +3,8 @@ package lab_test
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -123,6 +125,31 @@ func TestPageBadValues(t *testing.T) {
 		code, body, _ := getPage(t, s, tt.path)
 		if code != http.StatusBadRequest || !strings.Contains(body, tt.want) {
 			t.Errorf("GET %s = %d %q; want 400 with %q", tt.path, code, body, tt.want)
+		}
+	}
+}
+
+// TestWriteSite checks that the written site holds the pages and every
+// resource they name, of the size named.
+func TestWriteSite(t *testing.T) {
+	dir := t.TempDir()
+	if err := lab.WriteSite(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int64{
+		"page/res/img-359.png": 18300, "page/res/script-0.js": 33100,
+		"page/res/img-128.jpg": int64(lab.MixedSizes(lab.MixedPageResources)[128]), "page/res/labsans.woff2": 24000,
+		"page/res/unused.woff2": 26000,
+	} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || fi.Size() != size {
+			t.Errorf("%s: %v, %v; want %d bytes", name, fi, err, size)
+		}
+	}
+	for name, want := range map[string]string{"page/styled.html": `href="/page/css/main.css"`, "page/css/main.css": "@font-face", "page/images.html": "img-359.png"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v; want it to hold %q", name, err, want)
 		}
 	}
 }
