@@ -19,12 +19,13 @@ import (
 
 // schemaRoots are the Go types each kind's result is encoded from.
 var schemaRoots = map[string]reflect.Type{
-	"probe":   reflect.TypeFor[report.ProbeJSON](),
-	"bench":   reflect.TypeFor[report.BenchJSON](),
-	"audit":   reflect.TypeFor[tlsscan.Report](),
-	"compare": reflect.TypeFor[report.CompareJSON](),
-	"demo":    reflect.TypeFor[demo.Result](),
-	"page":    reflect.TypeFor[page.Result](),
+	"probe":      reflect.TypeFor[report.ProbeJSON](),
+	"bench":      reflect.TypeFor[report.BenchJSON](),
+	"audit":      reflect.TypeFor[tlsscan.Report](),
+	"compare":    reflect.TypeFor[report.CompareJSON](),
+	"demo":       reflect.TypeFor[demo.Result](),
+	"page":       reflect.TypeFor[page.Result](),
+	"experiment": reflect.TypeFor[report.ExperimentJSON](),
 }
 
 // TestSchemasMatchGoTypes walks each schema along the Go type its result
