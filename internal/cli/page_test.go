@@ -72,6 +72,8 @@ func TestPageUsage(t *testing.T) {
 		{[]string{"page", "--request-timeout", "soon"}, `--request-timeout "soon"`},
 		{[]string{"page", "http://127.0.0.1:1/", "--protocols", "h2"}, "h2 needs the page's https:// URL"},
 		{[]string{"page", "https://127.0.0.1:1/", "--rtt", "40ms"}, "a URL is loaded as it is"},
+		{[]string{"page", "/page/images"}, `page /page/images: scheme "" is not http or https`},
+		{[]string{"page", "https://127.0.0.1:0/"}, `port "0": want 1 to 65535`},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, context.Background(), tt.args...)
