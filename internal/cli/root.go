@@ -179,7 +179,9 @@ func (e *env) exitCode(err error) int {
 }
 
 func (e *env) printError(err error) {
-	fmt.Fprintf(e.stderr, "httpslab: error: %v\n", err)
+	// Error texts quote what servers sent (a certificate's names, a
+	// header): escaped, they cannot act on the terminal or forge a line.
+	fmt.Fprintf(e.stderr, "httpslab: error: %s\n", report.Escape(err.Error()))
 	var h hintError
 	if errors.As(err, &h) && h.hint != "" {
 		fmt.Fprintf(e.stderr, "httpslab: hint: %s\n", h.hint)

@@ -22,7 +22,7 @@ func Audit(w io.Writer, r *tlsscan.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "httpslab audit %s", r.Target)
 	if r.HTTP.Server != "" {
-		fmt.Fprintf(&b, "  (%s)", r.HTTP.Server)
+		fmt.Fprintf(&b, "  (%s)", Escape(r.HTTP.Server))
 	}
 	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, auditMS(r.Elapsed), auditMS(r.RTT))
 	auditSummary(&b, r)
@@ -34,7 +34,7 @@ func Audit(w io.Writer, r *tlsscan.Report) error {
 	if len(r.NotChecked) > 0 {
 		b.WriteString("\nNot checked:\n")
 		for _, n := range r.NotChecked {
-			fmt.Fprintf(&b, "  %s\n", n)
+			fmt.Fprintf(&b, "  %s\n", Escape(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -140,7 +140,7 @@ func auditChain(b *strings.Builder, c tlsscan.Chain) {
 		len(c.Certs), c.Bytes, time.Duration(c.ExpiresIn).Hours()/24, trust)
 	staple := "no OCSP responder"
 	if len(c.OCSPServers) > 0 {
-		staple = "OCSP responder " + strings.Join(c.OCSPServers, ", ") + ", stapled: " + yesNo(c.Stapled)
+		staple = "OCSP responder " + Escape(strings.Join(c.OCSPServers, ", ")) + ", stapled: " + yesNo(c.Stapled)
 	}
 	auditLine(b, "", "%s", staple)
 }
@@ -195,17 +195,17 @@ func auditHTTP(b *strings.Builder, r *tlsscan.Report) {
 	h := r.HTTP
 	h3 := "not advertised"
 	if r.HTTP3.Advertised {
-		h3 = fmt.Sprintf("advertised on UDP %s, reachable: %s", r.HTTP3.Port, yesNo(r.HTTP3.Reachable))
+		h3 = fmt.Sprintf("advertised on UDP %s, reachable: %s", Escape(r.HTTP3.Port), yesNo(r.HTTP3.Reachable))
 		if r.HTTP3.Reachable {
 			h3 += fmt.Sprintf(", handshake %s", auditMS(r.HTTP3.Handshake))
 		}
 	}
 	auditLine(b, "HTTP/3", "%s", h3)
-	enc := orNone(h.ContentEncoding)
-	auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, h.ContentType, h.BodyBytes, enc,
+	enc := orNone(Escape(h.ContentEncoding))
+	auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, Escape(h.ContentType), h.BodyBytes, enc,
 		h.KeepAliveRequests, tlsscan.KeepAliveRequests)
-	auditLine(b, "HSTS", "%s", orNone(h.HSTS.Header))
-	auditLine(b, "CSP", "%s", orNone(h.CSP))
+	auditLine(b, "HSTS", "%s", orNone(Escape(h.HSTS.Header)))
+	auditLine(b, "CSP", "%s", orNone(Escape(h.CSP)))
 	var dots []string
 	for _, d := range h.Dotfiles {
 		dots = append(dots, fmt.Sprintf("%s %d", d.Path, d.Status))
@@ -218,13 +218,13 @@ func auditHTTP(b *strings.Builder, r *tlsscan.Report) {
 
 func auditRedirect(rd *tlsscan.Redirect) string {
 	if !rd.Reachable {
-		return rd.URL + ": no answer (" + rd.Error + ")"
+		return rd.URL + ": no answer (" + Escape(rd.Error) + ")"
 	}
 	var hops []string
 	for _, h := range rd.Hops {
 		s := fmt.Sprintf("%d", h.Status)
 		if h.Location != "" {
-			s += " -> " + h.Location
+			s += " -> " + Escape(h.Location)
 		}
 		hops = append(hops, s+" ("+auditMS(h.Time)+")")
 	}
@@ -240,7 +240,7 @@ func auditFinding(b *strings.Builder, f tlsscan.Finding, rtt time.Duration) {
 		text = strings.ReplaceAll(text, "\n", "\n"+strings.Repeat(" ", 14))
 		fmt.Fprintf(b, "      %-8s%s\n", label, text)
 	}
-	field("seen", f.Evidence)
+	field("seen", Escape(f.Evidence))
 	field("cost", auditCost(f.Cost, rtt))
 	field("fix", f.Fix)
 	why := f.Reason

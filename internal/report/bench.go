@@ -309,7 +309,7 @@ func benchErrors(b *strings.Builder, r *load.Result) {
 		return cmp.Or(cmp.Compare(r.ErrorCounts[y], r.ErrorCounts[x]), strings.Compare(x, y))
 	})
 	for _, m := range msgs {
-		fmt.Fprintf(b, "  %9d  %s\n", r.ErrorCounts[m], m)
+		fmt.Fprintf(b, "  %9d  %s\n", r.ErrorCounts[m], Escape(m))
 	}
 }
 

@@ -33,9 +33,13 @@ import (
 // curl also lists the X509v3 extensions and the signature bytes, which
 // are left out. Without the certificate's bytes, the lines come from
 // the recorded facts.
-func curlCertInfo(c transport.Cert) string {
+//
+// The values come from the server's certificate: for text, escape is
+// Escape, so that each stays on its line and cannot act on a terminal;
+// for JSON it keeps them exact.
+func curlCertInfo(c transport.Cert, escape func(string) string) string {
 	var b strings.Builder
-	line := func(name, value string) { fmt.Fprintf(&b, "%s:%s\n", name, value) }
+	line := func(name, value string) { fmt.Fprintf(&b, "%s:%s\n", name, escape(value)) }
 	cert, err := x509.ParseCertificate(c.DER)
 	if err != nil {
 		line("Subject", c.Subject)

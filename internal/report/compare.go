@@ -149,7 +149,7 @@ func compareFooter(w io.Writer, res *compare.Result) {
 		}
 		slices.Sort(msgs)
 		for _, m := range msgs {
-			fmt.Fprintf(w, "errors %s: %d× %s\n", v.Name, v.Errors[m], strings.TrimSpace(m))
+			fmt.Fprintf(w, "errors %s: %d× %s\n", v.Name, v.Errors[m], Escape(strings.TrimSpace(m)))
 		}
 	}
 }

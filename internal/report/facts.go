@@ -41,7 +41,7 @@ func writeTLS(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 	switch {
 	case s.Verified:
 	case s.VerifyError != "":
-		verified += " (-k; without it the check fails: " + s.VerifyError + ")"
+		verified += " (-k; without it the check fails: " + Escape(s.VerifyError) + ")"
 	case s.VerifyResult == probe.VerifyOK:
 		verified += " (-k; the chain would verify, the host name was not checked)"
 	default:
@@ -66,9 +66,9 @@ func writeChain(ew *errWriter, s *probe.TLS, now time.Time) {
 	}
 	ew.printf("  %-13s %d %s, %s\n", "chain", len(s.Chain), certs, byteCount(int64(s.ChainBytes)))
 	for i, c := range s.Chain {
-		ew.printf("    %d %s\n", i, c.Subject)
+		ew.printf("    %d %s\n", i, Escape(c.Subject))
 		ew.printf("      %s, %s, %s, %s\n", orDash(c.KeyType), orDash(c.SigAlg), byteCount(int64(c.Bytes)), expiry(c.NotAfter, now))
-		ew.printf("      issuer %s\n", c.Issuer)
+		ew.printf("      issuer %s\n", Escape(c.Issuer))
 	}
 }
 

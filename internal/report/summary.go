@@ -137,7 +137,7 @@ func writeErrors(ew *errWriter, runs []probe.Timeline) {
 	})
 	ew.printf("failed %d of %d requests:\n", failed, len(runs))
 	for _, e := range errs {
-		ew.printf("  %4d × %s\n", counts[e], e)
+		ew.printf("  %4d × %s\n", counts[e], Escape(e))
 	}
 }
 

@@ -108,7 +108,7 @@ func writeHop(ew *errWriter, t *probe.Timeline, opt WaterfallOptions) {
 	}
 	writeDials(ew, t.Dials)
 	if t.Err != "" {
-		ew.printf("  %s %s\n", p.paint(ansiRed, "failed:"), t.Err)
+		ew.printf("  %s %s\n", p.paint(ansiRed, "failed:"), Escape(t.Err))
 	}
 }
 
@@ -197,7 +197,7 @@ func writeDials(ew *errWriter, dials []probe.Dial) {
 	for _, d := range dials {
 		result := "connected"
 		if d.Err != "" {
-			result = d.Err
+			result = Escape(d.Err)
 		}
 		ew.printf("    %-5s %-28s at %11s  %11s  %s\n", d.Network, d.Addr, ms(d.Start), ms(d.Duration), result)
 	}

@@ -215,7 +215,7 @@ func (p *WriteOut) Execute(stdout, stderr io.Writer, in WriteOutInput) (err erro
 		case segVar:
 			_, err = io.WriteString(out, ctx.value(s.text).text())
 		case segHeader:
-			_, err = io.WriteString(out, ctx.header(s.text))
+			_, err = io.WriteString(out, Escape(ctx.header(s.text)))
 		case segJSON:
 			err = ctx.writeJSON(out)
 		case segHeaderJSON:

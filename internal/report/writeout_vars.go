@@ -19,7 +19,8 @@ import (
 // Value kinds of write-out variables; they decide the text and JSON form.
 const (
 	kindNull   = iota // nothing in text, null in JSON
-	kindString        // as is; a JSON string
+	kindString        // escaped (Escape); a JSON string, exact
+	kindLines         // lines escaped where they were made (%{certs}); raw, exact, as a JSON string
 	kindInt           // decimal; a JSON number
 	kindCode          // three digits (%03d), as curl prints response codes
 	kindTime          // seconds with six decimals; a JSON number
@@ -28,11 +29,13 @@ const (
 type woValue struct {
 	kind int
 	s    string
+	raw  string // kindLines: s before its fields were escaped
 	n    int64
 	d    time.Duration
 }
 
 func str(s string) woValue         { return woValue{kind: kindString, s: s} }
+func lines(s, raw string) woValue  { return woValue{kind: kindLines, s: s, raw: raw} }
 func num(n int64) woValue          { return woValue{kind: kindInt, n: n} }
 func secs(d time.Duration) woValue { return woValue{kind: kindTime, d: d} }
 func strOrNull(s string) woValue {
@@ -46,6 +49,8 @@ func strOrNull(s string) woValue {
 func (v woValue) text() string {
 	switch v.kind {
 	case kindString:
+		return Escape(v.s)
+	case kindLines:
 		return v.s
 	case kindInt:
 		return strconv.FormatInt(v.n, 10)
@@ -60,6 +65,9 @@ func (v woValue) text() string {
 // jsonText is the value as it appears in %{json}.
 func (v woValue) jsonText() string {
 	switch v.kind {
+	case kindLines:
+		b, _ := json.Marshal(v.raw)
+		return string(b)
 	case kindString:
 		b, _ := json.Marshal(v.s)
 		return string(b)
@@ -77,7 +85,7 @@ func (v woValue) jsonText() string {
 // each time_* but time_redirect and time_total, with -L the times of
 // every hop are added together.
 var writeoutVars = map[string]func(c *woContext) woValue{
-	"certs":                   func(c *woContext) woValue { return str(c.certs()) },
+	"certs":                   func(c *woContext) woValue { return lines(c.certs(Escape), c.certs(exact)) },
 	"content_type":            func(c *woContext) woValue { return strOrNull(c.firstHeader("Content-Type")) },
 	"errormsg":                func(c *woContext) woValue { return strOrNull(c.errMsg()) },
 	"exitcode":                func(c *woContext) woValue { return num(int64(c.exitCode())) },
@@ -196,13 +204,17 @@ func (c *woContext) chain() []transport.Cert {
 
 // certs lists the chain's certificates as curl does with OpenSSL
 // (curlCertInfo).
-func (c *woContext) certs() string {
+// certs is %{certs}, its fields passed through escape.
+func (c *woContext) certs(escape func(string) string) string {
 	var b strings.Builder
 	for _, cert := range c.chain() {
-		b.WriteString(curlCertInfo(cert))
+		b.WriteString(curlCertInfo(cert, escape))
 	}
 	return b.String()
 }
+
+// exact is the escape of JSON output: none.
+func exact(s string) string { return s }
 
 // numConnects counts the hops that opened a new connection.
 func (c *woContext) numConnects() int64 {
