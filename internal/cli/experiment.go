@@ -19,6 +19,7 @@ type experimentFlags struct {
 	nginx, nginxBin string
 	varies          []string
 	allAtOnce       bool
+	factorial       bool
 	blocks          int
 	seed            uint64
 	maxTime         string
@@ -39,7 +40,8 @@ ports it names, so the measured URL stays the same. --vary 'NAME=V1|V2|...'
 sets the directive NAME to each value wherever it appears in the template
 (or adds it to the http block where it does not); the first value is the
 baseline's. Several --vary give one variant per changed value against the
-baseline; --all-at-once adds one with every --vary at its last value.
+baseline; --all-at-once adds one with every --vary at its last value, and
+--factorial makes one for every combination of the values instead.
 Nothing else in the template changes: each variant differs from it in the
 varied lines only.
 
@@ -84,6 +86,7 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
 	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
 	fl.StringArrayVar(&f.varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
 	fl.BoolVar(&f.allAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
+	fl.BoolVar(&f.factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
 	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
 	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
@@ -153,7 +156,15 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		}
 		varies = append(varies, v)
 	}
-	if cfg.Variants, err = experiment.Variants(template, varies, f.allAtOnce); err != nil {
+	switch {
+	case f.factorial && f.allAtOnce:
+		return cfg, withHint(usagef("--factorial and --all-at-once: choose one"), "--factorial includes every --vary at its last value")
+	case f.factorial:
+		cfg.Variants, err = experiment.Factorial(template, varies)
+	default:
+		cfg.Variants, err = experiment.Variants(template, varies, f.allAtOnce)
+	}
+	if err != nil {
 		return cfg, usageError{err}
 	}
 	if f.maxTime != "" {

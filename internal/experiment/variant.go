@@ -111,6 +111,45 @@ func Variants(template []byte, varies []Vary, allAtOnce bool) ([]Variant, error)
 	return specs, nil
 }
 
+// MaxVariants bounds a factorial design: every variant runs in every
+// block, and Holm's correction grows with their number.
+const MaxVariants = 64
+
+// Factorial renders the baseline (every Vary at its first value) and a
+// variant for every other combination of the values, named by the
+// settings in which it differs from the baseline.
+func Factorial(template []byte, varies []Vary) ([]Variant, error) {
+	specs, err := Variants(template, varies, false) // checks the varies and the template
+	if err != nil {
+		return nil, err
+	}
+	base := specs[0]
+	count := 1
+	for _, v := range varies {
+		count *= len(v.Values)
+		if count > MaxVariants {
+			return nil, fmt.Errorf("--factorial: more than %d combinations", MaxVariants)
+		}
+	}
+	out := []Variant{base}
+	for n := 1; n < count; n++ {
+		settings, changes := slices.Clone(base.Settings), []Change(nil)
+		for i, k := 0, n; i < len(varies); i++ {
+			settings[i].Value = varies[i].Values[k%len(varies[i].Values)]
+			if k%len(varies[i].Values) != 0 {
+				changes = append(changes, settings[i])
+			}
+			k /= len(varies[i].Values)
+		}
+		v := Variant{Name: joinChanges(changes), Changes: changes, Settings: settings}
+		if err := v.render(template); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func joinChanges(cs []Change) string {
 	var parts []string
 	for _, c := range cs {

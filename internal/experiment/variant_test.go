@@ -61,3 +61,32 @@ func TestVariants(t *testing.T) {
 		t.Error("a directive absent from a template without http: want an error")
 	}
 }
+
+func TestFactorial(t *testing.T) {
+	vs, err := Factorial([]byte(template), []Vary{
+		{"ssl_session_tickets", []string{"off", "on"}},
+		{"gzip", []string{"off", "on", "always"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+	}
+	want := []string{"ssl_session_tickets off, gzip off", "ssl_session_tickets on", "gzip on",
+		"ssl_session_tickets on, gzip on", "gzip always", "ssl_session_tickets on, gzip always"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("factorial names (-want +got):\n%s", diff)
+	}
+	if c := string(vs[5].Config); !strings.Contains(c, "gzip always;") || strings.Count(c, "ssl_session_tickets on;") != 2 {
+		t.Errorf("last combination's config:\n%s", c)
+	}
+	var many []Vary
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		many = append(many, Vary{name, []string{"1", "2"}})
+	}
+	if _, err := Factorial([]byte(template), many); err == nil {
+		t.Error("128 combinations: want them refused")
+	}
+}

@@ -202,8 +202,8 @@ var breakPoints = map[string][]struct{ path, remove, retype string }{
 	"audit": {{"/result", "findings", "connections"}, {"/result/chain/certs/0", "key_type", "key_bits"}},
 	"compare": {{"/result", "comparison", "findings"},
 		{"/result/comparison/variants/0/key", "scheme", "conn"}},
-	"demo": {{"/result", "comparison", "behind_link"}, {"/result/comparison/variants/0/samples/0", "total_ns", "round"}},
-	"page": {{"/result", "protocols", "rounds"}, {"/result/protocols/1/median_load/requests/0", "kind", "phases"}},
+	"demo":       {{"/result", "comparison", "behind_link"}, {"/result/comparison/variants/0/samples/0", "total_ns", "round"}},
+	"page":       {{"/result", "protocols", "rounds"}, {"/result/protocols/1/median_load/requests/0", "kind", "phases"}},
 	"experiment": {{"/result", "variants", "seed"}, {"/result/variants/1/samples/0", "requests", "values"}},
 }
 
