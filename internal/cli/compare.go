@@ -189,24 +189,12 @@ func (f *compareFlags) keys() ([]compare.Key, error) {
 		return nil, withHint(usagef("--tls-max %s: compare measures TLS 1.2 and 1.3", v),
 			"--tls-max 1.2 is for a server without TLS 1.3")
 	}
-	keys := compare.DefaultMatrix()
-	if f.vary != "" {
-		dims, err := compare.ParseVary(f.vary)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if noTLS13 && slices.Contains(dims, compare.DimTLS) {
-			return nil, usagef("--tls-max 1.2 with --vary %s: a server without TLS 1.3 has one TLS version to measure; leave tls out of --vary", f.vary)
-		}
-		if keys, err = compare.Matrix(dims); err != nil {
-			return nil, usageError{err}
-		}
+	keys, err := compare.Plan(f.vary, noTLS13)
+	if errors.Is(err, compare.ErrOneTLSVersion) {
+		return nil, usagef("--tls-max 1.2 with --vary %s: %v; leave tls out of --vary", f.vary, err)
 	}
-	if noTLS13 {
-		keys = compare.WithoutTLS13(keys)
-	}
-	if len(keys) < 2 {
-		return nil, usagef("--vary %s gives a single variant", f.vary)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return keys, nil
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -210,6 +211,37 @@ func ParseVary(s string) ([]string, error) {
 		return nil, fmt.Errorf("no dimension to vary (want %s, or all)", strings.Join(Dimensions, ", "))
 	}
 	return out, nil
+}
+
+// ErrOneTLSVersion is Plan's error for varying the TLS version of a
+// server without TLS 1.3.
+var ErrOneTLSVersion = errors.New("a server without TLS 1.3 has one TLS version to measure")
+
+// Plan returns the variants to measure: DefaultMatrix, or with vary
+// ("scheme,tls", "all") every valid combination of those dimensions; for
+// a server without TLS 1.3 (noTLS13) their TLS 1.2 forms (WithoutTLS13).
+// Fewer than two variants is an error: there is nothing to compare.
+func Plan(vary string, noTLS13 bool) ([]Key, error) {
+	keys := DefaultMatrix()
+	if vary != "" {
+		dims, err := ParseVary(vary)
+		if err != nil {
+			return nil, err
+		}
+		if noTLS13 && slices.Contains(dims, DimTLS) {
+			return nil, ErrOneTLSVersion
+		}
+		if keys, err = Matrix(dims); err != nil {
+			return nil, err
+		}
+	}
+	if noTLS13 {
+		keys = WithoutTLS13(keys)
+	}
+	if len(keys) < 2 {
+		return nil, fmt.Errorf("varying %s gives a single variant", vary)
+	}
+	return keys, nil
 }
 
 // WithoutTLS13 returns the keys for a server that speaks TLS 1.2 at most

@@ -2,11 +2,14 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 func TestWithoutTLS13(t *testing.T) {
@@ -71,5 +74,33 @@ func TestFindingsWithoutTLS13(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("findings lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestPlan: the default matrix without --vary, a matrix of the named
+// dimensions with it, TLS 1.2 forms for a server without TLS 1.3, and
+// the refusals: the TLS version varied on such a server, an unknown
+// dimension, a single variant.
+func TestPlan(t *testing.T) {
+	if keys, err := Plan("", false); err != nil || len(keys) != len(DefaultMatrix()) {
+		t.Errorf("Plan(\"\", false) = %d keys, %v; want the default matrix", len(keys), err)
+	}
+	keys, err := Plan("scheme,proto", true)
+	if err != nil || len(keys) < 2 || keys[0].Scheme != "http" {
+		t.Fatalf("Plan(scheme,proto, no TLS 1.3) = %v, %v; want plain HTTP first", keys, err)
+	}
+	for _, k := range keys {
+		if k.TLS == "1.3" || k.Proto == transport.HTTP3 {
+			t.Errorf("Plan(scheme,proto, no TLS 1.3) has %s", k.Name())
+		}
+	}
+	if _, err := Plan("tls", true); !errors.Is(err, ErrOneTLSVersion) {
+		t.Errorf("Plan(tls, no TLS 1.3) = %v; want ErrOneTLSVersion", err)
+	}
+	if _, err := Plan("speed", false); err == nil {
+		t.Error("Plan(speed) = nil error; want an unknown dimension")
+	}
+	if _, err := Plan("conn", true); err != nil {
+		t.Errorf("Plan(conn, no TLS 1.3) = %v; want fresh and kept-alive TLS 1.2", err)
 	}
 }
