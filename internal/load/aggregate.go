@@ -91,7 +91,10 @@ type Result struct {
 	// client reads them), which may be 0; nil when not known.
 	ServerStreams *int64
 	Interrupted   bool // the run was stopped before its end
-	CPU           CPU
+	// Client names the HTTP client that ran the requests: ClientH1,
+	// ClientH2, ClientNetH2 or ClientQUICH3.
+	Client string
+	CPU    CPU
 }
 
 // LateAfter is how far behind its intended start a send counts as late.

@@ -147,6 +147,9 @@ type Config struct {
 	// askedConns is Conns as given, when -n lowered it: the report says
 	// so.
 	askedConns int
+	// libraryH2 runs HTTP/2 in the closed model on x/net's client, as the
+	// open model does, to compare the two (BenchmarkHTTP2Client).
+	libraryH2 bool
 }
 
 // AskedConns is Conns as given when -n lowered it (a run of -n 3 -c 100

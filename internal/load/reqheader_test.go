@@ -37,6 +37,7 @@ func (c *headerCapture) take() (http.Header, string) {
 // request header that each protocol and client sends for the same
 // target: all must be the same. HTTP/1.1 sent Accept: */* and HTTP/2 and
 // HTTP/3 did not, and net/http and quic-go added Accept-Encoding: gzip.
+// The result names the client that ran.
 func TestSameHeadersEveryProtocol(t *testing.T) {
 	capture := &headerCapture{}
 	s := labtest.StartServer(t, lab.Config{Handler: capture})
@@ -53,13 +54,15 @@ func TestSameHeadersEveryProtocol(t *testing.T) {
 			http.Header{"Accept": {"*/*"}, "User-Agent": {"httpslab"}, "Content-Type": {"text/plain"}, "Content-Length": {"3"}}},
 	}
 	protocols := []struct {
-		name string
-		cfg  Config
+		name   string
+		cfg    Config
+		client string
 	}{
-		{"HTTP/1.1", Config{Protocol: HTTP1}},
-		{"HTTP/2 fast", Config{Protocol: HTTP2}},
-		{"HTTP/2 net/http", Config{Protocol: HTTP2, Rate: 100}},
-		{"HTTP/3", Config{Protocol: HTTP3}},
+		{"HTTP/1.1", Config{Protocol: HTTP1}, ClientH1},
+		{"HTTP/2 fast", Config{Protocol: HTTP2}, ClientH2},
+		{"HTTP/2 net/http", Config{Protocol: HTTP2, Rate: 100}, ClientNetH2},
+		{"HTTP/2 net/http, closed model", Config{Protocol: HTTP2, libraryH2: true}, ClientNetH2},
+		{"HTTP/3", Config{Protocol: HTTP3}, ClientQUICH3},
 	}
 	for _, tt := range targets {
 		wantHost := "127.0.0.1"
@@ -71,7 +74,10 @@ func TestSameHeadersEveryProtocol(t *testing.T) {
 			target := tt.target
 			target.URL = s.HTTPSURL + "/"
 			cfg.Targets, cfg.Requests, cfg.TLS, cfg.Timeout = []Target{target}, 1, clientTLS(t, s.CA.CertPEM), 5*time.Second
-			mustRun(t, cfg)
+			res := mustRun(t, cfg)
+			if res.Client != p.client {
+				t.Errorf("%s over %s: client %q; want %q", tt.name, p.name, res.Client, p.client)
+			}
 			got, host := capture.take()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s over %s: the server received (-want +got):\n%s", tt.name, p.name, diff)

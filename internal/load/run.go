@@ -56,7 +56,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers, err := newWorkers(cfg)
+	workers, client, err := newWorkers(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Elapsed = max(res.Elapsed, cfg.Duration)
 	}
 	res.Interrupted = stopped
+	res.Client = client
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
 	res.Dropped = r.src.dropped.Load()
@@ -154,33 +155,42 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 	return done
 }
 
-// newWorkers returns the worker function for the run's protocol.
-func newWorkers(cfg Config) (func(*runner, int), error) {
+// The clients a run may use, as Result.Client names them.
+const (
+	ClientH1     = "httpslab HTTP/1.1"                  // the hand-written HTTP/1.1 client (h1.go)
+	ClientH2     = "httpslab HTTP/2"                    // the fast HTTP/2 client on x/net's Framer (h2fast.go)
+	ClientNetH2  = "net/http HTTP/2 (golang.org/x/net)" // the open model's HTTP/2 client (h2.go)
+	ClientQUICH3 = "quic-go HTTP/3"                     // HTTP/3 (h2.go)
+)
+
+// newWorkers returns the worker function for the run's protocol and the
+// name of the client it runs.
+func newWorkers(cfg Config) (func(*runner, int), string, error) {
 	switch cfg.Protocol {
 	case HTTP2:
-		if fast, ok := newH2Requests(cfg.Targets); ok && cfg.Rate == 0 {
-			return func(r *runner, i int) { newH2Worker(r, fast, i).loop() }, nil
+		if fast, ok := newH2Requests(cfg.Targets); ok && cfg.Rate == 0 && !cfg.libraryH2 {
+			return func(r *runner, i int) { newH2Worker(r, fast, i).loop() }, ClientH2, nil
 		}
 		reqs, err := newHTTPRequests(cfg.Targets)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH2}).loop() }, nil
+		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH2}).loop() }, ClientNetH2, nil
 	case HTTP3:
 		reqs, err := newHTTPRequests(cfg.Targets)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH3}).loop() }, nil
+		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH3}).loop() }, ClientQUICH3, nil
 	}
 	reqs, err := newH1Requests(cfg.Targets)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	return func(r *runner, i int) {
 		// 64 KiB of read buffer per connection, 64 MiB at -c 1000.
 		w := &h1Worker{run: r, reqs: reqs, next: i % len(reqs), rec: newRecorder(r.events),
 			rd: newH1Reader(h1ReadBuffer, r.cfg.MaxHeaderBytes)}
 		w.loop()
-	}, nil
+	}, ClientH1, nil
 }

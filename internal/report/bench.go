@@ -90,6 +90,9 @@ func benchSummary(b *strings.Builder, r *load.Result) {
 		fmt.Fprintf(b, " (%d requests per connection)", c.RequestsPerConn)
 	}
 	fmt.Fprintf(b, ", %s\n", model)
+	if r.Client != "" {
+		fmt.Fprintf(b, "Client:          %s\n", r.Client)
+	}
 	if r.Interrupted {
 		b.WriteString("Interrupted:     yes, a partial report\n")
 	}

@@ -16,6 +16,7 @@ import (
 type BenchJSON struct {
 	Target         []string             `json:"targets"`
 	Protocol       string               `json:"protocol"`
+	Client         string               `json:"client,omitempty"` // the HTTP client that ran, as load.Result.Client
 	Conns          int                  `json:"connections"`
 	Streams        int                  `json:"streams"`
 	ServerStreams  *int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model), 0 included
@@ -105,7 +106,7 @@ type BenchProcBusy struct {
 func NewBenchJSON(r *load.Result) BenchJSON {
 	c := r.Config
 	j := BenchJSON{
-		Protocol: c.Protocol.String(), Conns: c.Conns, Streams: c.Streams, ServerStreams: r.ServerStreams, Pipeline: c.Pipeline,
+		Protocol: c.Protocol.String(), Client: r.Client, Conns: c.Conns, Streams: c.Streams, ServerStreams: r.ServerStreams, Pipeline: c.Pipeline,
 		Mode: c.Mode.String(), Rate: c.Rate, Interrupted: r.Interrupted, ElapsedSeconds: r.Elapsed.Seconds(),
 		Requests: r.Requests, Errors: r.Errors, RequestsPerSec: r.RequestRate(), Connections: r.Connections,
 		DialErrors: r.DialErrors,

@@ -48,6 +48,7 @@ func sampleBench() *load.Result {
 			r.Late++
 		}
 	}
+	r.Client = load.ClientH1
 	r.MaxLag, r.Sent, r.LastSend = 99*20*time.Microsecond, 100, time.Duration(99*10e6+99*20e3)
 	r.CPU = load.CPU{ClientUser: 30 * time.Millisecond, ClientSystem: 20 * time.Millisecond, ClientCores: 1,
 		Wall: time.Second, ServerMeasured: true, ServerUser: 40 * time.Millisecond, ServerSystem: 10 * time.Millisecond,
