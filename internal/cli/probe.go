@@ -132,7 +132,7 @@ func (f *probeFlags) plan() (plan, error) {
 	case f.output != "" && f.output != os.DevNull:
 		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
 	}
-	p := plan{Plan: probe.Plan{Runs: f.n}, summary: f.n > 1}
+	p := plan{Plan: probe.Plan{First: probe.Fresh, Rest: probe.Fresh, Runs: f.n}, summary: f.n > 1}
 	switch {
 	case f.resume:
 		p.First, p.Rest, p.Runs = probe.Resume, probe.Resume, max(f.n, 2)

@@ -197,8 +197,8 @@ func TestProbeJSONAndHAR(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("probe --json output is not JSON: %v\n%s", err, stdout)
 	}
-	if doc.Schema != "httpslab/probe/v3" || len(doc.Result.Runs) != 1 || doc.Result.Runs[0].Mode != "fresh" {
-		t.Fatalf("JSON %+v; want one fresh run in schema httpslab/probe/v3", doc)
+	if doc.Schema != "httpslab/probe/v4" || len(doc.Result.Runs) != 1 || doc.Result.Runs[0].Mode != "new" {
+		t.Fatalf("JSON %+v; want one fresh run in schema httpslab/probe/v4", doc)
 	}
 	hops := doc.Result.Runs[0].Hops
 	if len(hops) != 2 || hops[0].Method != "POST" || hops[1].Method != "GET" || hops[1].Status != 200 {

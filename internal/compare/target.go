@@ -105,17 +105,18 @@ func (t Target) configFor(k Key) (probe.Config, error) {
 	return cfg, nil
 }
 
-// mode is the probe connection mode of a key.
-func mode(k Key) probe.Mode {
+// mode is the connection mode of a key: its conn and handshake
+// dimensions in the one vocabulary probe and bench take.
+func mode(k Key) transport.ConnMode {
 	switch {
 	case k.Conn == "reuse":
-		return probe.Reuse
+		return transport.KeepAlive
 	case k.Handshake == "resumed":
-		return probe.Resume
+		return transport.Resumed
 	case k.Handshake == "0rtt":
-		return probe.ZeroRTT
+		return transport.ZeroRTT
 	}
-	return probe.Fresh
+	return transport.Fresh
 }
 
 // sampler measures one request of variant k with client c. Resumption,

@@ -19,40 +19,33 @@ import (
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// ConnMode says how requests map to connections.
-type ConnMode int
+// ConnMode says how requests map to connections: transport's, so that
+// bench and probe name modes alike. A run knows three of them; its zero
+// value, Keepalive, is the default.
+type ConnMode = transport.ConnMode
 
-// Connection modes.
+// The connection modes of a run, transport's under the names load's
+// callers use.
 const (
 	// Keepalive reuses each connection for many requests (the default).
-	Keepalive ConnMode = iota
+	Keepalive = transport.KeepAlive
 	// New opens a new TCP and TLS connection per request with a full
 	// handshake: no session cache, no tickets, no session IDs.
-	New
+	New = transport.Fresh
 	// Resume opens a new connection per request and resumes the TLS
 	// session of an earlier one (a shared client session cache).
-	Resume
+	Resume = transport.Resumed
 )
 
-// String returns the flag spelling of the mode.
-func (m ConnMode) String() string {
-	switch m {
-	case New:
-		return "new"
-	case Resume:
-		return "resume"
-	}
-	return "keepalive"
-}
-
-// ParseConnMode reads a mode as the --conn flag spells it.
+// ParseConnMode reads a mode as the --conn flag spells it (keepalive,
+// new, resume, or another name transport.ParseConnMode knows for them);
+// 0-RTT is refused: a run sends no early data.
 func ParseConnMode(s string) (ConnMode, error) {
-	for _, m := range []ConnMode{Keepalive, New, Resume} {
-		if s == m.String() {
-			return m, nil
-		}
+	m, err := transport.ParseConnMode(s)
+	if err != nil || (m != Keepalive && m != New && m != Resume) {
+		return 0, fmt.Errorf("unknown connection mode %q (want keepalive, new or resume)", s)
 	}
-	return 0, fmt.Errorf("unknown connection mode %q (want keepalive, new or resume)", s)
+	return m, nil
 }
 
 // Protocol is the HTTP version a run speaks: transport's, so that bench,
@@ -253,6 +246,9 @@ func (c *Config) validate() error {
 	}
 	if c.Rate > MaxRate {
 		return fmt.Errorf("rate %g/s: want at most %g/s, one request a nanosecond (the resolution of the schedule)", c.Rate, float64(MaxRate))
+	}
+	if c.Mode != Keepalive && c.Mode != New && c.Mode != Resume {
+		return fmt.Errorf("connection mode %v: a run knows keepalive, new and resume", c.Mode)
 	}
 	if v := c.Routes.IPVersion; v != 0 && v != 4 && v != 6 {
 		return fmt.Errorf("IP version %d: want 4, 6 or 0 for either", v)

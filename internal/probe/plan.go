@@ -7,7 +7,7 @@ import "context"
 // leaves behind the session the next ones resume, or the connection they
 // reuse.
 type Plan struct {
-	First, Rest Mode
+	First, Rest Mode // the zero Mode is Reuse: say Fresh for new connections
 	// Runs is the number of requests, the first included.
 	Runs int
 }

@@ -34,11 +34,11 @@ func TestRunPlan(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.Run(ctx, Plan{Runs: 3}); err != context.Canceled {
+	if _, err := c.Run(ctx, Plan{First: Fresh, Rest: Fresh, Runs: 3}); err != context.Canceled {
 		t.Errorf("Run with a cancelled context = %v; want context.Canceled", err)
 	}
 	srv.Close()
-	results, err := c.Run(context.Background(), Plan{Runs: 3})
+	results, err := c.Run(context.Background(), Plan{First: Fresh, Rest: Fresh, Runs: 3})
 	if err == nil || len(results) != 1 {
 		t.Errorf("Run against a closed server = %d results, %v; want the first failure alone", len(results), err)
 	}

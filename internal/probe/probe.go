@@ -68,37 +68,25 @@ type Config struct {
 	MaxHeaderBytes int64
 }
 
-// Mode says which connection a Do uses.
-type Mode int
+// Mode says which connection a Do uses: transport's ConnMode, so that
+// probe and bench name modes alike.
+type Mode = transport.ConnMode
 
+// The modes of a Do, transport's under the names probe's callers use.
 const (
 	// Fresh opens a new connection with a full handshake and no session cache.
-	Fresh Mode = iota
+	Fresh = transport.Fresh
 	// Resume opens a new connection resuming the session that this
 	// Client's previous Resume (or ZeroRTT) Do cached; the first one
 	// primes the cache with a full handshake.
-	Resume
+	Resume = transport.Resumed
 	// ZeroRTT (HTTP/3 only) opens a new QUIC connection and sends a GET or
 	// HEAD as 0-RTT early data on the cached session; the first one primes.
-	ZeroRTT
+	ZeroRTT = transport.ZeroRTT
 	// Reuse sends the request on the connection of the previous Do
 	// (keep-alive); on the first Do it opens one.
-	Reuse
+	Reuse = transport.KeepAlive
 )
-
-func (m Mode) String() string {
-	switch m {
-	case Fresh:
-		return "fresh"
-	case Resume:
-		return "resume"
-	case ZeroRTT:
-		return "0-rtt"
-	case Reuse:
-		return "reuse"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
-}
 
 // Result is one probe: one Timeline per redirect hop, the final response last.
 type Result struct {
@@ -171,6 +159,3 @@ func (cfg Config) validate() (*url.URL, error) {
 	}
 	return u, nil
 }
-
-// MarshalText writes the mode by name in JSON.
-func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }

@@ -48,8 +48,10 @@ type Envelope struct {
 // by Go's identifiers (X25519, CurveP256); v2 of demo also holds
 // compare's result (samples, summaries, intervals) in place of probe's
 // timelines. v3 of probe, audit and demo describes a certificate by one
-// type (transport.Cert) with the same field names in both.
-var schemaVersions = map[string]int{"probe": 3, "bench": 2, "audit": 3, "demo": 3}
+// type (transport.Cert) with the same field names in both. v4 of probe
+// names a run's connection mode as bench's --conn does
+// (transport.ConnMode: new, resume, 0-rtt, keepalive).
+var schemaVersions = map[string]int{"probe": 4, "bench": 2, "audit": 3, "demo": 3}
 
 // SchemaName returns the schema identifier for a result kind,
 // "httpslab/<kind>/v<n>".

@@ -28,8 +28,8 @@ func TestWriteJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}
-	if env.Schema != "httpslab/probe/v3" || env.Version != "v0.1.0" || !env.Created.Equal(t0.Add(time.Second)) || len(env.Result) != 1 {
-		t.Errorf("envelope = %q %q %v %d results; want httpslab/probe/v3 v0.1.0 %v 1", env.Schema, env.Version, env.Created, len(env.Result), t0.Add(time.Second))
+	if env.Schema != "httpslab/probe/v4" || env.Version != "v0.1.0" || !env.Created.Equal(t0.Add(time.Second)) || len(env.Result) != 1 {
+		t.Errorf("envelope = %q %q %v %d results; want httpslab/probe/v4 v0.1.0 %v 1", env.Schema, env.Version, env.Created, len(env.Result), t0.Add(time.Second))
 	}
 	var back probe.Timeline
 	if err := json.Unmarshal(env.Result[0], &back); err != nil {
