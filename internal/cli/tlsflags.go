@@ -79,34 +79,10 @@ func (f *requestFlags) addRequest(fs *pflag.FlagSet) {
 
 // tls returns the TLS setup of the flags.
 func (f *requestFlags) tls() (transport.TLS, error) {
-	t := transport.TLS{CAFile: f.cacert, Insecure: f.insecure}
-	switch {
-	case f.tls13:
-		t.Min = tls.VersionTLS13
-	case f.tls12:
-		t.Min = tls.VersionTLS12
-	}
-	var err error
-	if t.Max, err = transport.ParseVersion(f.tlsMax); err == nil {
-		err = transport.CheckVersions(t.Min, t.Max)
-	}
+	t, err := transport.CurlTLS{TLSv12: f.tls12, TLSv13: f.tls13, Max: f.tlsMax, Ciphers: f.ciphers, Curves: f.curves,
+		CAFile: f.cacert, Insecure: f.insecure}.TLS()
 	if err != nil {
 		return t, usageError{err}
-	}
-	if t.Min == 0 && transport.LegacyOnly(t.Max) {
-		// crypto/tls offers TLS 1.2 at the least unless told otherwise;
-		// a maximum below that means the legacy versions, as in curl.
-		t.Min = tls.VersionTLS10
-	}
-	if f.ciphers != "" {
-		if t.Ciphers, err = transport.ParseCiphers(f.ciphers); err != nil {
-			return t, usageError{err}
-		}
-	}
-	if f.curves != "" {
-		if t.Curves, err = transport.ParseGroups(f.curves); err != nil {
-			return t, usageError{err}
-		}
 	}
 	if f.cacert != "" {
 		if _, err := os.Stat(f.cacert); err != nil {
