@@ -24,6 +24,7 @@ type experimentFlags struct {
 	seed            uint64
 	maxTime         string
 	jsonOut         bool
+	effect          float64
 }
 
 func newExperimentCmd(e *env) *cobra.Command {
@@ -91,6 +92,7 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
 	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
 	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
+	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
 	return cmd
 }
@@ -141,6 +143,9 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	if f.blocks < 1 || f.blocks > 1000 {
 		return cfg, usagef("-n %d: want 1 to 1000 blocks", f.blocks)
 	}
+	if !(f.effect > 0 && f.effect < 1000) {
+		return cfg, usagef("--effect %v: want a percentage above 0, e.g. 5", f.effect)
+	}
 	template, err := readInput(f.nginx, stdin, nginxconf.MaxSize)
 	if err != nil {
 		return cfg, usagef("reading --nginx %s: %v", f.nginx, err)
@@ -173,7 +178,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		}
 	}
 	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx)}
-	cfg.Blocks, cfg.Seed = f.blocks, f.seed
+	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100
 	return cfg, nil
 }
 

@@ -8,10 +8,12 @@ import (
 )
 
 // DefaultAlpha is the family-wise significance level of the verdicts
-// when Config.Alpha is 0, and Level the coverage of their intervals.
+// when Config.Alpha is 0, Level the coverage of their intervals, and
+// DefaultEffect the smallest change worth finding when Config.Effect is 0.
 const (
-	DefaultAlpha = 0.05
-	Level        = 0.95
+	DefaultAlpha  = 0.05
+	Level         = 0.95
+	DefaultEffect = 0.05
 )
 
 // Analysis is what the blocks say about each variant against the
@@ -19,6 +21,10 @@ const (
 type Analysis struct {
 	// Alpha is the family-wise significance level.
 	Alpha float64
+	// Effect is the smallest relative change worth finding: a verdict
+	// that is not significant but whose interval reaches past ±Effect is
+	// inconclusive, not evidence of no change.
+	Effect float64
 	// Blocks is the number of complete blocks (every live variant
 	// measured) the verdicts use.
 	Blocks int
@@ -53,6 +59,10 @@ type Verdict struct {
 	// across the family; Significant is PHolm < Analysis.Alpha.
 	P, PHolm    float64
 	Significant bool
+	// Inconclusive marks a change that is not significant while its
+	// interval (of a ratio) reaches past ±Analysis.Effect, or that has no
+	// interval: the noise leaves room for a change worth finding.
+	Inconclusive bool
 	// CV and BaseCV are the coefficients of variation of the variant's
 	// and the baseline's values across blocks.
 	CV, BaseCV float64
@@ -61,9 +71,9 @@ type Verdict struct {
 // Analyze compares every live variant with the baseline, metric by
 // metric, over the complete blocks, and corrects the p-values for the
 // number of comparisons.
-func Analyze(r *Result, alpha float64) Analysis {
+func Analyze(r *Result, alpha, effect float64) Analysis {
 	blocks := r.CompleteBlocks()
-	a := Analysis{Alpha: alpha, Blocks: len(blocks)}
+	a := Analysis{Alpha: alpha, Effect: effect, Blocks: len(blocks)}
 	if len(r.Variants) == 0 || len(blocks) == 0 {
 		return a
 	}
@@ -92,7 +102,9 @@ func Analyze(r *Result, alpha float64) Analysis {
 	}
 	for i, p := range stats.Holm(ps) {
 		a.Verdicts[i].PHolm = p
-		a.Verdicts[i].Significant = p < alpha
+		v := &a.Verdicts[i]
+		v.Significant = p < alpha
+		v.Inconclusive = !v.Significant && v.Ratio && (!v.CI.Valid() || v.CI.Lo < -effect || v.CI.Hi > effect)
 	}
 	a.MinP = stats.SignedRankMinP(a.Blocks)
 	a.Reachable = a.MinP*float64(max(a.Family, 1)) < alpha
@@ -132,6 +144,17 @@ func logs(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// Inconclusive returns the verdicts marked inconclusive.
+func (a Analysis) Inconclusive() []Verdict {
+	var out []Verdict
+	for _, v := range a.Verdicts {
+		if v.Inconclusive {
+			out = append(out, v)
+		}
 	}
 	return out
 }

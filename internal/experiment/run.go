@@ -38,6 +38,9 @@ type Config struct {
 	MaxTime time.Duration
 	// Alpha is the family-wise significance level; 0 means DefaultAlpha.
 	Alpha float64
+	// Effect is the smallest relative change worth finding (0.05: 5%);
+	// 0 means DefaultEffect.
+	Effect float64
 	// Progress, if set, is told what runs.
 	Progress func(msg string)
 }
@@ -72,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	runBlocks(ctx, cfg, r)
 	r.Elapsed = time.Since(r.Start)
-	r.Analysis = Analyze(r, cmpFloat(cfg.Alpha, DefaultAlpha))
+	r.Analysis = Analyze(r, cmpFloat(cfg.Alpha, DefaultAlpha), cmpFloat(cfg.Effect, DefaultEffect))
 	return r, nil
 }
 

@@ -126,6 +126,18 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 	}
 	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %d comparisons (the intervals are each "+
 		"comparison's own); %d complete blocks, smallest p one comparison can reach %.2g\n", a.Alpha, a.Family, a.Blocks, a.MinP)
+	if inc := a.Inconclusive(); len(inc) > 0 {
+		fmt.Fprintf(b, "warning: too noisy to rule out a change of ±%.0f%% in %d of the ~ verdicts (more blocks or longer runs narrow the intervals):",
+			100*a.Effect, len(inc))
+		for i, v := range inc {
+			if i == 4 {
+				fmt.Fprintf(b, " and %d more", len(inc)-i)
+				break
+			}
+			fmt.Fprintf(b, " %s %s;", termSafe(r.Variants[v.Variant].Name), v.Metric)
+		}
+		b.WriteString("\n")
+	}
 	if !a.Reachable {
 		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
 			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)

@@ -45,6 +45,7 @@ type experimentVariantJSON struct {
 
 type experimentAnalysisJSON struct {
 	Alpha        float64                 `json:"alpha"`
+	Effect       float64                 `json:"effect"`
 	Level        float64                 `json:"level"`
 	Blocks       int                     `json:"complete_blocks"`
 	Family       int                     `json:"family"`
@@ -55,20 +56,21 @@ type experimentAnalysisJSON struct {
 }
 
 type experimentVerdictJSON struct {
-	Variant     string   `json:"variant"`
-	Metric      string   `json:"metric"`
-	Baseline    float64  `json:"baseline_median"`
-	Value       float64  `json:"variant_median"`
-	Ratio       bool     `json:"ratio"`
-	Shift       float64  `json:"shift"`
-	CILo        *float64 `json:"ci_lo"`
-	CIHi        *float64 `json:"ci_hi"`
-	CILevel     float64  `json:"ci_level"`
-	P           float64  `json:"p"`
-	PHolm       float64  `json:"p_holm"`
-	Significant bool     `json:"significant"`
-	CV          *float64 `json:"cv"`
-	BaseCV      *float64 `json:"baseline_cv"`
+	Variant      string   `json:"variant"`
+	Metric       string   `json:"metric"`
+	Baseline     float64  `json:"baseline_median"`
+	Value        float64  `json:"variant_median"`
+	Ratio        bool     `json:"ratio"`
+	Shift        float64  `json:"shift"`
+	CILo         *float64 `json:"ci_lo"`
+	CIHi         *float64 `json:"ci_hi"`
+	CILevel      float64  `json:"ci_level"`
+	P            float64  `json:"p"`
+	PHolm        float64  `json:"p_holm"`
+	Significant  bool     `json:"significant"`
+	Inconclusive bool     `json:"inconclusive"`
+	CV           *float64 `json:"cv"`
+	BaseCV       *float64 `json:"baseline_cv"`
 }
 
 type experimentEnvironmentJSON struct {
@@ -91,11 +93,11 @@ func ExperimentResultJSON(r *experiment.Result) ExperimentJSON {
 			Warnings: v.Warnings, ErrorLog: v.ErrorLog, Samples: v.Samples, BlockErrors: v.BlockErrors})
 	}
 	a := r.Analysis
-	j.Analysis = experimentAnalysisJSON{Alpha: a.Alpha, Level: experiment.Level, Blocks: a.Blocks, Family: a.Family,
+	j.Analysis = experimentAnalysisJSON{Alpha: a.Alpha, Effect: a.Effect, Level: experiment.Level, Blocks: a.Blocks, Family: a.Family,
 		MinP: a.MinP, Reachable: a.Reachable, BlocksNeeded: a.BlocksNeeded, Verdicts: []experimentVerdictJSON{}}
 	for _, v := range a.Verdicts {
 		vj := experimentVerdictJSON{Variant: r.Variants[v.Variant].Name, Metric: v.Metric, Baseline: v.Baseline,
-			Value: v.Value, Ratio: v.Ratio, Shift: v.Shift, CILevel: v.CI.Level, P: v.P, PHolm: v.PHolm, Significant: v.Significant,
+			Value: v.Value, Ratio: v.Ratio, Shift: v.Shift, CILevel: v.CI.Level, P: v.P, PHolm: v.PHolm, Significant: v.Significant, Inconclusive: v.Inconclusive,
 			CV: finite(v.CV), BaseCV: finite(v.BaseCV)}
 		if v.CI.Valid() {
 			vj.CILo, vj.CIHi = finite(v.CI.Lo), finite(v.CI.Hi)

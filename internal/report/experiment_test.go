@@ -43,7 +43,7 @@ func experimentFixture() *experiment.Result {
 	for range 10 {
 		r.Order = append(r.Order, []int{1, 0})
 	}
-	r.Analysis = experiment.Analyze(r, 0.05)
+	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
 	return r
 }
 
@@ -63,12 +63,13 @@ func TestExperimentTextUnreachable(t *testing.T) {
 	for i := range r.Variants[:2] {
 		r.Variants[i].Samples = r.Variants[i].Samples[:3]
 	}
-	r.Analysis = experiment.Analyze(r, 0.05)
+	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
 	var b bytes.Buffer
 	if err := Experiment(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1,501/s   ~ ", "warning: with 3 blocks no change can be significant (2 × 0.25 ≥ 0.05); it takes 7 blocks (-n 7)"} {
+	for _, want := range []string{"1,501/s   ~ ",
+		"warning: too noisy to rule out a change of ±5% in 1 of the ~ verdicts (more blocks or longer runs narrow the intervals): ssl_session_tickets on requests/s;", "warning: with 3 blocks no change can be significant (2 × 0.25 ≥ 0.05); it takes 7 blocks (-n 7)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
