@@ -43,6 +43,18 @@ func (c *connRec) bytes() (hs, app transport.Counts) {
 	return transport.Counts{}, transport.Counts{}
 }
 
+// rtt is one round trip as the connection's dial measured it: the TCP
+// connect, or the QUIC handshake; zero when the dial did not complete.
+func (c *connRec) rtt() time.Duration {
+	switch {
+	case c.quic != nil && !c.ready.IsZero():
+		return c.ready.Sub(c.start)
+	case c.tcp != nil && !c.connected.IsZero():
+		return c.connected.Sub(c.start)
+	}
+	return 0
+}
+
 // record returns the Conn of the result, times from start.
 func (c *connRec) record(start time.Time) Conn {
 	off := func(t time.Time) time.Duration {

@@ -237,6 +237,9 @@ func (l *loader) result() (*Load, error) {
 		if c.resumed {
 			ld.Resumed++
 		}
+		if rtt := c.rtt(); rtt > 0 && (ld.RTT == 0 || rtt < ld.RTT) {
+			ld.RTT = rtt
+		}
 	}
 	ld.Duration = end.Sub(l.start)
 	doc := l.reqs[0]

@@ -102,8 +102,8 @@ func TestConnectionsPerProtocol(t *testing.T) {
 				break
 			}
 		}
-		if ld.Duration <= 0 || ld.TTFB <= 0 || ld.TTFB > ld.Duration || ld.Payload.Read < 40*2000 {
-			t.Errorf("%s: load %v, TTFB %v, %d payload bytes read; want 0 < TTFB <= load, at least %d bytes", tt.proto, ld.Duration, ld.TTFB, ld.Payload.Read, 40*2000)
+		if ld.Duration <= 0 || ld.TTFB <= 0 || ld.TTFB > ld.Duration || ld.Payload.Read < 40*2000 || ld.RTT <= 0 || ld.RTT > ld.TTFB {
+			t.Errorf("%s: load %v, TTFB %v, RTT %v, %d payload bytes read; want 0 < RTT < TTFB <= load, at least %d bytes", tt.proto, ld.Duration, ld.TTFB, ld.RTT, ld.Payload.Read, 40*2000)
 		}
 		if tt.proto.secure() && ld.Handshake.Read == 0 {
 			t.Errorf("%s: no handshake bytes", tt.proto)

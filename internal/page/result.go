@@ -45,6 +45,11 @@ type Load struct {
 	Payload   Bytes `json:"payload_bytes"`
 	// Resumed counts the TLS handshakes that resumed a session.
 	Resumed int `json:"resumed"`
+	// RTT is the shortest TCP connect time of the load's connections
+	// (one round trip), or over QUIC the shortest handshake (one round
+	// trip and the handshake's computation); zero when no connection
+	// was made.
+	RTT time.Duration `json:"rtt_ns"`
 }
 
 // Bytes are bytes on the wire, TCP or UDP payload (TLS records and QUIC

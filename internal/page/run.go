@@ -119,6 +119,7 @@ func sampler(cfg Config, loads *[]*Load) compare.Sampler {
 		hs, app := ld.Handshake, ld.Payload
 		return compare.Sample{
 			Total:     ld.Duration,
+			RTT:       ld.RTT,
 			Phases:    map[string]time.Duration{"ttfb": ld.TTFB},
 			WireBytes: hs.Read + hs.Written + app.Read + app.Written,
 			Proto:     string(cfg.Protocol),

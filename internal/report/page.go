@@ -13,6 +13,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Page writes the human report of page loads: one line per protocol, the
@@ -80,6 +81,9 @@ func pageDifferences(w io.Writer, res *page.Result) {
 		if d.Diff.CILevel > 0 {
 			s += " [" + compare.FormatSignedMS(d.Diff.Lo) + ", " + compare.FormatSignedMS(d.Diff.Hi) + "]"
 		}
+		if res.RTT >= transport.MinRTTForRounds {
+			s += fmt.Sprintf(" (%+.1f RTT)", d.Diff.MS/exactMS(res.RTT))
+		}
 		p := fmt.Sprintf("p=%.3f", d.Diff.P)
 		if d.Diff.P < 0.001 {
 			p = "p<0.001"
@@ -91,7 +95,11 @@ func pageDifferences(w io.Writer, res *page.Result) {
 		fmt.Fprintf(tw, "  %s\t%s → %s\t%s %s\t%s\n", d.Name, d.From, d.To, mark, s, p)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "  (~: no significant difference)")
+	fmt.Fprint(w, "  (~: no significant difference")
+	if res.RTT > 0 {
+		fmt.Fprintf(w, "; RTT %s ms: per load its shortest TCP connect or QUIC handshake, the median over the loads", compare.FormatMS(exactMS(res.RTT)))
+	}
+	fmt.Fprintln(w, ")")
 }
 
 // pageFailures lists failed loads and, from each median load, its failed

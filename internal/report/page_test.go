@@ -40,7 +40,7 @@ func TestPageReportGolden(t *testing.T) {
 		return compare.Summary{N: 10, Median: med, Lo: med - 2, Hi: med + 3, CILevel: 0.979, Min: med - 5, Max: med + 9}
 	}
 	res := &page.Result{
-		URL: "https://a.test/page", Rounds: 10, Level: 0.95, Alpha: 0.05, Seed: 1, Stop: "runs",
+		URL: "https://a.test/page", Rounds: 10, Level: 0.95, Alpha: 0.05, Seed: 1, Stop: "runs", RTT: 40 * time.Millisecond,
 		Protocols: []page.ProtocolResult{
 			{Protocol: page.HTTP1, LoadTime: sum(120), TTFB: sum(5), Requests: 5, Failed: 1, Conns: 6, Handshakes: 6, HandshakeBytes: 21000, PayloadBytes: 123456, CPU: 3 * time.Millisecond, Median: pageLoad(page.HTTP1, 2)},
 			{Protocol: page.HTTP2, LoadTime: sum(60), TTFB: sum(5.5), Requests: 5, Failed: 1, Conns: 1, Handshakes: 1, Resumed: 1, HandshakeBytes: 3500, PayloadBytes: 120000, CPU: 2 * time.Millisecond, Median: pageLoad(page.HTTP2, 1),
