@@ -24,6 +24,9 @@ type Sample struct {
 	Errors   int64              `json:"errors"`
 	// Error is the most frequent request error, if any failed.
 	Error string `json:"error,omitempty"`
+	// Noise is what else the machine did meanwhile; nil where it could
+	// not be read.
+	Noise *Noise `json:"noise"`
 }
 
 // Measurement runs against a live variant: the command line after "--".

@@ -189,7 +189,10 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 			return err
 		}
 		var err error
-		s, err = cfg.Measure.Run(ctx, []int{p.PID()})
+		pids := []int{p.PID()}
+		noise := startNoise(pids)
+		s, err = cfg.Measure.Run(ctx, pids)
+		s.Noise = noise.stop()
 		vr.ErrorLog = p.ErrorLogLines(10)
 		return err
 	})

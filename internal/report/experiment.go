@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/httpslab/httpslab/internal/experiment"
+	"github.com/httpslab/httpslab/internal/stats"
 )
 
 // Experiment writes the human report of an experiment: the variants and
@@ -32,6 +34,7 @@ func Experiment(w io.Writer, r *experiment.Result) error {
 	}
 	experimentDesign(&b, r)
 	experimentProblems(&b, r)
+	experimentNoise(&b, r)
 	experimentEnv(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -170,6 +173,25 @@ func experimentProblems(b *strings.Builder, r *experiment.Result) {
 	case "max-time":
 		fmt.Fprintf(b, "\n--max-time reached after %d of %d blocks\n", len(r.Order), r.Blocks)
 	}
+}
+
+// experimentNoise says how busy the machine was during the runs.
+func experimentNoise(b *strings.Builder, r *experiment.Result) {
+	var others []float64
+	steal := 0.0
+	for _, v := range r.Variants {
+		for _, s := range v.Samples {
+			if s != nil && s.Noise != nil {
+				others = append(others, s.Noise.OtherCores)
+				steal = max(steal, s.Noise.StealShare)
+			}
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nother processes kept %.2f of %d cores busy during a run (median; at most %.2f); the hypervisor took at most %.1f%%\n",
+		stats.Median(others), r.Env.CPUs, slices.Max(others), 100*steal)
 }
 
 func experimentEnv(b *strings.Builder, r *experiment.Result) {

@@ -17,7 +17,8 @@ import (
 // one verified with a clear effect, one that nginx refused, one obsolete.
 func experimentFixture() *experiment.Result {
 	sample := func(rps, cpu float64) *experiment.Sample {
-		return &experiment.Sample{Values: map[string]float64{"requests/s": rps, "server CPU/request": cpu}, Requests: 1000}
+		return &experiment.Sample{Values: map[string]float64{"requests/s": rps, "server CPU/request": cpu}, Requests: 1000,
+			Noise: &experiment.Noise{OtherCores: rps / 2000, StealShare: 0.001}}
 	}
 	base := experiment.VariantResult{Name: "ssl_session_tickets off", Baseline: true, Status: experiment.Base, Evidence: "the reference"}
 	on := experiment.VariantResult{Name: "ssl_session_tickets on", Status: experiment.Verified, Evidence: "resumed: no → yes",
