@@ -104,3 +104,26 @@ func TestPlan(t *testing.T) {
 		t.Errorf("Plan(conn, no TLS 1.3) = %v; want fresh and kept-alive TLS 1.2", err)
 	}
 }
+
+// TestKeyMode: the conn and handshake dimensions of a key map to the one
+// connection mode probe runs it with.
+func TestKeyMode(t *testing.T) {
+	http := Key{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}
+	tests := []struct {
+		k    Key
+		want transport.ConnMode
+	}{
+		{http, transport.Fresh},
+		{http.with(DimConn, "reuse"), transport.KeepAlive},
+		{base, transport.Fresh},
+		{base.with(DimHandshake, "resumed"), transport.Resumed},
+		{base.with(DimProto, "http3").with(DimHandshake, "0rtt"), transport.ZeroRTT},
+		{base.with(DimConn, "reuse"), transport.KeepAlive},
+		{base.with(DimHandshake, "resumed").with(DimConn, "reuse"), transport.KeepAlive},
+	}
+	for _, tt := range tests {
+		if got := tt.k.Mode(); got != tt.want {
+			t.Errorf("%s: Mode() = %v; want %v", tt.k.Name(), got, tt.want)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 	for _, k := range keys {
 		if k.Proto != transport.HTTP3 {
 			want += 1 + runs
-			if mode(k) != probe.Fresh {
+			if k.Mode() != transport.Fresh {
 				want++
 			}
 		}

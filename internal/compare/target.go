@@ -105,9 +105,10 @@ func (t Target) configFor(k Key) (probe.Config, error) {
 	return cfg, nil
 }
 
-// mode is the connection mode of a key: its conn and handshake
-// dimensions in the one vocabulary probe and bench take.
-func mode(k Key) transport.ConnMode {
+// Mode is the connection mode of the variant: its conn and handshake
+// dimensions in the one vocabulary probe and bench take (KeepAlive for a
+// reused connection, else Fresh, Resumed or ZeroRTT).
+func (k Key) Mode() transport.ConnMode {
 	switch {
 	case k.Conn == "reuse":
 		return transport.KeepAlive
@@ -126,7 +127,7 @@ func mode(k Key) transport.ConnMode {
 // data refused, a new connection instead of the kept-alive one) is an
 // error, never a sample: it would measure another variant.
 func sampler(c *probe.Client, k Key) Sampler {
-	m := mode(k)
+	m := k.Mode()
 	primed := m == probe.Fresh
 	return func(ctx context.Context) (Sample, error) {
 		if !primed {

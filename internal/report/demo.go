@@ -10,6 +10,7 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/demo"
 	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // WriteDemo writes the report of 'httpslab demo'. On loopback: one line
@@ -81,11 +82,11 @@ func demoNotes(v compare.VariantResult) string {
 	}
 	s := ""
 	switch {
-	case v.Key.Conn == "reuse":
+	case v.Key.Mode() == transport.KeepAlive:
 		s = "no handshake"
-	case v.Key.Handshake == "resumed":
+	case v.Key.Mode() == transport.Resumed:
 		s = fmt.Sprintf("resumed %d/%d", count(func(s compare.Sample) bool { return s.Resumed }), tried)
-	case v.Key.Handshake == "0rtt":
+	case v.Key.Mode() == transport.ZeroRTT:
 		s = fmt.Sprintf("0-RTT accepted %d/%d", count(func(s compare.Sample) bool { return s.EarlyData }), tried)
 	}
 	if first := v.Samples[0]; first.TLSVersion != "" {
