@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/load"
@@ -233,4 +234,19 @@ func TestRestartStartsEmpty(t *testing.T) {
 func withName(c *tls.Config) *tls.Config {
 	c.ServerName = "localhost"
 	return c
+}
+
+// TestRunMaxTime checks that --max-time stops before a block that would
+// end past it: here the check of the variants alone takes longer.
+func TestRunMaxTime(t *testing.T) {
+	s := newSetup(t, oneServer)
+	cfg := s.config(t, 5, "ssl_session_tickets=off|on")
+	cfg.MaxTime = time.Millisecond
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stopped != "max-time" || len(r.Order) != 0 || r.Variants[1].Status != Verified {
+		t.Errorf("stopped %q after %d blocks, variant %s; want max-time, 0 blocks, the variants checked", r.Stopped, len(r.Order), r.Variants[1].Status)
+	}
 }

@@ -51,6 +51,16 @@ func experimentVariants(b *strings.Builder, r *experiment.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", termSafe(v.Name), v.Status, termSafe(evidence))
 	}
 	tw.Flush()
+	// Say where the template did not have a varied directive: it was
+	// added to the http block, which a server block's own setting
+	// overrides.
+	if base := r.Variants[0]; len(base.Edits) == len(base.Settings) {
+		for i, n := range base.Edits {
+			if n == 0 {
+				fmt.Fprintf(b, "%s is not in the template: added to its http block\n", termSafe(base.Settings[i].Directive))
+			}
+		}
+	}
 	b.WriteString("\n")
 }
 

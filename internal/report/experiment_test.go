@@ -20,7 +20,8 @@ func experimentFixture() *experiment.Result {
 		return &experiment.Sample{Values: map[string]float64{"requests/s": rps, "server CPU/request": cpu}, Requests: 1000,
 			Noise: &experiment.Noise{OtherCores: rps / 2000, StealShare: 0.001}}
 	}
-	base := experiment.VariantResult{Name: "ssl_session_tickets off", Baseline: true, Status: experiment.Base, Evidence: "the reference"}
+	base := experiment.VariantResult{Name: "ssl_session_tickets off", Baseline: true, Status: experiment.Base, Evidence: "the reference",
+		Settings: []experiment.Change{{Directive: "ssl_session_tickets", Value: "off"}}, Edits: []int{0}}
 	on := experiment.VariantResult{Name: "ssl_session_tickets on", Status: experiment.Verified, Evidence: "resumed: no → yes",
 		Changes: []experiment.Change{{Directive: "ssl_session_tickets", Value: "on"}}}
 	for b := range 10 {
