@@ -24,6 +24,7 @@ func benchRun(b *testing.B, cfg Config, ncfg lab.NginxConfig) {
 	}
 	cpu := res.CPU.ClientUser + res.CPU.ClientSystem
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(res.Requests), "cpu-µs/req")
+	b.ReportMetric(res.RequestRate(), "req/s")
 }
 
 func BenchmarkKeepalive(b *testing.B) {
@@ -32,6 +33,22 @@ func BenchmarkKeepalive(b *testing.B) {
 
 func BenchmarkHTTP2(b *testing.B) {
 	benchRun(b, Config{Conns: 10, Streams: 10, Protocol: HTTP2}, lab.NginxConfig{HTTP2: true})
+}
+
+// BenchmarkHTTP2Client compares the fast HTTP/2 client, which the closed
+// model runs, with x/net's through net/http, which the open model runs,
+// on the same nginx and load: the reason the fast client exists.
+// go test -run '^$' -bench HTTP2Client -count 5 ./internal/load | benchstat -
+func BenchmarkHTTP2Client(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		library bool
+	}{{"fast", false}, {"x-net", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			benchRun(b, Config{Conns: 10, Streams: 10, Protocol: HTTP2, libraryH2: c.library}, lab.NginxConfig{HTTP2: true})
+		})
+	}
 }
 
 func BenchmarkNewConn(b *testing.B) {
