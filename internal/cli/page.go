@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -211,40 +211,22 @@ func (f *pageFlags) loadConfig() (page.Config, error) {
 }
 
 // protocolList reads --protocols, or the one protocol of --http1.1,
-// --http2 or --http3 (h2 by default over https://, as a browser's ALPN
-// would choose, and HTTP/1.1 over http://).
+// --http2 or --http3 (page.Choose).
 func (f *pageFlags) protocolList(pageURL string) ([]page.Protocol, error) {
-	plain := strings.HasPrefix(strings.ToLower(pageURL), "http://")
 	one, err := f.req.protocol()
 	if err != nil {
 		return nil, err
 	}
-	if f.protocols == "" {
-		p := map[transport.Protocol]page.Protocol{transport.ProtoAuto: page.HTTP2, transport.HTTP1: page.HTTP1, transport.HTTP2: page.HTTP2, transport.HTTP3: page.HTTP3}[one]
-		if plain {
-			p = map[page.Protocol]page.Protocol{page.HTTP2: page.HTTP, page.HTTP1: page.HTTP, page.HTTP3: page.HTTP3}[p]
-			if one == transport.HTTP2 {
-				p = page.HTTP2C
-			}
-		}
-		return []page.Protocol{p}, nil
-	}
-	if one != transport.ProtoAuto {
+	if f.protocols != "" && one != transport.ProtoAuto {
 		return nil, usagef("choose --protocols or one of --http1.1, --http2 and --http3")
 	}
-	var out []page.Protocol
-	for _, s := range strings.Split(f.protocols, ",") {
-		p, err := page.ParseProtocol(strings.TrimSpace(strings.ToLower(s)))
-		if err != nil {
-			return nil, usagef("--protocols %s: %v", f.protocols, err)
-		}
-		if plain && p != page.HTTP {
-			return nil, withHint(usagef("--protocols %s: %s needs the page's https:// URL", f.protocols, p),
-				"give the https:// URL; the http protocol uses --http-url, or the URL on port 80")
-		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
+	ps, err := page.Choose(f.protocols, one, strings.HasPrefix(strings.ToLower(pageURL), "http://"))
+	switch {
+	case errors.Is(err, page.ErrNeedsHTTPS):
+		return nil, withHint(usagef("--protocols %s: %v", f.protocols, err),
+			"give the https:// URL; the http protocol uses --http-url, or the URL on port 80")
+	case err != nil:
+		return nil, usagef("--protocols %s: %v", f.protocols, err)
 	}
-	return out, nil
+	return ps, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -39,6 +41,42 @@ func ParseProtocol(s string) (Protocol, error) {
 		return HTTP2C, nil
 	}
 	return "", fmt.Errorf("unknown protocol %q (want http, h1, h2 or h3)", s)
+}
+
+// ErrNeedsHTTPS is wrapped by Choose's error for a TLS protocol asked of
+// an http:// page.
+var ErrNeedsHTTPS = errors.New("needs the page's https:// URL")
+
+// Choose returns the protocols of a run: those of list (--protocols,
+// comma-separated, each once, in the order given), or else the one that
+// forced names: ProtoAuto is h2 over https://, as a browser's ALPN would
+// choose, and HTTP/1.1 over http://, where HTTP/2 is h2c. plain says the
+// page's URL is http://.
+func Choose(list string, forced transport.Protocol, plain bool) ([]Protocol, error) {
+	if list == "" {
+		p := map[transport.Protocol]Protocol{transport.ProtoAuto: HTTP2, transport.HTTP1: HTTP1, transport.HTTP2: HTTP2, transport.HTTP3: HTTP3}[forced]
+		switch {
+		case plain && forced == transport.HTTP2:
+			p = HTTP2C
+		case plain && p != HTTP3:
+			p = HTTP
+		}
+		return []Protocol{p}, nil
+	}
+	var out []Protocol
+	for _, s := range strings.Split(list, ",") {
+		p, err := ParseProtocol(strings.TrimSpace(strings.ToLower(s)))
+		if err != nil {
+			return nil, err
+		}
+		if plain && p != HTTP {
+			return nil, fmt.Errorf("%s %w", p, ErrNeedsHTTPS)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // secure reports whether the protocol runs over TLS.

@@ -3,10 +3,12 @@ package page
 import (
 	"context"
 	"crypto/tls"
+	"slices"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestCompareProtocols loads a page over every protocol, interleaved,
@@ -65,6 +67,34 @@ func TestWarmLoads(t *testing.T) {
 			if (p.Resumed > 0) != warm || p.Handshakes != 1 {
 				t.Errorf("warm %v, %s: %v of %v handshakes resumed; want all when warm, none when cold", warm, p.Protocol, p.Resumed, p.Handshakes)
 			}
+		}
+	}
+}
+
+// TestChoose checks the protocols of a run: a list, deduplicated in its
+// order, or the one forced, by the page's scheme.
+func TestChoose(t *testing.T) {
+	tests := []struct {
+		list   string
+		forced transport.Protocol
+		plain  bool
+		want   []Protocol
+		err    bool
+	}{
+		{"", transport.ProtoAuto, false, []Protocol{HTTP2}, false},
+		{"", transport.ProtoAuto, true, []Protocol{HTTP}, false},
+		{"", transport.HTTP1, false, []Protocol{HTTP1}, false},
+		{"", transport.HTTP2, true, []Protocol{HTTP2C}, false},
+		{"", transport.HTTP3, false, []Protocol{HTTP3}, false},
+		{"h2, HTTP, h1,h2", transport.ProtoAuto, false, []Protocol{HTTP2, HTTP, HTTP1}, false},
+		{"http", transport.ProtoAuto, true, []Protocol{HTTP}, false},
+		{"http,h1", transport.ProtoAuto, true, nil, true},
+		{"h4", transport.ProtoAuto, false, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := Choose(tt.list, tt.forced, tt.plain)
+		if (err != nil) != tt.err || !slices.Equal(got, tt.want) {
+			t.Errorf("Choose(%q, %v, %v) = %v, %v; want %v (error %v)", tt.list, tt.forced, tt.plain, got, err, tt.want, tt.err)
 		}
 	}
 }
