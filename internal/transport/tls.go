@@ -6,6 +6,11 @@
 // response. Dial attempts and handshakes are reported to the
 // net/http/httptrace hooks of the dialing context, so callers time them
 // the same way whichever protocol carried the request.
+//
+// It also holds the vocabulary probe, load (bench), compare and audit
+// share, so that none translates another's: Protocol, ConnMode, TLS (trust
+// from a CA file or a pool in memory), Routes, Cert, and key-exchange
+// groups named as the TLS registry names them (GroupName, ParseGroups).
 package transport
 
 import (
