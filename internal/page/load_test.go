@@ -340,3 +340,44 @@ func TestRedirects(t *testing.T) {
 		t.Errorf("load of a redirecting document: %v; want ErrRedirect naming /", err)
 	}
 }
+
+// TestCrossOriginFonts checks that a font from another origin goes on a
+// connection of its own, apart from that origin's other requests (the
+// credential-less pool browsers keep), while a same-origin font shares
+// the page's connection.
+func TestCrossOriginFonts(t *testing.T) {
+	assets := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "data") }))
+	assets.EnableHTTP2 = true
+	assets.StartTLS()
+	defer assets.Close()
+	pg := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<link rel=stylesheet href=/s.css><p class=x>text</p><img src="%s/a.png">`, assets.URL)
+		case "/s.css":
+			fmt.Fprintf(w, `@font-face { font-family: Far; src: url(%s/far.woff2) }
+@font-face { font-family: Near; src: url(/near.woff2) }
+.x { font-family: Far } body { font-family: Near }`, assets.URL)
+		default:
+			fmt.Fprint(w, "font")
+		}
+	}))
+	pg.EnableHTTP2 = true
+	pg.StartTLS()
+	defer pg.Close()
+	pool := pg.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	ld := load(t, Config{URL: pg.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}})
+	connOf := map[string]Conn{}
+	for _, r := range ld.Requests {
+		u, _ := url.Parse(r.URL)
+		connOf[u.Path] = ld.Conns[r.Conn-1]
+	}
+	switch {
+	case len(ld.Requests) != 5 || ld.Failed != 0 || len(ld.Conns) != 3:
+		t.Errorf("%d requests, %d failed, %d connections; want 5, 0, 3", len(ld.Requests), ld.Failed, len(ld.Conns))
+	case !connOf["/far.woff2"].Anonymous || connOf["/a.png"].Anonymous || connOf["/far.woff2"].ID == connOf["/a.png"].ID:
+		t.Errorf("far.woff2 on %+v, a.png on %+v; want an anonymous connection of its own for the font", connOf["/far.woff2"], connOf["/a.png"])
+	case connOf["/near.woff2"].ID != connOf["/"].ID:
+		t.Errorf("near.woff2 on connection %d, the page on %d; want the same", connOf["/near.woff2"].ID, connOf["/"].ID)
+	}
+}
