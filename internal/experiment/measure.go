@@ -33,8 +33,9 @@ type Sample struct {
 type Measurement interface {
 	// Metrics lists what Run measures, in report order.
 	Metrics() []Metric
-	// Run measures once; serverPIDs are the server's processes, whose
-	// own CPU accounting gives the server's CPU time.
+	// Run measures once; serverPIDs are the server's processes. The
+	// server's CPU time per request is added by the runner, from the
+	// processes' own accounting around Run.
 	Run(ctx context.Context, serverPIDs []int) (Sample, error)
 	// WarmUp runs a short version of the measurement whose result is
 	// thrown away: caches, connection pools and the CPU's clock settle.
@@ -59,10 +60,8 @@ var benchMetrics = []Metric{
 func (b Bench) Metrics() []Metric { return benchMetrics }
 
 // Run implements Measurement.
-func (b Bench) Run(ctx context.Context, serverPIDs []int) (Sample, error) {
-	cfg := b.Config
-	cfg.ServerPIDs = serverPIDs
-	res, err := load.Run(ctx, cfg)
+func (b Bench) Run(ctx context.Context, _ []int) (Sample, error) {
+	res, err := load.Run(ctx, b.Config)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -92,9 +91,6 @@ func benchSample(res *load.Result) Sample {
 		s.Values["handshake p50"] = ms(res.Latency.TLS.ValueAtQuantile(50))
 	}
 	s.Values["bytes/request"] = float64(res.Bytes) / float64(res.Requests)
-	if c := res.CPU; c.ServerMeasured {
-		s.Values["server CPU/request"] = float64(c.ServerUser+c.ServerSystem) / float64(time.Microsecond) / float64(res.Requests)
-	}
 	return s
 }
 

@@ -32,18 +32,42 @@ func startNoise(pids []int) noiseMeter {
 	return noiseMeter{m: machine.Read(), own: u + s, server: srv, pids: pids}
 }
 
-// stop returns the noise since start; nil where /proc/stat cannot tell
-// (a run too short for its 10 ms ticks).
-func (n noiseMeter) stop() *Noise {
+// stop returns the noise since start, nil where /proc/stat cannot tell
+// (a run too short for its 10 ms ticks), and the server's CPU time since
+// start, with false where it could not be read.
+func (n noiseMeter) stop() (*Noise, time.Duration, bool) {
 	m := machine.Read()
 	u, s := machine.OwnCPU()
-	srv, _ := serverCPU(n.pids)
+	srv, srvOK := serverCPU(n.pids)
+	server := max(srv-n.server, 0)
 	busy, ok := machine.BusyBetween(n.m, m)
 	steal, ok2 := machine.Between(n.m, m)
 	wall := m.At.Sub(n.m.At)
 	if !ok || !ok2 || wall <= 0 {
-		return nil
+		return nil, server, srvOK
 	}
-	others := max(busy-(u+s-n.own)-(srv-n.server), 0)
-	return &Noise{OtherCores: float64(others) / float64(wall), StealShare: steal.Share()}
+	others := max(busy-(u+s-n.own)-server, 0)
+	return &Noise{OtherCores: float64(others) / float64(wall), StealShare: steal.Share()}, server, srvOK
+}
+
+// serverCPU sums the CPU time of the server's processes and their
+// children (nginx's workers under its master), in nanoseconds from the
+// scheduler's accounting, or in /proc's 10 ms ticks where the kernel
+// keeps no schedstat.
+func serverCPU(pids []int) (time.Duration, bool) {
+	var sum time.Duration
+	for _, pid := range pids {
+		for _, p := range append([]int{pid}, machine.Children(pid)...) {
+			ns, err := machine.ProcessRuntime(p)
+			if err != nil {
+				u, s, err := machine.ProcessTimes(p)
+				if err != nil {
+					return 0, false
+				}
+				ns = u + s
+			}
+			sum += ns
+		}
+	}
+	return sum, len(pids) > 0
 }

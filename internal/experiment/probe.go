@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/stats"
 )
@@ -29,26 +28,20 @@ var probeMetrics = []Metric{
 // Metrics implements Measurement.
 func (p Probe) Metrics() []Metric { return probeMetrics }
 
-// Run implements Measurement. The server's CPU time is read from its
-// processes' own accounting before and after the requests.
-func (p Probe) Run(ctx context.Context, serverPIDs []int) (Sample, error) {
+// Run implements Measurement.
+func (p Probe) Run(ctx context.Context, _ []int) (Sample, error) {
 	c, err := probe.New(p.Config)
 	if err != nil {
 		return Sample{}, err
 	}
 	defer c.Close()
-	cpu0, ok0 := serverCPU(serverPIDs)
 	results, err := c.Run(ctx, p.Plan)
-	cpu1, ok1 := serverCPU(serverPIDs)
 	if ctx.Err() != nil {
 		return Sample{}, context.Canceled
 	}
 	s := probeSample(results)
 	if s.Error == "" && err != nil {
 		s.Error = err.Error()
-	}
-	if ok0 && ok1 && s.Requests > 0 && len(s.Values) > 0 {
-		s.Values["server CPU/request"] = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(s.Requests)
 	}
 	return s, nil
 }
@@ -93,22 +86,6 @@ func probeSample(results []*probe.Result) Sample {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// serverCPU sums the user and system time of the server's processes and
-// their children (nginx's workers under its master).
-func serverCPU(pids []int) (time.Duration, bool) {
-	var sum time.Duration
-	for _, pid := range pids {
-		for _, p := range append([]int{pid}, machine.Children(pid)...) {
-			u, s, err := machine.ProcessTimes(p)
-			if err != nil {
-				return 0, false
-			}
-			sum += u + s
-		}
-	}
-	return sum, len(pids) > 0
-}
 
 // WarmUp implements Measurement: two requests of the plan.
 func (p Probe) WarmUp(ctx context.Context) error {

@@ -192,7 +192,12 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 		pids := []int{p.PID()}
 		noise := startNoise(pids)
 		s, err = cfg.Measure.Run(ctx, pids)
-		s.Noise = noise.stop()
+		var server time.Duration
+		var ok bool
+		s.Noise, server, ok = noise.stop()
+		if ok && s.Requests > 0 && len(s.Values) > 0 {
+			s.Values["server CPU/request"] = float64(server) / float64(time.Microsecond) / float64(s.Requests)
+		}
 		vr.ErrorLog = p.ErrorLogLines(10)
 		return err
 	})
