@@ -381,3 +381,34 @@ func TestCrossOriginFonts(t *testing.T) {
 		t.Errorf("near.woff2 on connection %d, the page on %d; want the same", connOf["/near.woff2"].ID, connOf["/"].ID)
 	}
 }
+
+// TestTimeouts checks the per-request timeout (a resource that never
+// answers fails, the load completes) and the per-load one (a load that
+// cannot complete ends with an error and what it measured).
+func TestTimeouts(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<img src="/never.png"><img src="/ok.png">`)
+		case "/never.png":
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+			}
+		default:
+			fmt.Fprint(w, "png")
+		}
+	}))
+	defer ts.Close()
+	start := time.Now()
+	ld := load(t, Config{URL: ts.URL + "/", Protocol: HTTP, RequestTimeout: 200 * time.Millisecond})
+	if len(ld.Requests) != 3 || ld.Failed != 1 || !strings.Contains(ld.Requests[1].Error, "deadline exceeded") || time.Since(start) > 5*time.Second {
+		t.Errorf("request timeout: %d requests, %d failed, never.png: %q, after %v; want 3, 1, a deadline", len(ld.Requests), ld.Failed, ld.Requests[1].Error, time.Since(start))
+	}
+	ld, err := Run(context.Background(), Config{URL: ts.URL + "/", Protocol: HTTP, LoadTimeout: 200 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) || ld == nil || len(ld.Requests) != 3 || ld.Requests[2].Failed() {
+		t.Errorf("load timeout: %v with %v; want a deadline, and the other requests done", err, ld)
+	}
+}
