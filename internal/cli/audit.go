@@ -202,7 +202,7 @@ func auditError(err error, cfg tlsscan.Config) error {
 		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
 	case errors.As(err, &dnsErr):
 		return withHint(err, fmt.Sprintf("the name %s does not resolve; check its spelling and the DNS", cfg.Host))
-	case serverAlert(err, alertProtocolVersion, alertHandshakeFailure):
+	case transport.ServerAlert(err, transport.AlertProtocolVersion, transport.AlertHandshakeFailure):
 		return withHint(err, "the server accepts none of the TLS versions and cipher suites Go implements, which audit needs for its first "+
 			"handshake; 'sslscan HOST:PORT' lists what it accepts")
 	case errors.As(err, &op) && op.Op == "dial":
@@ -210,5 +210,5 @@ func auditError(err error, cfg tlsscan.Config) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return withHint(err, fmt.Sprintf("%s port %d accepted the connection but did not complete a TLS handshake in time; is it a TLS port? (--connect-timeout waits longer)", cfg.Host, cfg.Port))
 	}
-	return withHint(err, hintFor(err))
+	return withHint(err, transport.Hint(err))
 }

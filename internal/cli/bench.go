@@ -18,6 +18,7 @@ import (
 	"github.com/httpslab/httpslab/internal/load"
 	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -186,7 +187,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	}
 	var routeErr *load.RouteError
 	if errors.As(err, &routeErr) {
-		return withHint(err, hintFor(err))
+		return withHint(err, transport.Hint(err))
 	}
 	if err != nil {
 		return usageError{err}
@@ -262,7 +263,7 @@ func benchHint(res *load.Result) string {
 			// The TCP port may well be open: HTTP/3 is QUIC over UDP.
 			return "nothing receives QUIC on that UDP port: does the server speak HTTP/3 there? (nginx: listen PORT quic); leave out --http3 for HTTP/1.1 or --http2"
 		}
-		if hint := hintFor(err); hint != "" {
+		if hint := transport.Hint(err); hint != "" {
 			return hint
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/httpslab/httpslab/internal/demo"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -108,10 +109,10 @@ func (e *env) runDemo(f demoFlags) error {
 	case ctx.Err() != nil:
 		return e.interrupted() // the report, of what was measured, is on stdout
 	case runErr != nil:
-		return withHint(runErr, hintFor(runErr))
+		return withHint(runErr, transport.Hint(runErr))
 	}
 	if err := res.Failure(); err != nil {
-		return withHint(err, hintFor(err))
+		return withHint(err, transport.Hint(err))
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func pageHint(err error) string {
 	if err != nil && strings.Contains(err.Error(), page.ErrProtocol.Error()) {
 		return "the server does not speak this protocol for every resource; leave it out of --protocols (or --http2/--http3)"
 	}
-	return hintFor(err)
+	return transport.Hint(err)
 }
 
 func joinProtocols(ps []page.Protocol) string {

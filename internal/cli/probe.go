@@ -344,7 +344,7 @@ func probeError(err error, cfg probe.Config) error {
 	if protocol == transport.HTTP3 && errors.Is(err, context.DeadlineExceeded) {
 		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")
 	}
-	return withHint(err, hintFor(err))
+	return withHint(err, transport.Hint(err))
 }
 
 // tlsVersionFlag writes a TLS version as --tls-max takes it ("1.1").
