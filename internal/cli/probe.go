@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -249,16 +250,29 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	results, runErr := client.Run(ctx, p.Plan)
-	if err := e.writeProbe(results, p, f, wo, har); err != nil {
+	interrupted := runErr != nil && ctx.Err() != nil
+	if err := e.writeProbe(results, p, f, wo, har, interrupted); err != nil {
 		return err
 	}
-	if runErr != nil && ctx.Err() != nil {
+	if interrupted {
 		return e.interrupted()
 	}
 	if (f.resume || f.zeroRTT) && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
-	return probeError(runErr, cfg)
+	return probeError(runErr, cfg, afterHandshake(results))
+}
+
+// afterHandshake reports whether the failed run's last hop failed with
+// its connection set up: plain HTTP connected, or the TLS handshake done.
+// A close then is no refused handshake.
+func afterHandshake(results []*probe.Result) bool {
+	for _, r := range results {
+		if fin := r.Final(); r.Err != nil && fin != nil {
+			return !fin.Events.TLSDone.IsZero() || (strings.HasPrefix(fin.URL, "http://") && !fin.Events.ConnectDone.IsZero())
+		}
+	}
+	return false
 }
 
 func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
@@ -297,7 +311,7 @@ func createHAR(path string) (*os.File, error) {
 
 // writeProbe prints the results in the chosen formats and writes the
 // HAR file when har is not nil.
-func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, har *os.File) error {
+func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, har *os.File, interrupted bool) error {
 	var hops []probe.Timeline
 	for _, r := range results {
 		hops = append(hops, r.Hops...)
@@ -313,7 +327,7 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	}
 	switch {
 	case f.json:
-		return report.WriteProbeJSON(e.stdout, results)
+		return report.WriteProbeJSON(e.stdout, results, interrupted)
 	case wo != nil:
 		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.output)
 	case f.silent:
@@ -324,9 +338,13 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 }
 
 // probeError attaches a hint to a probe failure; nil stays nil.
-func probeError(err error, cfg probe.Config) error {
+func probeError(err error, cfg probe.Config, connected bool) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	if connected && errors.Is(err, io.EOF) {
+		return withHint(err, "the server closed the connection without an answer, after the connection was set up; "+
+			"its error log may say why (a request it refused, a crash, a limit on connections or requests)")
 	}
 	protocol := cfg.Protocol
 	var op *net.OpError

@@ -35,6 +35,9 @@ func TestInterruptBySignal(t *testing.T) {
 			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, " to " + srv.HTTPSURL + "/delay/300ms\n"},
 		{"probe -w", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20", "-w", "%{http_code}\n"},
 			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, "200\n"},
+		// --json marks the document as interrupted, as bench and compare do.
+		{"probe --json", []string{"probe", srv.HTTPSURL + "/delay/300ms", "--cacert", ca, "-n", "20", "--json"},
+			func(before lab.Stats, _ string) bool { return srv.Stats().Requests-before.Requests >= 2 }, `"interrupted": true`},
 		// A request cut by Ctrl-C is curl's "aborted" (42), not a
 		// timeout, though its read ends by a deadline.
 		{"probe -w, one request", []string{"probe", srv.HTTPSURL + "/delay/5s", "--cacert", ca, "-w", "%{http_code} %{exitcode}"},

@@ -195,16 +195,16 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
 		res.Hops = append(res.Hops, tl)
 		if err == nil && c.cfg.FailOnHTTPError && tl.Status >= 400 {
-			err = fmt.Errorf("%s %s: status %d: %w", method, u.Redacted(), tl.Status, ErrHTTPStatus)
+			err = fmt.Errorf("%s %s: status %d: %w", method, clipURL(u), tl.Status, ErrHTTPStatus)
 		}
 		if err != nil || next == nil || !c.cfg.FollowRedirects {
 			return res.fail(err)
 		}
 		if hop >= limit {
-			return res.fail(fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, next.Redacted(), ErrRedirectLimit))
+			return res.fail(fmt.Errorf("probe: %d redirects followed and another one to %s: %w", limit, clipURL(next), ErrRedirectLimit))
 		}
 		if err := transport.CheckURL(next); err != nil {
-			return res.fail(fmt.Errorf("probe: redirect to %s: %w", next.Redacted(), err))
+			return res.fail(fmt.Errorf("probe: redirect to %s: %w", clipURL(next), err))
 		}
 		u = next
 		// As curl: a 303 turns the request into a GET (a HEAD stays a

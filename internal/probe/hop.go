@@ -9,6 +9,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -45,7 +46,7 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	}
 	resp, err := c.roundTrip(req, rec)
 	if err != nil {
-		err = fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
+		err = fmt.Errorf("%s %s: %w", method, clipURL(u), err)
 		c.fill(&tl, rec.seal(time.Time{}), st, nil)
 		tl.Bytes.RequestBodySize = sent.sentSize()
 		tl.Err = err.Error()
@@ -62,7 +63,7 @@ func (c *Client) hop(ctx context.Context, u *url.URL, method string, body []byte
 	resp.Body.Close()
 	tl.Bytes.RequestBodySize = sent.sentSize()
 	if err != nil {
-		err = fmt.Errorf("%s %s: reading the body: %w", method, u.Redacted(), err)
+		err = fmt.Errorf("%s %s: reading the body: %w", method, clipURL(u), err)
 		bodyDone = time.Time{}
 	}
 	c.waitHandshake(ctx, rec)
@@ -170,4 +171,19 @@ func connectedDial(dials []Dial) (Dial, bool) {
 		}
 	}
 	return Dial{}, false
+}
+
+// maxURLInError bounds the URL an error message quotes: a redirect's
+// Location can be as long as the header limit, a megabyte, and an
+// error that echoed it whole would bury its own message.
+const maxURLInError = 256
+
+// clipURL is u for an error message: redacted, and past maxURLInError
+// bytes cut, with its full length said.
+func clipURL(u *url.URL) string {
+	s := u.Redacted()
+	if len(s) <= maxURLInError {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s[:maxURLInError], ""), len(s))
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,21 @@ func TestInformationalBound(t *testing.T) {
 				t.Errorf("status %d; want %d", fin.Status, wantStatus)
 			}
 		})
+	}
+}
+
+// TestLongLocationClipped: a redirect to a Location of 512 KiB (under the
+// header limit) that probe cannot follow is named in the error by its
+// first bytes and its length (the error echoed all of it).
+func TestLongLocationClipped(t *testing.T) {
+	loc := "ftp://127.0.0.1/" + strings.Repeat("a", 512<<10)
+	cfg := hostileConfig(t, labtest.Reply("HTTP/1.1 302 Found\r\nLocation: "+loc+"\r\nContent-Length: 0\r\n\r\n"), transport.ProtoAuto)
+	cfg.FollowRedirects = true
+	c := newClient(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := c.Do(ctx, Fresh)
+	if err == nil || len(err.Error()) > 1024 || !strings.Contains(err.Error(), fmt.Sprintf("… (%d bytes)", len(loc))) {
+		t.Fatalf("Do = an error of %d bytes; want the Location cut to its first bytes and its length", len(fmt.Sprint(err)))
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
+	"golang.org/x/net/http/httpguts"
 )
 
 // DefaultMaxRedirects is the redirect limit when Config.MaxRedirects is 0 (curl's).
@@ -138,6 +139,9 @@ func (cfg Config) validate() (*url.URL, error) {
 	if err := transport.CheckMethod(cfg.Method); err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
+	if err := checkHeader(cfg.Header); err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
 	switch cfg.Protocol {
 	case transport.ProtoAuto, transport.HTTP1:
 	case transport.HTTP2:
@@ -158,4 +162,22 @@ func (cfg Config) validate() (*url.URL, error) {
 		return nil, fmt.Errorf("probe: IP version %d (want 4 or 6)", v)
 	}
 	return u, nil
+}
+
+// checkHeader refuses a header that would not reach the server as the
+// fields given, before anything is dialed: a CR or LF in a value would
+// end the field early and smuggle another one in (net/http refused it only
+// when the request was written, after the connection and its handshake).
+func checkHeader(h http.Header) error {
+	for name, values := range h {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return fmt.Errorf("header name %q: want a token, with no spaces, colons or control characters", name)
+		}
+		for _, v := range values {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return fmt.Errorf("header %s value %q: control characters (CR, LF) are not allowed", name, v)
+			}
+		}
+	}
+	return nil
 }

@@ -31,6 +31,8 @@ func TestConfigRejects(t *testing.T) {
 		{Config{URL: "ftp://127.0.0.1/"}, `scheme "ftp" is not http or https`},
 		{Config{URL: "https://127.0.0.1/", Method: "GE T"}, `method "GE T" is not an HTTP token`},
 		{Config{URL: "https://127.0.0.1/", Method: "GET\r\nX: y"}, "is not an HTTP token"},
+		{Config{URL: "https://127.0.0.1/", Header: http.Header{"X-A": {"a\r\nInjected: b"}}}, "control characters (CR, LF) are not allowed"},
+		{Config{URL: "https://127.0.0.1/", Header: http.Header{"X A": {"b"}}}, `header name "X A": want a token`},
 		{Config{URL: "https://127.0.0.1/", Protocol: transport.HTTP3, TLS: transport.TLS{Max: tls.VersionTLS12}}, "HTTP/3 runs on TLS 1.3 only"},
 	}
 	for _, tt := range tests {

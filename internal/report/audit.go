@@ -88,7 +88,7 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 	n := r.Negotiated
 	auditLine(b, "Negotiated", "%s, ALPN %s", strings.Join(slices.DeleteFunc([]string{n.Version, n.Suite, n.Group}, func(s string) bool { return s == "" }), " "),
 		orNone(n.ALPN))
-	auditChain(b, r.Chain)
+	auditChain(b, r.Chain, r.Started)
 	auditResumption(b, r)
 	if r.Records.FirstDataRecord > 0 {
 		note := ""
@@ -126,7 +126,7 @@ func auditGroups(e *tlsscan.Enumeration) string {
 	return strings.Join(parts, "; ")
 }
 
-func auditChain(b *strings.Builder, c tlsscan.Chain) {
+func auditChain(b *strings.Builder, c tlsscan.Chain, now time.Time) {
 	if len(c.Certs) == 0 {
 		auditLine(b, "Certificate", "none")
 		return
@@ -137,7 +137,7 @@ func auditChain(b *strings.Builder, c tlsscan.Chain) {
 		trust = "NOT trusted"
 	}
 	auditLine(b, "Certificate", "%s, %s, %d in chain, %d bytes, expires in %.1f days, %s", leaf.KeyType, leaf.SigAlg,
-		len(c.Certs), c.Bytes, time.Duration(c.ExpiresIn).Hours()/24, trust)
+		len(c.Certs), c.Bytes, daysUntil(leaf.NotAfter, now), trust)
 	staple := "no OCSP responder"
 	if len(c.OCSPServers) > 0 {
 		staple = "OCSP responder " + Escape(strings.Join(c.OCSPServers, ", ")) + ", stapled: " + yesNo(c.Stapled)

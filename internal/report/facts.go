@@ -78,11 +78,19 @@ func expiry(notAfter, now time.Time) string {
 	if now.IsZero() {
 		return "expires " + date
 	}
-	days := int(math.Floor(notAfter.Sub(now).Hours() / 24))
+	days := int(math.Floor(daysUntil(notAfter, now)))
 	if days < 0 {
 		return fmt.Sprintf("EXPIRED %s (%d days ago)", date, -days)
 	}
 	return fmt.Sprintf("expires %s (in %d days)", date, days)
+}
+
+// daysUntil is the days from now to t, negative when t is past. It
+// counts in seconds: time.Time.Sub saturates at about 292 years, and a
+// certificate valid until 9999-12-31 read as 106751 days.
+func daysUntil(t, now time.Time) float64 {
+	secs := float64(t.Unix()-now.Unix()) + float64(t.Nanosecond()-now.Nanosecond())/1e9
+	return secs / (24 * 60 * 60)
 }
 
 // writeBytes writes the bytes on the wire and what the protocol and TLS

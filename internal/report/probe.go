@@ -79,9 +79,10 @@ func runLabel(i int, r *probe.Result) string {
 }
 
 // WriteProbeJSON writes the runs of probe as its JSON document
-// (ProbeJSON): the URL of the first run and every run.
-func WriteProbeJSON(w io.Writer, results []*probe.Result) error {
-	doc := ProbeJSON{Runs: results}
+// (ProbeJSON): the URL of the first run, every run, and whether the
+// probe was interrupted.
+func WriteProbeJSON(w io.Writer, results []*probe.Result, interrupted bool) error {
+	doc := ProbeJSON{Runs: results, Interrupted: interrupted}
 	if len(results) > 0 && len(results[0].Hops) > 0 {
 		doc.URL = results[0].Hops[0].URL
 	}

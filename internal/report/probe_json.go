@@ -8,4 +8,8 @@ import "github.com/httpslab/httpslab/internal/probe"
 type ProbeJSON struct {
 	URL  string          `json:"url"`
 	Runs []*probe.Result `json:"runs"`
+	// Interrupted is true when the probe was stopped (Ctrl-C) before its
+	// runs were done: Runs holds those that completed, as bench and
+	// compare mark theirs.
+	Interrupted bool `json:"interrupted,omitempty"`
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"time"
 
@@ -108,13 +109,18 @@ func writeTLSCounts(ew *errWriter, runs []probe.Timeline) {
 	}
 }
 
+// localPort is the local address's port in a socket error
+// ("read tcp 127.0.0.1:54288->127.0.0.1:443: ..."): it differs on each
+// connection, and errors that differ only there are one error.
+var localPort = regexp.MustCompile(`(\S+):\d+->`)
+
 // writeErrors lists the distinct errors with their counts, most frequent
-// first.
+// first; the local port of a socket error is left out.
 func writeErrors(ew *errWriter, runs []probe.Timeline) {
 	counts := map[string]int{}
 	for _, r := range runs {
 		if r.Err != "" {
-			counts[r.Err]++
+			counts[localPort.ReplaceAllString(r.Err, "$1->")]++
 		}
 	}
 	if len(counts) == 0 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,11 @@ func TestSummaryLines(t *testing.T) {
 			"  total         3    2.100 ms    3.700 ms    3.700 ms    3.700 ms",
 			"failed 2 of 5 requests:",
 			"     2 × dial tcp 127.0.0.1:1: connect: connection refused",
+		}},
+		// Errors that differ only in the local port are one error.
+		{"timeouts", []probe.Timeline{h2Fresh(), timedOut(40001), timedOut(40002), timedOut(40003)}, SummaryOptions{}, []string{
+			"failed 3 of 4 requests:",
+			"     3 × read tcp 127.0.0.1->127.0.0.1:8443: i/o timeout",
 		}},
 	}
 	for _, tt := range tests {
@@ -164,4 +170,11 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("summarize(%v) = %+v; want %+v", tt.values, got, tt.want)
 		}
 	}
+}
+
+// timedOut is a request whose read timed out on local port port.
+func timedOut(port int) probe.Timeline {
+	tl := refused()
+	tl.Err = fmt.Sprintf("read tcp 127.0.0.1:%d->127.0.0.1:8443: i/o timeout", port)
+	return tl
 }

@@ -167,3 +167,17 @@ func quicFailed() probe.Timeline {
 	tl.Total = 1200 * time.Microsecond
 	return tl
 }
+
+// TestExpiryFarFuture: a certificate valid until 9999-12-31 shows its
+// real distance (time.Time.Sub saturates at 292 years: it showed 106751
+// days).
+func TestExpiryFarFuture(t *testing.T) {
+	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	notAfter := time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	if got, want := expiry(notAfter, now), "expires 9999-12-31 (in 2912115 days)"; got != want {
+		t.Errorf("expiry(%v) = %q; want %q", notAfter, got, want)
+	}
+	if got, want := expiry(now, notAfter), "EXPIRED 2026-11-24 (2912115 days ago)"; got != want {
+		t.Errorf("expiry(%v, now %v) = %q; want %q", now, notAfter, got, want)
+	}
+}
