@@ -191,6 +191,35 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// checkTargets checks the target URLs and requests, puts their hosts in
+// ASCII form in a copy of c.Targets, and returns the first URL.
+func (c *Config) checkTargets() (*url.URL, error) {
+	var first *url.URL
+	c.Targets = slices.Clone(c.Targets)
+	for i, t := range c.Targets {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			return nil, fmt.Errorf("parsing target URL: %w", err)
+		}
+		if err := checkRequest(t); err != nil {
+			return nil, err
+		}
+		host := u.Host
+		if err := checkURL(t.URL, u); err != nil {
+			return nil, err
+		}
+		if u.Host != host {
+			c.Targets[i].URL = u.String()
+		}
+		if first == nil {
+			first = u
+		} else if u.Scheme != first.Scheme || u.Host != first.Host {
+			return nil, fmt.Errorf("target URLs %q and %q: all targets must share scheme, host and port", first, u)
+		}
+	}
+	return first, nil
+}
+
 // validate checks the fields that have no sensible default. It puts
 // internationalized host names in the target URLs in their ASCII form,
 // in a copy of c.Targets: the caller's slice is left as it was.
@@ -210,28 +239,9 @@ func (c *Config) validate() error {
 	if c.Streams > 1 && c.Protocol == HTTP1 {
 		return errors.New("streams (-m) need HTTP/2 or HTTP/3; use --pipeline on HTTP/1.1")
 	}
-	var first *url.URL
-	c.Targets = slices.Clone(c.Targets)
-	for i, t := range c.Targets {
-		u, err := url.Parse(t.URL)
-		if err != nil {
-			return fmt.Errorf("parsing target URL: %w", err)
-		}
-		if err := checkRequest(t); err != nil {
-			return err
-		}
-		host := u.Host
-		if err := checkURL(t.URL, u); err != nil {
-			return err
-		}
-		if u.Host != host {
-			c.Targets[i].URL = u.String()
-		}
-		if first == nil {
-			first = u
-		} else if u.Scheme != first.Scheme || u.Host != first.Host {
-			return fmt.Errorf("target URLs %q and %q: all targets must share scheme, host and port", first, u)
-		}
+	first, err := c.checkTargets()
+	if err != nil {
+		return err
 	}
 	if first.Scheme == "http" && c.Protocol == HTTP3 {
 		return fmt.Errorf("%s needs an https:// URL", c.Protocol)

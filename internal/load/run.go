@@ -94,16 +94,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// the whole of it, or 2 requests in 3 s showed as 1.0/s.
 		res.Elapsed = max(res.Elapsed, cfg.Duration)
 	}
-	res.Interrupted = stopped
-	res.Client = client
+	res.Interrupted, res.Client = stopped, client
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
+	r.noteSource(res)
+	return res, nil
+}
+
+// noteSource adds what the source and the connections learnt to res:
+// the sends dropped and the server's stream limit.
+func (r *runner) noteSource(res *Result) {
 	res.Dropped = r.src.dropped.Load()
 	if n := r.serverStreams.Load(); n > 0 {
 		n--
 		res.ServerStreams = &n
 	}
-	return res, nil
 }
 
 // startSource sets up the tickets: the pacer in the open model, a count
