@@ -146,6 +146,7 @@ func TestHTTP2FlowControl(t *testing.T) {
 // window: the requests whose bodies wait fail by the timeout, saying so,
 // and no byte goes past the window.
 func TestHTTP2WindowNeverOpens(t *testing.T) {
+	t.Parallel()
 	s := &flowServer{bodySize: 100 << 10, stingy: true}
 	url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 0}}, s.serve)
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: bytes.Repeat([]byte("b"), s.bodySize)}},
@@ -250,6 +251,7 @@ func (s *streamLimitServer) frame(c *rawH2, f http2.Frame, limit int, acked *boo
 // run's time, failing the requests with a clear error when it does not;
 // the Load line says what the server allowed.
 func TestHTTP2NoStreamsAllowed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		raiseAfter time.Duration

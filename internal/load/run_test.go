@@ -335,6 +335,7 @@ func TestServerEndsConnections(t *testing.T) {
 // after 100 ms while the open model sends every 250 ms: each request finds
 // its connection closed and is sent again on a new one, without an error.
 func TestIdleConnectionClosed(t *testing.T) {
+	t.Parallel()
 	n := labtest.StartNginx(t, lab.NginxConfig{TLSDirectives: "keepalive_timeout 100ms;"})
 	res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 1, Rate: 4, Requests: 4,
 		TLS: clientTLS(t, n.CA.CertPEM)})

@@ -126,6 +126,7 @@ func TestRunCountsConnections(t *testing.T) {
 // TestGroupsOfTLS10Server: a server without TLS 1.2 has its groups found
 // in the newest version it has (they were "none found").
 func TestGroupsOfTLS10Server(t *testing.T) {
+	t.Parallel()
 	if got := groupVersions([]uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS13}); !slices.Equal(got, []uint16{VersionTLS13, VersionTLS11}) {
 		t.Errorf("groupVersions = %04x; want TLS 1.3 and TLS 1.1", got)
 	}

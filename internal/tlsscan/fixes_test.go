@@ -44,6 +44,7 @@ func applyFix(directives []string, fix string) []string {
 // of each finding to its configuration, starts it again (nginx checks the
 // syntax on start) and audits again: every finding fixed must be gone.
 func TestFixesFixFindings(t *testing.T) {
+	t.Parallel()
 	// dh1024 is the bad prime; dh2048 is what the user makes as the fix
 	// of dh-small says, with the command it gives.
 	dh1024, dh2048 := filepath.Join(t.TempDir(), "dh1024.pem"), filepath.Join(t.TempDir(), "dh2048.pem")

@@ -70,6 +70,7 @@ func TestAuditInformational(t *testing.T) {
 // measured (it ran for minutes), and calls the response slow, not
 // malformed.
 func TestAuditTimeLimit(t *testing.T) {
+	t.Parallel()
 	s := labtest.NewMisbehaving(t, labtest.TLS(labtest.Trickle("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", time.Second)))
 	_, p, _ := net.SplitHostPort(s.Addr)
 	port, _ := strconv.Atoi(p)

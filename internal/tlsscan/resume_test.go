@@ -44,6 +44,7 @@ func TestHitRateInterrupted(t *testing.T) {
 // not implement still has its TLS 1.3 resumption checked; only the TLS
 // 1.2 checks are noted as not run.
 func TestResumptionTLS12Unspeakable(t *testing.T) {
+	t.Parallel()
 	rep := auditNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3;\nssl_ciphers CAMELLIA256-SHA:@SECLEVEL=0;\nssl_session_cache shared:c:1m;"})
 	res := rep.Resumption

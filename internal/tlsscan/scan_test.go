@@ -224,6 +224,7 @@ func checkOrder(t *testing.T, fs []Finding) {
 // implements but does not offer by default: the first handshake must
 // succeed, so that the server is audited rather than refused.
 func TestAuditInsecureSuiteOnly(t *testing.T) {
+	t.Parallel()
 	rep := auditNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers AES128-SHA256:@SECLEVEL=0;"})
 	if rep.Negotiated.Suite != "TLS_RSA_WITH_AES_128_CBC_SHA256" || findingByID(rep.Findings, "no-forward-secrecy") == nil {

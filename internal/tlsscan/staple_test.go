@@ -74,6 +74,7 @@ func staplingServer(t *testing.T, firstStapled int64) (*httptest.Server, *x509.C
 // handshake on, as a freshly started nginx does, is stapling; one that
 // never staples gets ocsp-not-stapled with the handshakes looked at.
 func TestStapleAfterFirstHandshake(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name         string
 		firstStapled int64
