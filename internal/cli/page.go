@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -108,10 +109,15 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 	return withHint(runErr, pageHint(runErr))
 }
 
-// pageHint is hintFor with the page's own failures.
+// pageHint is transport.Hint with the page's own failures.
 func pageHint(err error) string {
-	if err != nil && strings.Contains(err.Error(), page.ErrProtocol.Error()) {
+	switch {
+	case errors.Is(err, page.ErrProtocol):
 		return "the server does not speak this protocol for every resource; leave it out of --protocols (or --http2/--http3)"
+	case errors.Is(err, page.ErrRedirect):
+		return "give the URL the page is served at"
+	case errors.Is(err, syscall.ECONNREFUSED) && strings.Contains(err.Error(), "udp"):
+		return "nothing answers QUIC on that port: the server has no HTTP/3; leave h3 out of --protocols"
 	}
 	return transport.Hint(err)
 }

@@ -3,8 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestPageEmbedded loads a test page of the embedded server over two
@@ -89,5 +94,19 @@ func TestPageUnreachable(t *testing.T) {
 	code, _, stderr := run(t, context.Background(), "page", "-n", "1", "http://127.0.0.1:1/")
 	if code != ExitFailure || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "httpslab: hint: nothing listens") {
 		t.Errorf("page of a closed port = %d, %q; want 1, refused, a hint", code, stderr)
+	}
+}
+
+// TestPageNoHTTP3 checks the hint for a server without HTTP/3: h2 is
+// measured, h3 dropped with its reason.
+func TestPageNoHTTP3(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, srv.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "page", "-n", "2", "--cacert", ca, "--protocols", "h2,h3", srv.HTTPSURL+"/page/images?n=5")
+	if code != ExitFailure || !strings.Contains(stdout, "h3: not measured further") || !strings.Contains(stderr, "leave h3 out of --protocols") {
+		t.Errorf("page h2,h3 without HTTP/3 = %d\nstdout %s\nstderr %s; want 1, h3 dropped, the hint", code, stdout, stderr)
 	}
 }
