@@ -1,18 +1,13 @@
 package cli
 
 import (
-	"cmp"
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"maps"
-	"net"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
@@ -225,49 +220,18 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 		if res.Requests == 0 && res.Errors > 0 {
 			// The threshold sets the exit code, but the reason the run
 			// failed (a wrong port, an untrusted certificate) still shows.
-			err = withHint(fmt.Errorf("%w; every request failed", err), benchHint(res))
+			err = withHint(fmt.Errorf("%w; every request failed", err), res.Hint())
 		}
 		return exitError{code: ExitThreshold, err: err}
 	}
 	if res.Requests == 0 && res.Errors > 0 {
-		return withHint(fmt.Errorf("every request failed"), benchHint(res))
+		return withHint(fmt.Errorf("every request failed"), res.Hint())
 	}
 	if res.Requests == 0 {
 		return withHint(fmt.Errorf("no request completed in the %s run", res.Config.Duration),
 			"the run ended before the first response; give a longer -d or an exact count with -n")
 	}
 	return nil
-}
-
-// benchHint suggests a fix for the most common reason a run failed: it
-// asks hintFor about the sample error of each message, from the most
-// frequent down (ties by message). A timeout names bench's own flag.
-func benchHint(res *load.Result) string {
-	msgs := slices.SortedFunc(maps.Keys(res.ErrorCounts), func(x, y string) int {
-		return cmp.Or(cmp.Compare(res.ErrorCounts[y], res.ErrorCounts[x]), strings.Compare(x, y))
-	})
-	for _, msg := range msgs {
-		err := res.ErrorSamples[msg]
-		if err == nil {
-			continue
-		}
-		var netErr net.Error
-		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
-			return "the server did not answer within --timeout; check that it is not stalled, or raise --timeout"
-		}
-		var large *load.HeaderTooLargeError
-		if errors.As(err, &large) {
-			return "the server sent more response header than --max-header-size allows; raise it if the server means to send that much"
-		}
-		if res.Config.Protocol == load.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
-			// The TCP port may well be open: HTTP/3 is QUIC over UDP.
-			return "nothing receives QUIC on that UDP port: does the server speak HTTP/3 there? (nginx: listen PORT quic); leave out --http3 for HTTP/1.1 or --http2"
-		}
-		if hint := transport.Hint(err); hint != "" {
-			return hint
-		}
-	}
-	return "see the errors table above"
 }
 
 // peerFlags maps flags of wrk, ab, hey and h2load that bench does not

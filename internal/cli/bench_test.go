@@ -3,25 +3,19 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
-	"github.com/httpslab/httpslab/internal/load"
 )
 
 func TestBenchCommand(t *testing.T) {
@@ -156,41 +150,6 @@ func TestBenchRequestFlags(t *testing.T) {
 		}
 		if code != tt.code || !slices.Equal(got, want) {
 			t.Errorf("httpslab %q = %d, server saw %q\nstderr:\n%s\nwant %d, %q", tt.args, code, got, stderr.String(), tt.code, want)
-		}
-	}
-}
-
-// TestBenchHint checks that the hint follows the most frequent error
-// (ties by message) and comes from its sample error, not its text.
-func TestBenchHint(t *testing.T) {
-	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
-	unknownCA := &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}
-	noIPSAN := &tls.CertificateVerificationError{Err: x509.HostnameError{Certificate: &x509.Certificate{}, Host: "127.0.0.1"}}
-	tests := []struct {
-		errs map[string]int64
-		want string
-	}{
-		{map[string]int64{"connect: connection refused": 5, "TLS handshake: tls: failed to verify certificate": 1}, "nothing listens"},
-		{map[string]int64{"connect: connection refused": 1, "TLS handshake: tls: failed to verify certificate": 5}, "--cacert"},
-		{map[string]int64{"connect: connection refused": 3, "TLS handshake: tls: failed to verify certificate": 3}, "--cacert"}, // tie: by name
-		{map[string]int64{"TLS handshake: tls: failed to verify certificate: x509: no IP SANs": 3}, "does not name this host"},
-		{map[string]int64{"timeout": 3}, "raise --timeout"},
-		{map[string]int64{"read: EOF": 3}, "without an answer"},
-		{map[string]int64{"status line: junk": 3}, "errors table"},
-	}
-	samples := map[string]error{
-		"connect: connection refused":                                        refused,
-		"TLS handshake: tls: failed to verify certificate":                   fmt.Errorf("TLS handshake: %w", unknownCA),
-		"TLS handshake: tls: failed to verify certificate: x509: no IP SANs": fmt.Errorf("TLS handshake: %w", noIPSAN),
-		"timeout":           os.ErrDeadlineExceeded,
-		"read: EOF":         &net.OpError{Op: "read", Err: io.EOF},
-		"status line: junk": errors.New("status line: junk"),
-	}
-	for _, tt := range tests {
-		for range 20 { // map order differs between runs
-			if got := benchHint(&load.Result{ErrorCounts: tt.errs, ErrorSamples: samples}); !strings.Contains(got, tt.want) {
-				t.Fatalf("benchHint(%v) = %q; want it to contain %q", tt.errs, got, tt.want)
-			}
 		}
 	}
 }
