@@ -83,7 +83,7 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
   httpslab probe -n 20 --http2 https://127.0.0.1:8443/
   httpslab probe --resume --tls-max 1.2 https://127.0.0.1:8443/ -k
   httpslab probe --http3 --0rtt https://127.0.0.1:8443/ --cacert ca.pem
-  httpslab probe -w @curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
+  httpslab probe -w @testdata/curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
   httpslab probe --resolve example.test:443:127.0.0.1 https://example.test/ --har run.har`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
