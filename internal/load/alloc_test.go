@@ -78,6 +78,9 @@ func TestHeaderBlockAllocs(t *testing.T) {
 // plain TCP, and 2.8 on HTTP/2 (x/net's Framer allocates each HEADERS
 // frame it reads); the raw reads and writes made 4 more per request.
 func TestRunAllocsPerRequest(t *testing.T) {
+	if lab.RaceDetector {
+		t.Skip("the race detector's instrumentation allocates on its own")
+	}
 	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	https := func(n *lab.Nginx) string { return n.HTTPSURL }
 	plain := func(n *lab.Nginx) string { return n.HTTPURL }
