@@ -22,6 +22,20 @@ var (
 		serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) {
 			serveH2(ctx, c, h2HeadersForever)
 		}}
+	// H2StalledBody takes the first request's HEADERS frame and then
+	// reads and discards what the client sends without ever granting
+	// more flow-control window: a request body larger than the initial
+	// window (64 KiB) stalls on the client's side.
+	H2StalledBody = Mode{name: "HTTP/2 stalled request body", tls: true, alpn: []string{"h2"},
+		serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) {
+			serveH2(ctx, c, func(ctx context.Context, fr *http2.Framer, _ uint32) {
+				for ctx.Err() == nil {
+					if _, err := fr.ReadFrame(); err != nil {
+						return
+					}
+				}
+			})
+		}}
 	// H2InformationalForever answers the first request with HEADERS
 	// frames of a 102 Processing response without end.
 	H2InformationalForever = Mode{name: "HTTP/2 1xx forever", tls: true, alpn: []string{"h2"},

@@ -2,14 +2,19 @@ package probe
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
+	"github.com/quic-go/quic-go/http3"
 )
 
 // hostileConfig is the probe of a misbehaving server, trusting its CA.
@@ -124,5 +129,64 @@ func TestLongLocationClipped(t *testing.T) {
 	_, err := c.Do(ctx, Fresh)
 	if err == nil || len(err.Error()) > 1024 || !strings.Contains(err.Error(), fmt.Sprintf("… (%d bytes)", len(loc))) {
 		t.Fatalf("Do = an error of %d bytes; want the Location cut to its first bytes and its length", len(fmt.Sprint(err)))
+	}
+}
+
+// TestStalledWriteFailsInSend: a request body the server never lets
+// through (HTTP/2 flow control) fails the request in the send phase: it
+// was marked as failed while waiting for the answer, as if it had been
+// written.
+func TestStalledWriteFailsInSend(t *testing.T) {
+	cfg := hostileConfig(t, labtest.H2StalledBody, transport.HTTP2)
+	cfg.Body, cfg.Timeout = make([]byte, 1<<20), time.Second
+	c := newClient(t, cfg)
+	res, err := c.Do(context.Background(), Fresh)
+	if err == nil {
+		t.Fatal("Do = nil error; want the stalled body to time out")
+	}
+	fin := res.Final()
+	if name, _, ok := fin.Events.Unfinished(); !ok || name != PhaseSend {
+		t.Errorf("unfinished phase %q (%v); want %q: the request was never written (%v)", name, ok, PhaseSend, err)
+	}
+}
+
+// TestHeaderLimitHTTP3: over HTTP/3 the same limit holds (quic-go's
+// default was 10 MB): a response whose header block passes it fails the
+// request with a HeaderLimitError.
+func TestHeaderLimitHTTP3(t *testing.T) {
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("a", 1000)
+	srv := &http3.Server{
+		TLSConfig: http3.ConfigureTLSConfig(&tls.Config{Certificates: []tls.Certificate{leaf.TLS}}),
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			for range 1100 { // 1.1 MB of header fields
+				w.Header().Add("X-Pad", pad)
+			}
+		}),
+	}
+	go srv.Serve(udp)
+	t.Cleanup(func() { srv.Close(); udp.Close() })
+	cfg := Config{URL: "https://" + udp.LocalAddr().String() + "/", Protocol: transport.HTTP3}
+	cfg.TLS.RootCAs = ca.Pool()
+	c := newClient(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.Do(ctx, Fresh); !transport.IsHeaderLimit(err) {
+		t.Fatalf("Do = %v; want a HeaderLimitError", err)
+	}
+	cfg.MaxHeaderBytes = 2 << 20
+	if tl := do(t, newClient(t, cfg), Fresh); tl.Status != http.StatusOK {
+		t.Errorf("with a 2 MiB limit: status %d; want 200", tl.Status)
 	}
 }

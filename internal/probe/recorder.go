@@ -82,8 +82,13 @@ func (r *recorder) trace() *httptrace.ClientTrace {
 			})
 		},
 		GotConn: func(info httptrace.GotConnInfo) { r.gotConn(info.Conn, info.Reused) },
-		WroteRequest: func(httptrace.WroteRequestInfo) {
-			r.mark(func(now time.Time) { r.set(&r.ev.WroteRequest, now) })
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			// HTTP/2 reports a write that failed (a body stalled by flow
+			// control until the timeout) here too: the request was not
+			// written, and the failure is in the send phase, not the wait.
+			if info.Err == nil {
+				r.mark(func(now time.Time) { r.set(&r.ev.WroteRequest, now) })
+			}
 		},
 		GotFirstResponseByte: func() {
 			r.mark(func(now time.Time) {
