@@ -110,3 +110,18 @@ func TestPageNoHTTP3(t *testing.T) {
 		t.Errorf("page h2,h3 without HTTP/3 = %d\nstdout %s\nstderr %s; want 1, h3 dropped, the hint", code, stdout, stderr)
 	}
 }
+
+// TestServeWriteSite checks that serve --write-site writes the test
+// pages for another server and exits.
+func TestServeWriteSite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "site")
+	code, stdout, stderr := run(t, context.Background(), "serve", "--write-site", dir)
+	if code != ExitOK || stdout != dir+"\n" {
+		t.Fatalf("serve --write-site = %d, %q, %q; want 0 and the directory", code, stdout, stderr)
+	}
+	for _, name := range []string{"page/images.html", "page/styled.html", "page/css/more.css", "page/res/script-359.js"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -21,6 +21,7 @@ type serveFlags struct {
 	noTickets, no0RTT bool
 	noHTTP3, noHSTS   bool
 	caOut             string
+	writeSite         string
 	link              linkFlags
 }
 
@@ -72,6 +73,7 @@ and its URLs carry its address there (in 198.18.0.0/15: 198.18.x.y or 198.19.x.y
 	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
 	fl.BoolVar(&f.noHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
 	fl.StringVar(&f.caOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
+	fl.StringVar(&f.writeSite, "write-site", "", "write the /page/ test pages as static files under `dir` for another server, and exit")
 	f.link.add(fl)
 	return cmd
 }
@@ -98,6 +100,13 @@ func (f serveFlags) labConfig() (lab.Config, error) {
 }
 
 func (e *env) runServe(f serveFlags) error {
+	if f.writeSite != "" {
+		if err := lab.WriteSite(f.writeSite); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s\n", f.writeSite)
+		return nil
+	}
 	// A hang-up (the terminal closed, an ssh session ended) stops serve
 	// as Ctrl-C does: uncaught, it would end the process at once and
 	// leave the link's namespace and the private CA directory behind.
