@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -166,7 +162,7 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 		return e.interrupted()
 	}
 	if err != nil {
-		return auditError(err, cfg)
+		return withHint(err, tlsscan.Hint(err, cfg))
 	}
 	if fd := rep.FirstAtLeast(failOn); fail && fd != nil {
 		return exitError{code: ExitThreshold, err: fmt.Errorf("finding %s is %s (--fail-on %s)", fd.ID, fd.Severity, f.failOn)}
@@ -179,36 +175,4 @@ func writeAudit(w io.Writer, rep *tlsscan.Report, jsonOut bool) error {
 		return report.WriteJSON(w, "audit", rep)
 	}
 	return report.Audit(w, rep)
-}
-
-// auditError adds the hint that helps with the usual failures.
-func auditError(err error, cfg tlsscan.Config) error {
-	var (
-		op     *net.OpError
-		dnsErr *net.DNSError
-		// A chain that does not verify for a reason other than its CA.
-		hostErr x509.HostnameError
-		invalid x509.CertificateInvalidError
-	)
-	switch {
-	case errors.As(err, &hostErr):
-		return withHint(err, fmt.Sprintf("the certificate does not name %s; audit a name it is valid for, or pass -k to audit anyway "+
-			"(reported as cert-name-mismatch)", cfg.Host))
-	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return withHint(err, "the certificate has expired or is not yet valid (check the clocks); pass -k to audit anyway (reported as cert-expired)")
-	case errors.Is(err, tlsscan.ErrTimeLimit):
-		return withHint(err, "raise --max-time (or give 0) to wait longer for a slow server")
-	case errors.Is(err, tlsscan.ErrUntrusted):
-		return withHint(err, "pass --cacert FILE for a private CA, or -k to audit anyway")
-	case errors.As(err, &dnsErr):
-		return withHint(err, fmt.Sprintf("the name %s does not resolve; check its spelling and the DNS", cfg.Host))
-	case transport.ServerAlert(err, transport.AlertProtocolVersion, transport.AlertHandshakeFailure):
-		return withHint(err, "the server accepts none of the TLS versions and cipher suites Go implements, which audit needs for its first "+
-			"handshake; 'sslscan HOST:PORT' lists what it accepts")
-	case errors.As(err, &op) && op.Op == "dial":
-		return withHint(err, fmt.Sprintf("is a TLS server listening on %s port %d?", cfg.Host, cfg.Port))
-	case errors.Is(err, context.DeadlineExceeded):
-		return withHint(err, fmt.Sprintf("%s port %d accepted the connection but did not complete a TLS handshake in time; is it a TLS port? (--connect-timeout waits longer)", cfg.Host, cfg.Port))
-	}
-	return withHint(err, transport.Hint(err))
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -106,20 +105,7 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 	case ctx.Err() != nil:
 		return e.interrupted()
 	}
-	return withHint(runErr, pageHint(runErr))
-}
-
-// pageHint is transport.Hint with the page's own failures.
-func pageHint(err error) string {
-	switch {
-	case errors.Is(err, page.ErrProtocol):
-		return "the server does not speak this protocol for every resource; leave it out of --protocols (or --http2/--http3)"
-	case errors.Is(err, page.ErrRedirect):
-		return "give the URL the page is served at"
-	case errors.Is(err, syscall.ECONNREFUSED) && strings.Contains(err.Error(), "udp"):
-		return "nothing answers QUIC on that port: the server has no HTTP/3; leave h3 out of --protocols"
-	}
-	return transport.Hint(err)
+	return withHint(runErr, page.Hint(runErr))
 }
 
 func joinProtocols(ps []page.Protocol) string {
