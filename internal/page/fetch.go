@@ -26,6 +26,16 @@ var accepts = map[Kind]string{
 	KindImage:      "image/avif,image/webp,image/apng,image/*,*/*;q=0.8",
 }
 
+// urgencies are the RFC 9218 Priority header values Chromium sends over
+// HTTP/2 and HTTP/3, by kind: the document and stylesheets and fonts
+// most urgent, blocking scripts next, images and the rest low (an image
+// in view is raised after layout, which page does not do). The document
+// and images are incremental.
+var urgencies = map[Kind]string{
+	KindDocument: "u=0, i", KindStylesheet: "u=0", KindFont: "u=0", KindScript: "u=1",
+	KindImage: "u=3, i", KindOther: "u=3",
+}
+
 // stamps are the moments the HTTP client reports for a request, from its
 // own goroutines (HTTP/2's and HTTP/3's trace hooks).
 type stamps struct {
@@ -75,6 +85,9 @@ func (l *loader) newRequest(ctx context.Context, r *request) (*http.Request, err
 	}
 	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Encoding", "gzip, br")
+	if l.cfg.Protocol.major() > 1 {
+		req.Header.Set("Priority", urgencies[r.ref.Kind])
+	}
 	for k, vs := range l.cfg.Header {
 		if len(vs) == 0 {
 			req.Header.Del(k)

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -410,5 +411,34 @@ func TestTimeouts(t *testing.T) {
 	ld, err := Run(context.Background(), Config{URL: ts.URL + "/", Protocol: HTTP, LoadTimeout: 200 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || ld == nil || len(ld.Requests) != 3 || ld.Requests[2].Failed() {
 		t.Errorf("load timeout: %v with %v; want a deadline, and the other requests done", err, ld)
+	}
+}
+
+// TestRequestHeaders checks the headers a browser sends: Accept by kind,
+// gzip and br, and over HTTP/2 the RFC 9218 urgency of the kind.
+func TestRequestHeaders(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]http.Header{}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Clone()
+		mu.Unlock()
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<link rel=stylesheet href=/c.css><script src=/s.js></script><img src=/i.png>`)
+		}
+	}))
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	defer ts.Close()
+	pool := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	load(t, Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}, Header: http.Header{"X-Lab": {"1"}}})
+	for path, want := range map[string][2]string{
+		"/": {"text/html,", "u=0, i"}, "/c.css": {"text/css,", "u=0"}, "/s.js": {"*/*", "u=1"}, "/i.png": {"image/avif,", "u=3, i"},
+	} {
+		h := seen[path]
+		if !strings.HasPrefix(h.Get("Accept"), want[0]) || h.Get("Priority") != want[1] || h.Get("Accept-Encoding") != "gzip, br" || h.Get("X-Lab") != "1" {
+			t.Errorf("%s: Accept %q, Priority %q, Accept-Encoding %q, X-Lab %q; want %q..., %q, gzip, br, 1",
+				path, h.Get("Accept"), h.Get("Priority"), h.Get("Accept-Encoding"), h.Get("X-Lab"), want[0], want[1])
+		}
 	}
 }
