@@ -39,8 +39,8 @@ and metric, what changed against the baseline, with a confidence interval, or
 --nginx names a complete nginx.conf, the template; the variants run on the
 ports it names, so the measured URL stays the same. --vary 'NAME=V1|V2|...'
 sets the directive NAME to each value wherever it appears in the template
-(or adds it to the http block where it does not); the first value is the
-baseline's. Several --vary give one variant per changed value against the
+(or adds it where it does not: to the http block, or to the main context or
+the events block for theirs); the first value is the baseline's. Several --vary give one variant per changed value against the
 baseline; --all-at-once adds one with every --vary at its last value, and
 --factorial makes one for every combination of the values instead.
 Nothing else in the template changes: each variant differs from it in the

@@ -110,6 +110,18 @@ func TestExperimentReport(t *testing.T) {
 	}
 }
 
+// TestExperimentBaselineRefused checks that a template nginx refuses
+// ends the experiment with nginx's own message and a hint.
+func TestExperimentBaselineRefused(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--nginx", conf, "--vary", "ssl_bogus=on|off",
+		"--", "bench", "-n", "5", url, "--cacert", ca)
+	if code != ExitFailure || stdout != "" || !strings.Contains(stderr, `unknown directive "ssl_bogus" in nginx.conf:2`) ||
+		!strings.Contains(stderr, "httpslab: hint: check the template on its own: nginx -t -c "+conf) {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant %d, nginx's message and the hint", code, stdout, stderr, ExitFailure)
+	}
+}
+
 // TestExperimentProbe measures with probe -n: the protocol versions
 // differ, and the TLS 1.3-only variant is verified by the version.
 func TestExperimentProbe(t *testing.T) {

@@ -33,6 +33,8 @@ func FuzzSet(f *testing.F) {
 	f.Add([]byte("http { a 'x;y'; b \"a\\\"\"; }"), "a", "z w")
 	f.Add([]byte("events{}http{a${b}c;}"), "a", "'q r'")
 	f.Add([]byte("http { location ~ a\\{ { return 1; } }"), "return", "2")
+	f.Add([]byte("events { } http { }"), "worker_processes", "auto")
+	f.Add([]byte("events { } http { }"), "worker_connections", "512")
 	f.Fuzz(func(t *testing.T, src []byte, name, value string) {
 		c, err := Parse(src)
 		if err != nil {
@@ -62,6 +64,9 @@ func FuzzSet(f *testing.F) {
 			if !slices.Equal(d.Args, want) {
 				t.Fatalf("Set(%q, %q) on %q: %s has args %q; want %q", name, value, src, d.Name, d.Args, want)
 			}
+		}
+		if len(before) == 0 && Context(name) == "main" && (len(named) != 1 || after.Directives[0] != named[0]) {
+			t.Fatalf("Set(%q, %q) on %q: a main-context directive not added at the top: %q", name, value, src, out)
 		}
 		if strings.Count(string(out), "\n") != strings.Count(string(src), "\n") {
 			t.Fatalf("Set(%q, %q) on %q changed the number of lines: %q", name, value, src, out)

@@ -90,6 +90,8 @@ func TestSet(t *testing.T) {
 		{"http { a; }", "a", "on", "http { a on; }", 1},
 		{"http { b \"a on\"; }", "a", "x", "http { a x; b \"a on\"; }", 0},
 		{"http { ab on; }", "a", "TLSv1.2 TLSv1.3", "http { a TLSv1.2 TLSv1.3; ab on; }", 0},
+		{"events { }\nhttp { }", "worker_processes", "2", "worker_processes 2; events { }\nhttp { }", 0},
+		{"events { }\nhttp { }", "worker_connections", "512", "events { worker_connections 512; }\nhttp { }", 0},
 	} {
 		c, err := Parse([]byte(tc.src))
 		if err != nil {
@@ -105,6 +107,10 @@ func TestSet(t *testing.T) {
 func TestSetRefuses(t *testing.T) {
 	c, _ := Parse([]byte("events { }"))
 	if _, _, err := c.Set("a", "on"); !errors.Is(err, ErrNoHTTP) {
+		t.Errorf("Set without an http block: %v; want ErrNoHTTP", err)
+	}
+	c, _ = Parse([]byte("http { }"))
+	if _, _, err := c.Set("multi_accept", "on"); !errors.Is(err, ErrNoHTTP) {
 		t.Errorf("Set without an http block: %v; want ErrNoHTTP", err)
 	}
 	c, _ = Parse([]byte("http { }"))

@@ -9,8 +9,32 @@ import (
 )
 
 // ErrNoHTTP is returned by Set when the directive appears nowhere and the
-// configuration has no http block to add it to.
-var ErrNoHTTP = errors.New("no http block to add it to")
+// configuration has no block it belongs in to add it to (http, or
+// events for the events module's directives).
+var ErrNoHTTP = errors.New("no block to add it to")
+
+// mainDirectives and eventsDirectives are the directives of nginx's core
+// that belong in the main context and in the events block: Set adds one
+// of them there, and every other directive to the http block.
+var (
+	mainDirectives = []string{"worker_processes", "worker_rlimit_nofile", "worker_rlimit_core", "worker_cpu_affinity",
+		"worker_priority", "worker_shutdown_timeout", "timer_resolution", "pcre_jit", "thread_pool", "env",
+		"ssl_engine", "load_module", "daemon", "master_process", "pid", "lock_file", "user", "working_directory"}
+	eventsDirectives = []string{"worker_connections", "multi_accept", "accept_mutex", "accept_mutex_delay", "use",
+		"worker_aio_requests"}
+)
+
+// Context names the block Set adds a directive to where the configuration
+// does not have it: "main", "events" or "http".
+func Context(name string) string {
+	switch {
+	case slices.Contains(mainDirectives, name):
+		return "main"
+	case slices.Contains(eventsDirectives, name):
+		return "events"
+	}
+	return "http"
+}
 
 // CheckValue checks that value is one or more arguments and nothing else:
 // no ';', '{', '}' or comment that would end the directive or open a block,
@@ -63,7 +87,8 @@ func (c *Config) argsEdit(d *Directive, value string) edit {
 
 // Set returns the configuration with the directive name set to value
 // wherever it appears, at any depth, or, where it appears nowhere, added
-// as the first directive of the first http block, on the line of its '{'.
+// as the first directive of the block it belongs in (see Context), on the
+// line of that block's '{' (the main context's: the file's first line).
 // It returns how many directives it changed (0 when it added one).
 // Everything else stays byte for byte as it was.
 func (c *Config) Set(name, value string) ([]byte, int, error) {
@@ -80,8 +105,12 @@ func (c *Config) Set(name, value string) ([]byte, int, error) {
 	if len(edits) > 0 {
 		return c.apply(edits), len(edits), nil
 	}
+	block := Context(name)
+	if block == "main" {
+		return c.apply([]edit{{0, 0, name + " " + value + "; "}}), 0, nil
+	}
 	for _, d := range c.Directives {
-		if d.Name == "http" && d.IsBlock {
+		if d.Name == block && d.IsBlock {
 			at := d.BlockOpen + 1
 			return c.apply([]edit{{at, at, " " + name + " " + value + ";"}}), 0, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/httpslab/httpslab/internal/experiment"
+	"github.com/httpslab/httpslab/internal/nginxconf"
 	"github.com/httpslab/httpslab/internal/stats"
 )
 
@@ -52,12 +53,13 @@ func experimentVariants(b *strings.Builder, r *experiment.Result) {
 	}
 	tw.Flush()
 	// Say where the template did not have a varied directive: it was
-	// added to the http block, which a server block's own setting
-	// overrides.
+	// added to the block it belongs in, which a server block's own
+	// setting overrides.
 	if base := r.Variants[0]; len(base.Edits) == len(base.Settings) {
 		for i, n := range base.Edits {
 			if n == 0 {
-				fmt.Fprintf(b, "%s is not in the template: added to its http block\n", termSafe(base.Settings[i].Directive))
+				name := base.Settings[i].Directive
+				fmt.Fprintf(b, "%s is not in the template: added to its %s block\n", termSafe(name), nginxconf.Context(name))
 			}
 		}
 	}
