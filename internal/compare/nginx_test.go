@@ -52,7 +52,7 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 			}
 		}
 	}
-	log, err := ngx.WaitAccessLog(context.Background(), want)
+	log, err := labtest.WaitAccessLog(context.Background(), ngx, want)
 	if err != nil {
 		t.Fatal(err)
 	}

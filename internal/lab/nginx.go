@@ -328,24 +328,6 @@ func (n *Nginx) ReadAccessLog() ([]AccessEntry, error) {
 	return out, sc.Err()
 }
 
-// WaitAccessLog reads the access log until it has at least want lines or
-// two seconds pass: nginx logs a request after its response is sent, so a
-// client can see the response before the line is written.
-func (n *Nginx) WaitAccessLog(ctx context.Context, want int) ([]AccessEntry, error) {
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		entries, err := n.ReadAccessLog()
-		if err != nil || len(entries) >= want || time.Now().After(deadline) {
-			return entries, err
-		}
-		select {
-		case <-ctx.Done():
-			return entries, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
 func parseAccessLine(line string) (AccessEntry, error) {
 	f := strings.Fields(line)
 	if len(f) != 7 {

@@ -28,7 +28,7 @@ func TestNginxAccessLog(t *testing.T) {
 	if resp, _ := get(t, http.DefaultClient, n.HTTPURL+"/index.html"); resp.StatusCode != 200 {
 		t.Errorf("plain GET status = %d; want 200", resp.StatusCode)
 	}
-	log, err := n.WaitAccessLog(context.Background(), 5)
+	log, err := labtest.WaitAccessLog(context.Background(), n, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"testing"
 	"time"
 
@@ -21,27 +22,23 @@ func clientTLS(t testing.TB, caPEM []byte) *tls.Config {
 	return &tls.Config{RootCAs: pool}
 }
 
-// readLog reads nginx's access log once it has want lines, or after 3 s:
-// nginx writes a line just after the response, so the last lines may
-// land after the client has finished.
+// readLog reads nginx's access log once it has want lines (nginx writes
+// a line just after the response, so the last lines may land after the
+// client has finished), and a surplus line too if one comes within 50 ms.
 func readLog(t *testing.T, n *lab.Nginx, want int) []lab.AccessEntry {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		log, err := n.ReadAccessLog()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(log) >= want || time.Now().After(deadline) {
-			time.Sleep(50 * time.Millisecond) // let a surplus line show too
-			log, err = n.ReadAccessLog()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return log
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	log, err := labtest.WaitAccessLog(ctx, n, want)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
 	}
+	surplus, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer stop()
+	if more, _ := labtest.WaitAccessLog(surplus, n, len(log)+1); len(more) > len(log) {
+		log = more
+	}
+	return log
 }
 
 func mustRun(t *testing.T, cfg Config) *Result {

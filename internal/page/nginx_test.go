@@ -29,7 +29,7 @@ func TestNginx(t *testing.T) {
 		http  string
 	}{{HTTP1, 6, "HTTP/1.1"}, {HTTP2, 1, "HTTP/2.0"}} {
 		ld := load(t, Config{URL: n.HTTPSURL + "/page/images.html", Protocol: tt.proto, TLS: trust})
-		entries, err := n.WaitAccessLog(context.Background(), logged+361)
+		entries, err := labtest.WaitAccessLog(context.Background(), n, logged+361)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
 package probe
 
 import (
+	"context"
 	"crypto/tls"
 	"testing"
-	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -36,18 +36,16 @@ func TestNginx(t *testing.T) {
 		t.Errorf("retry %v, group %s; want a HelloRetryRequest for secp384r1", tl.TLS.HelloRetry, tl.TLS.Group)
 	}
 
-	// nginx logs a request after answering it: wait, boundedly, for all three.
+	// nginx logs a request after answering it: wait, boundedly, for all
+	// five (two of /16k.bin, three of /1k.bin).
+	log, err := labtest.WaitAccessLog(context.Background(), n, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var reused []bool
-	for deadline := time.Now().Add(5 * time.Second); len(reused) < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		log, err := n.ReadAccessLog()
-		if err != nil {
-			t.Fatal(err)
-		}
-		reused = reused[:0]
-		for _, e := range log {
-			if e.URI == "/1k.bin" {
-				reused = append(reused, e.Reused)
-			}
+	for _, e := range log {
+		if e.URI == "/1k.bin" {
+			reused = append(reused, e.Reused)
 		}
 	}
 	if len(reused) != 3 || reused[0] || !reused[1] || reused[2] {

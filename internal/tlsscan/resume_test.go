@@ -26,7 +26,7 @@ func TestHitRateInterrupted(t *testing.T) {
 		// The priming request and 5 resumed ones are in the log.
 		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
 		defer wcancel()
-		_, _ = n.WaitAccessLog(wctx, 6)
+		_, _ = labtest.WaitAccessLog(wctx, n, 6)
 		cancel()
 	}()
 	var res Resumption
