@@ -51,10 +51,14 @@ func (c *h2Conn) stop(err error) {
 	c.failStreamsLocked(err)
 }
 
+// refreshDeadline moves the connection's deadline, for reads and writes
+// alike: a server that grants windows and then stops reading would
+// otherwise block the worker's write of a body for ever, holding the
+// write lock that the reader needs for its acknowledgements.
 func (c *h2Conn) refreshDeadline(now time.Time) {
 	if now.Sub(c.refreshed) >= c.run.cfg.Timeout/100 {
 		c.refreshed = now
-		_ = c.nc.SetReadDeadline(now.Add(c.run.cfg.Timeout))
+		_ = c.nc.SetDeadline(now.Add(c.run.cfg.Timeout))
 	}
 }
 

@@ -160,6 +160,37 @@ func TestHTTP2WindowNeverOpens(t *testing.T) {
 	}
 }
 
+// TestHTTP2ServerStopsReading posts a 64 MiB body to a server that
+// grants every window and then reads nothing but sends a PING: the write
+// of the body blocks once the socket buffers are full, and the reader
+// waits for the write lock to acknowledge the PING. The run must still
+// end by the timeout, the request failed; without a write deadline it
+// hung for ever.
+func TestHTTP2ServerStopsReading(t *testing.T) {
+	stop := make(chan struct{})
+	url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 1<<31 - 1}}, func(c *rawH2) {
+		if c.fr.WriteWindowUpdate(0, 1<<31-1-65535) != nil {
+			return
+		}
+		// A PING once the client's write is blocked: its reader needs the
+		// write lock to acknowledge it.
+		time.Sleep(300 * time.Millisecond)
+		if c.fr.WritePing(false, [8]byte{}) == nil {
+			<-stop
+		}
+	})
+	t.Cleanup(func() { close(stop) }) // before the server's cleanup, which waits for the handler
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: make([]byte, 64<<20)}},
+		Protocol: HTTP2, Requests: 1, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); res.Errors != 1 || took > 5*time.Second {
+		t.Errorf("%d completed, %d failed %v after %v; want 1 failed by the 1 s timeout", res.Requests, res.Errors, res.ErrorCounts, took)
+	}
+}
+
 // TestHTTP2BodiesToRealServer posts bodies of several sizes through the
 // fast client to the embedded server (x/net's HTTP/2 server, with its own
 // windows), which echoes the size of the body it received.
