@@ -113,7 +113,11 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 		defer fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	res, err := experiment.Run(ctx, cfg)
-	if err != nil {
+	var noAnswer *experiment.NoAnswerError
+	switch {
+	case errors.As(err, &noAnswer):
+		return withHint(err, fmt.Sprintf("the template must listen where the measured URL points (%s), with a certificate the measurement trusts (--cacert, -k)", noAnswer.Addr))
+	case err != nil:
 		return withHint(err, "check the template on its own: nginx -t -c "+f.nginx)
 	}
 	if f.jsonOut {

@@ -122,6 +122,24 @@ func TestExperimentBaselineRefused(t *testing.T) {
 	}
 }
 
+// TestExperimentWrongPort checks the hint when the measured URL is not
+// where the template listens.
+func TestExperimentWrongPort(t *testing.T) {
+	conf, _, ca := experimentTemplate(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	code, _, stderr := run(t, context.Background(), "experiment", "--nginx", conf, "--vary", "ssl_session_tickets=off|on",
+		"--", "bench", "-n", "5", fmt.Sprintf("https://localhost:%d/", port), "--cacert", ca)
+	if code != ExitFailure || !strings.Contains(stderr, "did not answer on localhost:") ||
+		!strings.Contains(stderr, "hint: the template must listen where the measured URL points") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and the hint about the URL", code, stderr, ExitFailure)
+	}
+}
+
 // TestExperimentProbe measures with probe -n: the protocol versions
 // differ, and the TLS 1.3-only variant is verified by the version.
 func TestExperimentProbe(t *testing.T) {

@@ -233,6 +233,20 @@ func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p *
 	return fn(p)
 }
 
+// NoAnswerError is a started variant that did not answer where the
+// measurement goes: the template listens elsewhere, or the handshake
+// fails (a certificate the measurement does not trust).
+type NoAnswerError struct {
+	Addr string
+	Err  error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("the server did not answer on %s within %s: %v", e.Addr, answerWait, e.Err)
+}
+
+func (e *NoAnswerError) Unwrap() error { return e.Err }
+
 // waitAnswer waits until the target accepts a connection and, for
 // https, completes a TLS handshake.
 func waitAnswer(ctx context.Context, t Target) error {
@@ -248,7 +262,7 @@ func waitAnswer(ctx context.Context, t Target) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the variant did not answer on %s within %s: %w", addr, answerWait, err)
+			return &NoAnswerError{Addr: addr, Err: err}
 		}
 		select {
 		case <-ctx.Done():

@@ -113,8 +113,16 @@ func (p *NginxProcess) prepare(cfg NginxFileConfig) error {
 			_ = os.Symlink(abs, filepath.Join(p.Dir, e.Name()))
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(p.Dir, "httpslab-tmp"), 0o700); err != nil {
+	// nginx's workers run as the template's user (Debian's: www-data)
+	// when started as root: they must reach the temporary directory, so
+	// the instance's directory can be passed through (not listed) and the
+	// temporary one written by anyone, as /tmp.
+	tmp := filepath.Join(p.Dir, "httpslab-tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return fmt.Errorf("creating nginx directory: %w", err)
+	}
+	if err := errors.Join(os.Chmod(p.Dir, 0o711), os.Chmod(tmp, 0o1777)); err != nil {
+		return fmt.Errorf("opening the nginx directory to its workers: %w", err)
 	}
 	conf, err := privateConfig(cfg.Config, p.Dir)
 	if err != nil {
