@@ -52,15 +52,17 @@ func paths(t *testing.T, ld *Load) []string {
 	return out
 }
 
-// settled waits until the server has accepted want TCP connections in
-// all, or a second has passed, and returns its counters. A connection
-// that the load opened and did not need (the queue ran empty while it
-// connected) is complete in the kernel before the server accepts it.
-func settled(srv *lab.Server, want int64) lab.Stats {
+// settled waits until the server has accepted tcp TCP connections and
+// completed hs handshakes in all, or a second has passed, and returns its
+// counters. A connection that the load opened and did not need (the
+// queue ran empty while it connected) is complete in the kernel before
+// the server accepts it, and a TLS 1.3 client is done with a handshake
+// before the server has read its Finished.
+func settled(srv *lab.Server, tcp, hs int64) lab.Stats {
 	deadline := time.Now().Add(time.Second)
 	for {
 		st := srv.Stats()
-		if st.TCPConns >= want || time.Now().After(deadline) {
+		if (st.TCPConns >= tcp && st.Handshakes >= hs) || time.Now().After(deadline) {
 			return st
 		}
 		runtime.Gosched()
@@ -87,7 +89,7 @@ func TestConnectionsPerProtocol(t *testing.T) {
 	for _, tt := range tests {
 		before := srv.Stats()
 		ld := load(t, configFor(srv, tt.proto, "/page/images?n=40&size=2000"))
-		after := settled(srv, before.TCPConns+tt.tcp)
+		after := settled(srv, before.TCPConns+tt.tcp, before.Handshakes+tt.handshakes)
 		if got := after.TCPConns - before.TCPConns; got != tt.tcp {
 			t.Errorf("%s: the server accepted %d TCP connections; want %d", tt.proto, got, tt.tcp)
 		}

@@ -40,17 +40,18 @@ func (l *loader) h1Worker(p *pool) {
 	defer l.wg.Done()
 	c := l.newConn(p)
 	conn, err := l.dialTCP(p, c)
+	if conn != nil {
+		// Registered before the lock's: it runs after the unlock, for a
+		// TLS close can wait seconds on a peer that does not read.
+		defer conn.Close()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
 		p.conns--
-		if conn != nil {
-			conn.Close()
-		}
 		l.dialFailed(p, c, err)
 		return
 	}
-	defer conn.Close()
 	hr := transport.NewHeaderReader(conn, l.cfg.MaxHeaderBytes)
 	h := &h1Conn{conn: conn, hr: hr, br: hr.Buffered(), bw: bufio.NewWriter(conn)}
 	for {
@@ -149,13 +150,15 @@ func (l *loader) muxWorker(p *pool) {
 	defer l.wg.Done()
 	c := l.newConn(p)
 	rt, closeConn, err := l.dialMux(p, c)
+	if closeConn != nil {
+		defer closeConn() // after the unlock, as in h1Worker
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
 		l.dialFailed(p, c, err)
 		return
 	}
-	defer closeConn()
 	active := 0
 	for {
 		r := l.next(p, func() bool { return active < l.cfg.MaxStreams })
