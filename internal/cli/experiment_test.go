@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // experimentTemplate writes an nginx.conf serving HTTPS on a free port
@@ -20,15 +21,10 @@ import (
 func experimentTemplate(t *testing.T) (conf, url, caFile string) {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx not installed (scripts/test.sh installs it)")
+		t.Fatal("nginx not installed: the tests need it (scripts/test.sh installs it)")
 	}
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := labtest.FreePort(t, "tcp")
 	ca, err := lab.NewCA(lab.ECDSAP256)
 	if err != nil {
 		t.Fatal(err)

@@ -2,25 +2,13 @@ package cli
 
 import (
 	"context"
-	"net"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 )
-
-// closedPort returns a loopback address where nothing listens.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // TestProbeWriteOutFailures: a failed transfer writes curl's exit code
 // for its failure in %{exitcode} (as curl 7.88 does on the same
@@ -36,7 +24,7 @@ func TestProbeWriteOutFailures(t *testing.T) {
 		code string // curl's exit code
 		msg  string
 	}{
-		{"refused", []string{"http://" + closedPort(t) + "/"}, "7", "connection refused"},
+		{"refused", []string{"http://" + labtest.ClosedAddr(t, "tcp") + "/"}, "7", "connection refused"},
 		{"unknown CA", []string{srv.HTTPSURL + "/"}, "60", "certificate signed by unknown authority"},
 		{"timeout", []string{"http://" + silent + "/", "--max-time", "0.3"}, "28", "deadline exceeded"},
 		{"redirect limit", []string{srv.HTTPSURL + "/redirect/3", "--cacert", ca, "-L", "--max-redirs", "1"}, "47", "1 redirects followed"},

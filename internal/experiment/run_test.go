@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
 )
 
@@ -28,24 +28,14 @@ type setup struct {
 	tls  *tls.Config
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // newSetup writes conf (a format string given the served port and a
 // second free port) with its certificate.
 func newSetup(t *testing.T, conf string) setup {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx not installed (scripts/test.sh installs it)")
+		t.Fatal("nginx not installed: the tests need it (scripts/test.sh installs it)")
 	}
-	s := setup{dir: t.TempDir(), port: freePort(t)}
+	s := setup{dir: t.TempDir(), port: labtest.FreePort(t, "tcp")}
 	ca, err := lab.NewCA(lab.ECDSAP256)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +45,7 @@ func newSetup(t *testing.T, conf string) setup {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"cert.pem": leaf.CertPEM, "key.pem": leaf.KeyPEM,
-		"nginx.conf": fmt.Appendf(nil, conf, s.port, freePort(t))}
+		"nginx.conf": fmt.Appendf(nil, conf, s.port, labtest.FreePort(t, "tcp"))}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(s.dir, name), data, 0o600); err != nil {
 			t.Fatal(err)

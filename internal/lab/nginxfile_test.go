@@ -22,7 +22,7 @@ import (
 func nginxTemplate(t *testing.T, extra string) (dir string, port int, roots *x509.CertPool) {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx not installed (scripts/test.sh installs it)")
+		t.Fatal("nginx not installed: the tests need it (scripts/test.sh installs it)")
 	}
 	dir = t.TempDir()
 	ca, err := NewCA(ECDSAP256)

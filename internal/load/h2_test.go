@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -45,12 +44,7 @@ func TestHTTP2Refused(t *testing.T) {
 // ends in well under one QUIC handshake timeout, every request counted
 // as a failed connection.
 func TestHTTP3Refused(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
+	addr := labtest.ClosedAddr(t, "udp")
 	start := time.Now()
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "https://" + addr + "/"}}, Protocol: HTTP3,
 		Conns: 1, Requests: 3, TLS: &tls.Config{ServerName: "localhost", NextProtos: []string{"h3"}}})

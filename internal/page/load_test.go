@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -202,21 +201,10 @@ func brokenPage(t *testing.T, deadPort int) http.Handler {
 	})
 }
 
-// deadPort returns a loopback port nothing listens on.
-func deadPort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
-}
-
 // TestFailedResources checks that a 404 and a dead origin are failed
 // resources of a load that still completes, over HTTP/1.1 and HTTP/2.
 func TestFailedResources(t *testing.T) {
-	dead := deadPort(t)
+	dead := labtest.FreePort(t, "tcp")
 	plain := httptest.NewServer(brokenPage(t, dead))
 	defer plain.Close()
 	secure := httptest.NewUnstartedServer(brokenPage(t, dead))

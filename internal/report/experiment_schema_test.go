@@ -16,7 +16,7 @@ import (
 func experimentOutput(t *testing.T) []byte {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx not installed (scripts/test.sh installs it)")
+		t.Fatal("nginx not installed: the tests need it (scripts/test.sh installs it)")
 	}
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -2,21 +2,17 @@ package tlsscan
 
 import (
 	"context"
-	"net"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/labtest"
 )
 
 // TestProberBacksOff checks that a refused connection is retried after
 // pauses of 25, 50, 100 and 200 ms, then reported, in fake time.
 func TestProberBacksOff(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens: every connect is refused at once
+	addr := labtest.ClosedAddr(t, "tcp") // every connect is refused at once
 	synctest.Test(t, func(t *testing.T) {
 		p := newProber(addr, "", 2, time.Second, nil)
 		start := time.Now()

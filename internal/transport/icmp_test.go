@@ -51,12 +51,7 @@ func TestDialQUICRefused(t *testing.T) {
 // descriptors.
 func TestDialQUICClosesSockets(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	closed, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := closed.LocalAddr().String()
-	closed.Close()
+	refused := labtest.ClosedAddr(t, "udp")
 	cfg := &tls.Config{RootCAs: srv.CA.Pool(), ServerName: "localhost", NextProtos: []string{"h3"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
