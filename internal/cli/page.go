@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/report"
@@ -156,6 +158,13 @@ func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, fu
 	if c.Protocols, err = f.protocolList(cfg.URL); err != nil {
 		closeSrv()
 		return c, "", func() {}, err
+	}
+	if slices.Contains(c.Protocols, page.HTTP) && c.HTTPURL == "" {
+		if _, err := compare.HTTPURLOf(cfg.URL); err != nil {
+			closeSrv()
+			return c, "", func() {}, withHint(usagef("--protocols %s: %v", f.protocols, err),
+				"give the page's plain-HTTP URL with --http-url")
+		}
 	}
 	return c, where, closeSrv, nil
 }

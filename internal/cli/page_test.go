@@ -78,6 +78,7 @@ func TestPageUsage(t *testing.T) {
 		{[]string{"page", "http://127.0.0.1:1/", "--protocols", "h2"}, "h2 needs the page's https:// URL"},
 		{[]string{"page", "https://127.0.0.1:1/", "--rtt", "40ms"}, "a URL is loaded as it is"},
 		{[]string{"page", "/page/images"}, `page /page/images: scheme "" is not http or https`},
+		{[]string{"page", "https://127.0.0.1:8443/", "--protocols", "http,h1"}, "cannot tell the plain-HTTP port"},
 		{[]string{"page", "https://127.0.0.1:0/"}, `port "0": want 1 to 65535`},
 	}
 	for _, tt := range tests {
