@@ -9,34 +9,6 @@ import (
 	"github.com/httpslab/httpslab/internal/labtest"
 )
 
-func TestParseByteSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"65536", 65536, true},
-		{"64KiB", 64 << 10, true},
-		{"64k", 64 << 10, true},
-		{"2 MiB", 2 << 20, true},
-		{"1mb", 1 << 20, true},
-		{"1G", 1 << 30, true},
-		{"512b", 512, true},
-		{"", 0, false},
-		{"MiB", 0, false},
-		{"-1", 0, false},
-		{"1.5MiB", 0, false},
-		{"99999999999999999999", 0, false},
-		{"9999999999999GiB", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := parseByteSize(tt.in)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseByteSize(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
-		}
-	}
-}
-
 // TestMaxHeaderSize: probe, compare and audit take one --max-header-size
 // (a bad size is a usage error), and probe refuses a response header
 // that never ends at that size, with the error and a hint.
