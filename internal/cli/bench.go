@@ -209,13 +209,7 @@ func (e *env) writeBench(res *load.Result, out output) error {
 // benchVerdict maps a tripped threshold and a run where nothing
 // succeeded to exit codes; an interrupted run ends before it.
 func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
-	var tripped []string
-	for _, t := range thresholds {
-		if hit, v := t.Tripped(res); hit {
-			tripped = append(tripped, fmt.Sprintf("%s (measured %s)", t.Text, v))
-		}
-	}
-	if len(tripped) > 0 {
+	if tripped := res.Tripped(thresholds); len(tripped) > 0 {
 		err := fmt.Errorf("threshold tripped: %s", strings.Join(tripped, "; "))
 		if res.Requests == 0 && res.Errors > 0 {
 			// The threshold sets the exit code, but the reason the run
@@ -224,14 +218,10 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 		}
 		return exitError{code: ExitThreshold, err: err}
 	}
-	if res.Requests == 0 && res.Errors > 0 {
-		return withHint(fmt.Errorf("every request failed"), res.Hint())
+	if res.Errors > 0 {
+		return withHint(res.Failure(), res.Hint())
 	}
-	if res.Requests == 0 {
-		return withHint(fmt.Errorf("no request completed in the %s run", res.Config.Duration),
-			"the run ended before the first response; give a longer -d or an exact count with -n")
-	}
-	return nil
+	return withHint(res.Failure(), "the run ended before the first response; give a longer -d or an exact count with -n")
 }
 
 // peerFlags maps flags of wrk, ab, hey and h2load that bench does not

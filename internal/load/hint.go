@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"slices"
@@ -44,4 +45,29 @@ func (r *Result) Hint() string {
 		}
 	}
 	return "see the errors table above"
+}
+
+// Failure is the error of a run in which nothing succeeded: every request
+// failed (Hint says why), or none completed in the run's time; nil when
+// a request completed.
+func (r *Result) Failure() error {
+	switch {
+	case r.Requests > 0:
+		return nil
+	case r.Errors > 0:
+		return errors.New("every request failed")
+	}
+	return fmt.Errorf("no request completed in the %s run", r.Config.Duration)
+}
+
+// Tripped lists the thresholds the result trips, each with the value it
+// measured: "p99>200ms (measured 312ms)".
+func (r *Result) Tripped(thresholds []Threshold) []string {
+	var tripped []string
+	for _, t := range thresholds {
+		if hit, v := t.Tripped(r); hit {
+			tripped = append(tripped, fmt.Sprintf("%s (measured %s)", t.Text, v))
+		}
+	}
+	return tripped
 }

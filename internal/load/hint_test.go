@@ -8,9 +8,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestResultHint checks that the hint follows the most frequent error
@@ -45,5 +47,35 @@ func TestResultHint(t *testing.T) {
 				t.Fatalf("Result{ErrorCounts: %v}.Hint() = %q; want it to contain %q", tt.errs, got, tt.want)
 			}
 		}
+	}
+}
+
+// TestResultVerdict checks what a run that failed or tripped a threshold
+// says: every request failed, none completed, or the thresholds hit with
+// the value measured.
+func TestResultVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		res  Result
+		want string
+	}{
+		{Result{Requests: 3, Errors: 2}, ""},
+		{Result{Errors: 2}, "every request failed"},
+		{Result{Config: Config{Duration: time.Second}}, "no request completed in the 1s run"},
+	} {
+		if err := tt.res.Failure(); fmt.Sprint(err) != tt.want && (err != nil || tt.want != "") {
+			t.Errorf("Result{Requests: %d, Errors: %d}.Failure() = %v; want %q", tt.res.Requests, tt.res.Errors, err, tt.want)
+		}
+	}
+	var ths []Threshold
+	for _, s := range []string{"errors>0", "errors>5"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ths = append(ths, th)
+	}
+	res := &Result{Requests: 3, Errors: 2}
+	if got := res.Tripped(ths); !slices.Equal(got, []string{"errors>0 (measured 2)"}) {
+		t.Errorf("Tripped(errors>0, errors>5) with 2 errors = %q; want [errors>0 (measured 2)]", got)
 	}
 }
