@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os/exec"
 	"runtime"
@@ -242,6 +243,9 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
+	if tlsRefused(e.Err) {
+		return fmt.Sprintf("the server on %s failed the TLS handshake: %v", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("the server did not answer on %s within %s: %v", e.Addr, answerWait, e.Err)
 }
 
@@ -261,7 +265,7 @@ func waitAnswer(ctx context.Context, t Target) error {
 		if err == nil {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		if tlsRefused(err) || time.Now().After(deadline) {
 			return &NoAnswerError{Addr: addr, Err: err}
 		}
 		select {
@@ -270,6 +274,16 @@ func waitAnswer(ctx context.Context, t Target) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// tlsRefused reports a handshake that the server answered and failed (an
+// alert it sent, a certificate not trusted): waiting longer would not
+// help. crypto/tls reports a received alert as a net.OpError "remote
+// error".
+func tlsRefused(err error) bool {
+	var op *net.OpError
+	var verify *tls.CertificateVerificationError
+	return errors.As(err, &op) && op.Op == "remote error" || errors.As(err, &verify)
 }
 
 func dialOnce(ctx context.Context, t Target, u *url.URL, addr string) error {

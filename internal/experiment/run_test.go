@@ -241,3 +241,32 @@ func TestRunMaxTime(t *testing.T) {
 		t.Errorf("stopped %q after %d blocks, variant %s; want max-time, 0 blocks, the variants checked", r.Stopped, len(r.Order), r.Variants[1].Status)
 	}
 }
+
+// TestRunHandshakeRefused checks that a variant whose server fails every
+// handshake (a certificate with another certificate's key) is reported at
+// once, not after waiting for an answer.
+func TestRunHandshakeRefused(t *testing.T) {
+	s := newSetup(t, oneServer)
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An RSA certificate with the template's ECDSA key passes nginx -t
+	// (OpenSSL keeps a key per type) and fails every handshake.
+	other, err := ca.Issue(lab.RSA2048, "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "other.pem"), other.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := Run(context.Background(), s.config(t, 1, "ssl_certificate=cert.pem|other.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Variants[1]
+	if v.Status != Failed || !strings.Contains(v.Evidence, "failed the TLS handshake") || time.Since(start) > answerWait {
+		t.Errorf("variant %s: %s, %q after %v; want failed at once, the handshake named", v.Name, v.Status, v.Evidence, time.Since(start))
+	}
+}

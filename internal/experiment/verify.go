@@ -81,8 +81,13 @@ func verify(v Variant, obs, base Observation, warnings []string) (Status, string
 		}
 	}
 	var moved, same []string
+	seen := map[string]bool{}
 	for _, c := range v.Changes {
 		for _, f := range factsOf(c) {
+			if seen[f] {
+				continue // ssl_certificate and ssl_certificate_key show in one fact
+			}
+			seen[f] = true
 			a, b := orNone(base[f]), orNone(obs[f])
 			if a != b {
 				moved = append(moved, fmt.Sprintf("%s: %s → %s", f, a, b))

@@ -24,6 +24,8 @@ func TestVerify(t *testing.T) {
 			Verified, "header X-Frame-Options: DENY → SAMEORIGIN"},
 		{variant("add_header", "X-New 1"), Observation{}, nil, NotLive, "header X-New: none, as in the baseline"},
 		{variant("tcp_nopush", "on"), Observation{}, nil, Unverified, "not observable"},
+		{Variant{Name: "both", Changes: []Change{{"ssl_certificate", "rsa.pem"}, {"ssl_certificate_key", "rsa.key"}}},
+			Observation{"certificate": "RSA 2048"}, nil, Verified, "certificate: none → RSA 2048"},
 		{variant("http2_max_requests", "10"), Observation{},
 			[]string{`[warn] the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in nginx.conf:4`},
 			Obsolete, `"http2_max_requests" directive is obsolete`},
@@ -31,7 +33,7 @@ func TestVerify(t *testing.T) {
 		{variant("tcp_nopush", "on"), Observation{}, []string{`[warn] the "http2_max_requests" directive is obsolete`}, Unverified, "not observable"},
 	} {
 		status, evidence := verify(tc.v, tc.obs, base, tc.warnings)
-		if status != tc.status || !strings.Contains(evidence, tc.evidence) {
+		if status != tc.status || !strings.Contains(evidence, tc.evidence) || strings.Count(evidence, tc.evidence) > 1 {
 			t.Errorf("verify(%s) = %s, %q; want %s, %q", tc.v.Name, status, evidence, tc.status, tc.evidence)
 		}
 	}

@@ -208,9 +208,12 @@ func (p *NginxProcess) check(ctx context.Context, bin string) error {
 }
 
 // relative shortens the instance's configuration path in nginx's messages
-// to "nginx.conf", which names the same lines in the template.
+// to "nginx.conf", which names the same lines in the template, and the
+// paths of the files linked from the template's directory to their
+// names there.
 func (p *NginxProcess) relative(msg string) string {
-	return strings.ReplaceAll(msg, p.confPath(), "nginx.conf")
+	msg = strings.ReplaceAll(msg, p.confPath(), "nginx.conf")
+	return strings.ReplaceAll(msg, p.Dir+"/", "")
 }
 
 func (p *NginxProcess) start(ctx context.Context, bin string) error {
