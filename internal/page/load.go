@@ -210,7 +210,7 @@ func (l *loader) emit(r *request) func(Ref) {
 func (l *loader) result() (*Load, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ld := &Load{Protocol: l.cfg.Protocol, Skipped: l.skipped, Requests: []Request{}, Conns: []Conn{}}
+	ld := &Load{Protocol: l.cfg.Protocol, Skipped: l.skipped, Requests: []Request{}, Conns: []Conn{}, PhaseTotals: map[string]time.Duration{}}
 	var end time.Time
 	for _, r := range l.reqs {
 		if r.done.IsZero() {
@@ -222,7 +222,11 @@ func (l *loader) result() (*Load, error) {
 		if r.done.After(end) {
 			end = r.done
 		}
-		ld.Requests = append(ld.Requests, l.requestOf(r))
+		req := l.requestOf(r)
+		for _, ph := range req.Phases {
+			ld.PhaseTotals[ph.Name] += ph.Duration
+		}
+		ld.Requests = append(ld.Requests, req)
 		if r.err != nil {
 			ld.Failed++
 		}

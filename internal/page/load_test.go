@@ -107,6 +107,9 @@ func TestConnectionsPerProtocol(t *testing.T) {
 		if ld.Duration <= 0 || ld.TTFB <= 0 || ld.TTFB > ld.Duration || ld.Payload.Read < 40*2000 || ld.RTT <= 0 || ld.RTT > ld.TTFB {
 			t.Errorf("%s: load %v, TTFB %v, RTT %v, %d payload bytes read; want 0 < RTT < TTFB <= load, at least %d bytes", tt.proto, ld.Duration, ld.TTFB, ld.RTT, ld.Payload.Read, 40*2000)
 		}
+		if ld.PhaseTotals[PhaseDownload] <= 0 || ld.PhaseTotals[PhaseWait] <= 0 || (tt.proto == HTTP1 && ld.PhaseTotals[PhaseTLS] <= 0) {
+			t.Errorf("%s: phase totals %v; want downloading, waiting and, over TLS, handshakes", tt.proto, ld.PhaseTotals)
+		}
 		if tt.proto.secure() && ld.Handshake.Read == 0 {
 			t.Errorf("%s: no handshake bytes", tt.proto)
 		}

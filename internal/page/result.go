@@ -50,6 +50,11 @@ type Load struct {
 	// trip and the handshake's computation); zero when no connection
 	// was made.
 	RTT time.Duration `json:"rtt_ns"`
+	// PhaseTotals adds up each phase over the load's requests: where the
+	// requests' time went, queueing for a connection (HTTP/1.1's
+	// head-of-line blocking) against handshakes, waiting and transfer.
+	// Requests overlap, so the totals exceed the load time.
+	PhaseTotals map[string]time.Duration `json:"phase_totals_ns"`
 }
 
 // Bytes are bytes on the wire, TCP or UDP payload (TLS records and QUIC

@@ -154,6 +154,9 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	width = max(width, 20)
 	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (c connect, t TLS, - waiting, = downloading, . idle)\n",
 		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"))
+	if s := phaseShares(ld); s != "" {
+		fmt.Fprintf(w, "  the requests' time: %s\n", s)
+	}
 	lanes := pageLanes(ld, width)
 	labels := make([]string, len(ld.Conns))
 	wide := 0
@@ -166,6 +169,23 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	}
 	total := compare.FormatMS(exactMS(ld.Duration))
 	fmt.Fprintf(w, "  %-*s  0%s%s ms\n", wide, "", strings.Repeat(" ", max(width-len(total)-1, 0)), total)
+}
+
+// phaseShares says how the requests' time, added up, splits into
+// queueing, handshakes, sending and waiting, and downloading.
+func phaseShares(ld *page.Load) string {
+	var total time.Duration
+	for _, d := range ld.PhaseTotals {
+		total += d
+	}
+	if total <= 0 {
+		return ""
+	}
+	t := ld.PhaseTotals
+	share := func(d time.Duration) float64 { return 100 * float64(d) / float64(total) }
+	return fmt.Sprintf("%.0f%% queued, %.0f%% handshakes, %.0f%% waiting, %.0f%% downloading",
+		share(t[page.PhaseQueued]), share(t[page.PhaseConnect]+t[page.PhaseTLS]),
+		share(t[page.PhaseSend]+t[page.PhaseWait]), share(t[page.PhaseDownload]))
 }
 
 // pageLanes paints one lane of width columns per connection, by ID:

@@ -29,6 +29,7 @@ func pageLoad(proto page.Protocol, conns int) *page.Load {
 		}
 		ld.Requests = append(ld.Requests, r)
 	}
+	ld.PhaseTotals = map[string]time.Duration{page.PhaseQueued: 30 * ms, page.PhaseTLS: 10 * ms, page.PhaseWait: 20 * ms, page.PhaseDownload: 40 * ms}
 	return ld
 }
 
