@@ -202,8 +202,12 @@ func auditHTTP(b *strings.Builder, r *tlsscan.Report) {
 	}
 	auditLine(b, "HTTP/3", "%s", h3)
 	enc := orNone(Escape(h.ContentEncoding))
-	auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, Escape(h.ContentType), h.BodyBytes, enc,
-		h.KeepAliveRequests, tlsscan.KeepAliveRequests)
+	if h.Status == 0 {
+		auditLine(b, "HTTP", "no response (see Not checked)") // a "0" status would read as one the server sent
+	} else {
+		auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, Escape(h.ContentType), h.BodyBytes, enc,
+			h.KeepAliveRequests, tlsscan.KeepAliveRequests)
+	}
 	auditLine(b, "HSTS", "%s", orNone(Escape(h.HSTS.Header)))
 	auditLine(b, "CSP", "%s", orNone(Escape(h.CSP)))
 	var dots []string

@@ -96,3 +96,14 @@ func TestAuditSummaryLines(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditHTTPWithoutResponse: when the HTTP check got no response (a
+// header over the limit, a server too slow), the HTTP line says so
+// instead of showing a status 0 as if the server had sent it.
+func TestAuditHTTPWithoutResponse(t *testing.T) {
+	var b strings.Builder
+	auditHTTP(&b, &tlsscan.Report{})
+	if got, want := b.String(), "HTTP          no response (see Not checked)\n"; !strings.Contains(got, want) || strings.Contains(got, "HTTP          0") {
+		t.Errorf("auditHTTP without a response = %q; want %q", got, want)
+	}
+}
