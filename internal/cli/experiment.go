@@ -20,6 +20,7 @@ type experimentFlags struct {
 	varies          []string
 	allAtOnce       bool
 	factorial       bool
+	together        bool
 	blocks          int
 	seed            uint64
 	maxTime         string
@@ -41,8 +42,10 @@ ports it names, so the measured URL stays the same. --vary 'NAME=V1|V2|...'
 sets the directive NAME to each value wherever it appears in the template
 (or adds it where it does not: to the http block, or to the main context or
 the events block for theirs); the first value is the baseline's. Several --vary give one variant per changed value against the
-baseline; --all-at-once adds one with every --vary at its last value, and
---factorial makes one for every combination of the values instead.
+baseline; --all-at-once adds one with every --vary at its last value;
+--factorial makes one for every combination of the values instead, and
+--together moves every --vary at once (variant i sets each directive to its
+i-th value: a certificate with its key).
 Nothing else in the template changes: each variant differs from it in the
 varied lines only.
 
@@ -70,6 +73,8 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
       -- bench -c 50 -d 5s https://localhost:8443/100k.bin -k
   httpslab experiment --nginx nginx.conf --vary 'gzip=off|on' --vary 'gzip_comp_level=1|9' \
       --all-at-once -n 12 --json -- bench -d 2s https://localhost:8443/ -k
+  httpslab experiment --nginx nginx.conf --together --vary 'ssl_certificate=ec.pem|rsa.pem' \
+      --vary 'ssl_certificate_key=ec.key|rsa.key' -- bench --conn new -d 3s https://localhost:8443/ -k
   httpslab experiment --nginx nginx.conf --vary 'ssl_protocols=TLSv1.2 TLSv1.3|TLSv1.3' \
       -- probe -n 20 https://localhost:8443/ --cacert ca.pem`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +93,7 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
 	fl.StringArrayVar(&f.varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
 	fl.BoolVar(&f.allAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
 	fl.BoolVar(&f.factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
+	fl.BoolVar(&f.together, "together", false, "the --vary move together: variant i sets every directive to its i-th value (a certificate and its key)")
 	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
 	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
@@ -166,8 +172,10 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		varies = append(varies, v)
 	}
 	switch {
-	case f.factorial && f.allAtOnce:
-		return cfg, withHint(usagef("--factorial and --all-at-once: choose one"), "--factorial includes every --vary at its last value")
+	case f.factorial && f.allAtOnce || f.together && (f.factorial || f.allAtOnce):
+		return cfg, usagef("choose one of --all-at-once, --factorial and --together")
+	case f.together:
+		cfg.Variants, err = experiment.Together(template, varies)
 	case f.factorial:
 		cfg.Variants, err = experiment.Factorial(template, varies)
 	default:

@@ -150,6 +150,38 @@ func Factorial(template []byte, varies []Vary) ([]Variant, error) {
 	return out, nil
 }
 
+// Together renders variants in which every Vary moves at once: variant i
+// sets each directive to its i-th value, the first being the baseline, so
+// that directives that only work together (ssl_certificate and
+// ssl_certificate_key) change together. Every Vary must have as many
+// values.
+func Together(template []byte, varies []Vary) ([]Variant, error) {
+	specs, err := Variants(template, varies, false) // checks the varies and the template
+	if err != nil {
+		return nil, err
+	}
+	n := len(varies[0].Values)
+	for _, v := range varies[1:] {
+		if len(v.Values) != n {
+			return nil, fmt.Errorf("--together: --vary %s has %d values, --vary %s %d: give each as many",
+				varies[0].Directive, n, v.Directive, len(v.Values))
+		}
+	}
+	out := []Variant{specs[0]}
+	for i := 1; i < n; i++ {
+		settings := slices.Clone(specs[0].Settings)
+		for j, v := range varies {
+			settings[j].Value = v.Values[i]
+		}
+		v := Variant{Name: joinChanges(settings), Changes: settings, Settings: settings}
+		if err := v.render(template); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func joinChanges(cs []Change) string {
 	var parts []string
 	for _, c := range cs {

@@ -90,3 +90,22 @@ func TestFactorial(t *testing.T) {
 		t.Error("128 combinations: want them refused")
 	}
 }
+
+func TestTogether(t *testing.T) {
+	vs, err := Together([]byte(template), []Vary{
+		{"ssl_certificate", []string{"ec.pem", "rsa.pem"}},
+		{"ssl_certificate_key", []string{"ec.key", "rsa.key"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[1].Name != "ssl_certificate rsa.pem, ssl_certificate_key rsa.key" || len(vs[1].Changes) != 2 {
+		t.Fatalf("Together = %d variants, the second %q; want the baseline and both changed together", len(vs), vs[len(vs)-1].Name)
+	}
+	if c := string(vs[1].Config); !strings.Contains(c, "ssl_certificate rsa.pem;") || !strings.Contains(c, "ssl_certificate_key rsa.key;") {
+		t.Errorf("together variant's config:\n%s", c)
+	}
+	if _, err := Together([]byte(template), []Vary{{"a", []string{"1", "2"}}, {"b", []string{"1", "2", "3"}}}); err == nil {
+		t.Error("varies of unequal lengths: want an error")
+	}
+}
