@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -17,19 +13,7 @@ import (
 // --max-header-size 1k fails each request, counted, with a hint that
 // names the flag, and a size curl would not take is a usage error.
 func TestBenchMaxHeaderSize(t *testing.T) {
-	addr := labtest.ServeTCP(t, func(c net.Conn) {
-		defer c.Close()
-		br := bufio.NewReader(c)
-		for {
-			if _, err := http.ReadRequest(br); err != nil {
-				return
-			}
-			resp := "HTTP/1.1 200 OK\r\nX-Pad: " + strings.Repeat("p", 2048) + "\r\nContent-Length: 2\r\n\r\nok"
-			if _, err := io.WriteString(c, resp); err != nil {
-				return
-			}
-		}
-	})
+	addr := labtest.NewMisbehaving(t, labtest.Answer("HTTP/1.1 200 OK\r\nX-Pad: "+strings.Repeat("p", 2048)+"\r\nContent-Length: 2\r\n\r\nok")).Addr
 	url := "http://" + addr + "/"
 	tests := []struct {
 		args           []string

@@ -55,15 +55,28 @@ func ReplyAndHold(raw string) Mode {
 // closes it, leaving the requests pipelined behind them unanswered.
 func CloseMidPipeline(n int) Mode {
 	return Mode{name: "close mid-pipeline", serve: func(_ context.Context, s *Misbehaving, c net.Conn) {
-		answerOK(s, c, n)
+		answer(s, c, n, okResponse)
+	}}
+}
+
+// Answer answers every request of each connection with raw, keeping the
+// connection open (up to 10,000 requests): a server whose responses are
+// well formed but odd (a large header, a status without reason).
+func Answer(raw string) Mode {
+	return Mode{name: "answer " + firstLine(raw), serve: func(_ context.Context, s *Misbehaving, c net.Conn) {
+		answer(s, c, maxAnswers, raw)
 	}}
 }
 
 // okResponse is the answer of the modes that answer correctly.
 const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
 
-// answerOK answers up to n requests of c with okResponse.
-func answerOK(s *Misbehaving, c net.Conn, n int) {
+// maxAnswers bounds the requests a mode that answers answers on one
+// connection.
+const maxAnswers = 10000
+
+// answer answers up to n requests of c with raw.
+func answer(s *Misbehaving, c net.Conn, n int, raw string) {
 	br := bufio.NewReader(c)
 	for range n {
 		req, err := http.ReadRequest(br)
@@ -71,7 +84,7 @@ func answerOK(s *Misbehaving, c net.Conn, n int) {
 			return
 		}
 		io.Copy(io.Discard, io.LimitReader(req.Body, maxRequest))
-		if s.reply(c, []byte(okResponse)) != nil {
+		if s.reply(c, []byte(raw)) != nil {
 			return
 		}
 	}

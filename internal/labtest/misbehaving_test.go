@@ -55,6 +55,7 @@ func TestModesAgainstNetHTTP(t *testing.T) {
 		{TLS(Reply(okResponse)), ""},
 		{HostileCert, ""},
 		{CloseMidPipeline(1), ""},
+		{Answer(okResponse), ""},
 	} {
 		t.Run(tt.mode.String(), func(t *testing.T) {
 			t.Parallel() // each waits on its own server

@@ -25,11 +25,7 @@ const HostileSubject = "127.0.0.1\x1b]0;pwned\x07\x1b[31m\r\nInjected: line"
 // organisation are HostileSubject and whose organisational unit clears
 // the screen; it answers every request with a 200 over HTTP/1.1.
 var HostileCert = Mode{name: "hostile certificate fields", tls: true, cert: hostileCert,
-	serve: func(_ context.Context, s *Misbehaving, c net.Conn) { answerOK(s, c, maxAnswers) }}
-
-// maxAnswers bounds the requests a mode that answers correctly answers
-// on one connection.
-const maxAnswers = 10000
+	serve: func(_ context.Context, s *Misbehaving, c net.Conn) { answer(s, c, maxAnswers, okResponse) }}
 
 // hostileCert issues the HostileCert mode's certificate.
 func hostileCert(ca *lab.CA) (tls.Certificate, error) {
