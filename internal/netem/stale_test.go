@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // holdEnv makes the test binary, re-executed by TestStaleLinkCleanedUp,
@@ -128,7 +129,7 @@ func TestStaleLinkCleanedUp(t *testing.T) {
 	// and so clean the stale namespace, before this test does.
 	if _, err := os.Stat(nsPath(ns)); err != nil {
 		t.Logf("namespace %s already cleaned by another process's Start", ns)
-	} else if !running(sleeper) {
+	} else if !machine.Alive(sleeper) {
 		t.Fatalf("the process inside %s ended with its parent; want it left behind to clean", ns)
 	}
 
@@ -136,22 +137,12 @@ func TestStaleLinkCleanedUp(t *testing.T) {
 	if _, err := os.Stat(nsPath(ns)); !os.IsNotExist(err) {
 		t.Errorf("namespace %s still there after a later Start (stat: %v)", ns, err)
 	}
-	if !eventually(func() bool { return !running(sleeper) }) {
+	if !labtest.WaitExit(sleeper, 2*time.Second) {
 		t.Errorf("process %d inside the stale namespace still runs after a later Start", sleeper)
 	}
 	if l.Namespace == ns {
 		t.Errorf("new link reuses the stale name %s", ns)
 	}
-}
-
-// running reports whether pid is a live process (not gone, not a zombie).
-func running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' && unix.Kill(pid, 0) == nil
 }
 
 // eventually polls cond for up to two seconds.
