@@ -1,21 +1,14 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -260,19 +253,7 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	if (f.resume || f.zeroRTT) && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
-	return probeError(runErr, cfg, afterHandshake(results))
-}
-
-// afterHandshake reports whether the failed run's last hop failed with
-// its connection set up: plain HTTP connected, or the TLS handshake done.
-// A close then is no refused handshake.
-func afterHandshake(results []*probe.Result) bool {
-	for _, r := range results {
-		if fin := r.Final(); r.Err != nil && fin != nil {
-			return !fin.Events.TLSDone.IsZero() || (strings.HasPrefix(fin.URL, "http://") && !fin.Events.ConnectDone.IsZero())
-		}
-	}
-	return false
+	return withHint(runErr, probe.Hint(runErr, cfg, results)) // nil stays nil
 }
 
 func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
@@ -335,37 +316,4 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	}
 	return report.Probe(e.stdout, results, report.ProbeOptions{Summary: p.summary, Resume: f.resume, ZeroRTT: f.zeroRTT,
 		Color: report.ColorEnabled(e.stdout)})
-}
-
-// probeError attaches a hint to a probe failure; nil stays nil.
-func probeError(err error, cfg probe.Config, connected bool) error {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	if connected && errors.Is(err, io.EOF) {
-		return withHint(err, "the server closed the connection without an answer, after the connection was set up; "+
-			"its error log may say why (a request it refused, a crash, a limit on connections or requests)")
-	}
-	protocol := cfg.Protocol
-	var op *net.OpError
-	if transport.LegacyOnly(cfg.TLS.Max) && errors.As(err, &op) && op.Op == "remote error" {
-		// OpenSSL 3 servers refuse TLS 1.1 and older at their default
-		// security level, often with an "internal error" alert.
-		return withHint(err, fmt.Sprintf("the server refused the handshake at --tls-max %s; most servers no longer speak TLS 1.1 or older (OpenSSL 3 turns them off by default): raise --tls-max", tlsVersionFlag(cfg.TLS.Max)))
-	}
-	if errors.Is(err, probe.ErrRedirectLimit) {
-		return withHint(err, "the server redirects more often than --max-redirs allows (a loop?); raise --max-redirs, or leave out -L to see the first answer")
-	}
-	if protocol == transport.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
-		return withHint(err, "nothing listens on this UDP port: the server does not serve HTTP/3 here; try without --http3")
-	}
-	if protocol == transport.HTTP3 && errors.Is(err, context.DeadlineExceeded) {
-		return withHint(err, "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3")
-	}
-	return withHint(err, transport.Hint(err))
-}
-
-// tlsVersionFlag writes a TLS version as --tls-max takes it ("1.1").
-func tlsVersionFlag(v uint16) string {
-	return strings.TrimPrefix(tls.VersionName(v), "TLS ")
 }
