@@ -15,7 +15,6 @@ import (
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type benchFlags struct {
@@ -25,20 +24,14 @@ type benchFlags struct {
 	rate                              rateValue
 	timeout                           time.Duration
 	conn                              string
-	http2, http3                      bool
-	method                            string
-	headers                           []string
 	serverPIDs                        []int
 	failIf                            []string
 	jsonOut, csvOut                   bool
 	inputFile                         string
 	threads                           int
-	http11                            bool
-	maxHeader                         headerSize
-	// tlsf holds the TLS and routing flags; bench registers only those of
-	// the shared request flags, since -d and -m mean duration and streams
-	// here.
-	tlsf requestFlags
+	// req holds the shared request flags bench takes: not all of them,
+	// since -d and -m mean duration and streams here.
+	req requestFlags
 }
 
 func newBenchCmd(e *env) *cobra.Command {
@@ -130,31 +123,18 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2, closed model: a connection fails when none of its streams ends for this long)")
 	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
 	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
-	fl.BoolVar(&f.http11, "http1.1", false, "use HTTP/1.1 (the default)")
-	fl.BoolVar(&f.http2, "http2", false, "use HTTP/2 (ALPN h2; over http://: h2c with prior knowledge)")
-	fl.BoolVar(&f.http3, "http3", false, "use HTTP/3 over QUIC")
-	fl.StringVarP(&f.method, "request", "X", "", "request method (default GET, POST with a body)")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
 	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
-	addHeaderSize(fl, &f.maxHeader)
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
 	fl.BoolVar(&f.csvOut, "csv", false, "write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
-	f.tlsf.addTLS(fl)
-	f.tlsf.addRoute(fl)
+	f.req.addTLS(fl)
+	f.req.addOnly(fl, "resolve", "connect-to", "ipv4", "ipv6", "request", "header", "http1.1", "http2", "http3", "max-header-size")
+	fl.Lookup("http1.1").Usage = "use HTTP/1.1 (the default)"
+	fl.Lookup("http2").Usage = "use HTTP/2 (ALPN h2; over http://: h2c with prior knowledge)"
+	fl.Lookup("request").Usage = "request method (default GET, POST with a body)"
+	fl.Lookup("header").Usage = "extra request header 'Name: value' (repeatable)"
 	return cmd, &f
-}
-
-// addRoute registers --resolve, --connect-to, -4 and -6 as probe has
-// them: the shared request flags are registered on a scratch set and only
-// these four are taken over.
-func (f *requestFlags) addRoute(fs *pflag.FlagSet) {
-	all := pflag.NewFlagSet("request", pflag.ContinueOnError)
-	f.addRequest(all)
-	for _, name := range []string{"resolve", "connect-to", "ipv4", "ipv6"} {
-		fs.AddFlag(all.Lookup(name))
-	}
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {
@@ -338,7 +318,7 @@ func (f benchFlags) checkNumbers() error {
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
 	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
-		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.maxHeader)}
+		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.req.maxHeader)}
 	if err := f.checkNumbers(); err != nil {
 		return cfg, nil, err
 	}
@@ -346,13 +326,8 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.Mode, err = load.ParseConnMode(f.conn); err != nil {
 		return cfg, nil, usageError{err}
 	}
-	if f.http2 && f.http3 || f.http11 && (f.http2 || f.http3) {
-		return cfg, nil, usagef("choose one of --http1.1, --http2 and --http3")
-	}
-	if f.http2 {
-		cfg.Protocol = load.HTTP2
-	} else if f.http3 {
-		cfg.Protocol = load.HTTP3
+	if cfg.Protocol, err = f.req.protocol(); err != nil {
+		return cfg, nil, err
 	}
 	body, err := f.bodyAndDuration(&cfg)
 	if err != nil {
@@ -363,7 +338,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 		return cfg, nil, withHint(usagef("-n %d and -d %s: give a count or a duration, not both", cfg.Requests, cfg.Duration),
 			"-n runs exactly that many requests; -d runs for that long")
 	}
-	header, err := parseHeaders(f.headers)
+	header, err := f.req.header()
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -376,12 +351,12 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 		}
 	}
 	for _, u := range urls {
-		cfg.Targets = append(cfg.Targets, load.Target{Method: f.method, URL: u, Header: header, Body: body})
+		cfg.Targets = append(cfg.Targets, load.Target{Method: f.req.method, URL: u, Header: header, Body: body})
 	}
 	if cfg.TLS, err = f.tlsConfig(); err != nil {
 		return cfg, nil, err
 	}
-	if cfg.Routes, err = f.tlsf.routes(); err != nil {
+	if cfg.Routes, err = f.req.routes(); err != nil {
 		return cfg, nil, err
 	}
 	cfg.ServerPIDs = f.serverPIDs
@@ -418,7 +393,7 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 }
 
 func (f benchFlags) tlsConfig() (*tls.Config, error) {
-	t, err := f.tlsf.tls()
+	t, err := f.req.tls()
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,16 @@ func (f *requestFlags) add(fs *pflag.FlagSet) {
 	f.addRequest(fs)
 }
 
+// addOnly registers the named flags of the shared set only, for a
+// command whose own flags take the others' letters (bench's -d and -m).
+func (f *requestFlags) addOnly(fs *pflag.FlagSet, names ...string) {
+	all := pflag.NewFlagSet("request", pflag.ContinueOnError)
+	f.add(all)
+	for _, name := range names {
+		fs.AddFlag(all.Lookup(name))
+	}
+}
+
 // addTLS registers curl's TLS and trust flags only (bench uses these and
 // spells the rest as wrk and h2load do).
 func (f *requestFlags) addTLS(fs *pflag.FlagSet) {
