@@ -128,15 +128,14 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 		httpPort = 80 // port 80 pairs with 443 only; other ports are named
 	}
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
-		Insecure: f.insecure, Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader),
+		Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader),
 		MaxTime: maxTotal}
-	if f.cacert != "" {
-		tc, err := transport.TLS{CAFile: f.cacert}.Config()
-		if err != nil {
-			return cfg, 0, false, usagef("--cacert: %w", err)
-		}
-		cfg.RootCAs = tc.RootCAs
+	// The CA file is read here, once, so that a bad one is a usage error.
+	trust, err := transport.Trust{CAFile: f.cacert, Insecure: f.insecure}.Load()
+	if err != nil {
+		return cfg, 0, false, usagef("--cacert: %w", err)
 	}
+	cfg.Trust = trust
 	return cfg, failOn, fail, nil
 }
 

@@ -30,7 +30,7 @@ func TestDefaultMatrixOnNginx(t *testing.T) {
 	for i, k := range keys {
 		q := fmt.Sprintf("/1k.bin?v=%d", i)
 		target := Target{URL: ngx.HTTPSURL + q, HTTPURL: ngx.HTTPURL + q,
-			Probe: probe.Config{TLS: transport.TLS{CAFile: ca}, Timeout: 2 * time.Second}}
+			Probe: probe.Config{TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}, Timeout: 2 * time.Second}}
 		v, closeAll, err := target.Variants([]Key{k})
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestResumptionBySessionIDOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := base.with(DimTLS, "1.2")
-	target := Target{URL: ngx.HTTPSURL + "/1k.bin", Probe: probe.Config{TLS: transport.TLS{CAFile: ca}, Timeout: 5 * time.Second}}
+	target := Target{URL: ngx.HTTPSURL + "/1k.bin", Probe: probe.Config{TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}, Timeout: 5 * time.Second}}
 	vs, closeAll, err := target.Variants([]Key{full, full.with(DimHandshake, "resumed")})
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ func TestDefaultMatrixOnEmbeddedServer(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	target := Target{
 		URL: srv.HTTPSURL + "/bytes/1000", HTTPURL: srv.HTTPURL + "/bytes/1000",
-		Probe: probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second},
+		Probe: probe.Config{TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv)}}, Timeout: 10 * time.Second},
 	}
 	vs, closeAll, err := target.Variants(testMatrix(t))
 	if err != nil {
@@ -98,7 +98,7 @@ func testMatrix(t *testing.T) []Key {
 // URLs may not be the same resource; with one resource it says nothing.
 func TestNotesOtherResource(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	probeCfg := probe.Config{TLS: transport.TLS{CAFile: caFile(t, srv)}, Timeout: 10 * time.Second}
+	probeCfg := probe.Config{TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv)}}, Timeout: 10 * time.Second}
 	keys := []Key{{Scheme: "http", Proto: transport.HTTP1, Conn: "fresh"}, base}
 	for _, tt := range []struct {
 		httpPath string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/tlsscan"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // runAudit audits the embedded server, plain port included.
@@ -21,7 +22,7 @@ func runAudit(ctx context.Context, srv *embedded.Server) (*tlsscan.Report, error
 	if err != nil {
 		return nil, err
 	}
-	return tlsscan.Run(ctx, tlsscan.Config{Host: host, Port: port, HTTPPort: plain, RootCAs: srv.CA.Pool(),
+	return tlsscan.Run(ctx, tlsscan.Config{Host: host, Port: port, HTTPPort: plain, Trust: transport.Trust{RootCAs: srv.CA.Pool()},
 		LargePath: "/bytes/65536"})
 }
 

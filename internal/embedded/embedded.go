@@ -78,7 +78,7 @@ func (s *Server) Close() error {
 // Trust is the client TLS setup that trusts the server's CA alone, held
 // in memory: no CA file to write, read back and remove.
 func (s *Server) Trust() transport.TLS {
-	return transport.TLS{RootCAs: s.CA.Pool()}
+	return transport.TLS{Trust: transport.Trust{RootCAs: s.CA.Pool()}}
 }
 
 // Describe says where the server runs, for a report's first line: "the

@@ -14,7 +14,7 @@ import (
 // plan; a cancelled plan returns the context's error.
 func TestRunPlan(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP1, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP1, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	for _, tt := range []struct {
 		plan Plan
 		want func(i int, tl *Timeline) bool

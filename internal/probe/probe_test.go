@@ -105,7 +105,7 @@ func TestPhasesOrdered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, TLS: transport.TLS{CAFile: ca}})
+			c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 			for range 3 {
 				tl := do(t, c, Fresh)
 				assertOrdered(t, tl, tt.want...)
@@ -135,7 +135,7 @@ func TestPhasesOrdered(t *testing.T) {
 func TestDNSAndDialAttempts(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	u := "https://localhost:" + port(t, srv.HTTPSURL) + "/"
-	c := newClient(t, Config{URL: u, Protocol: transport.HTTP1, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: u, Protocol: transport.HTTP1, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	tl := do(t, c, Fresh)
 	assertOrdered(t, tl, PhaseDNS, PhaseConnect, PhaseTLS)
 	if len(tl.Dials) == 0 {
@@ -187,7 +187,7 @@ func TestReuse(t *testing.T) {
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		t.Run(proto.Token(), func(t *testing.T) {
 			srv := labtest.StartServer(t, lab.Config{})
-			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 			first := do(t, c, Fresh)
 			second := do(t, c, Reuse)
 			if second.TLS == nil || second.TLS.Version != first.TLS.Version {
@@ -248,7 +248,7 @@ func TestLegacyTLSVersions(t *testing.T) {
 	ca := caFile(t, srv.CA)
 	for _, v := range []uint16{tls.VersionTLS10, tls.VersionTLS11} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
-			cfg := Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: ca, Min: tls.VersionTLS10, Max: v}}
+			cfg := Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}, Min: tls.VersionTLS10, Max: v}}
 			tl := do(t, newClient(t, cfg), Fresh)
 			if tl.TLS.Version != tls.VersionName(v) || tl.TLS.ALPN != "http/1.1" || tl.Status != 200 {
 				t.Errorf("got %s, ALPN %q, status %d; want %s, http/1.1, 200", tl.TLS.Version, tl.TLS.ALPN, tl.Status, tls.VersionName(v))
@@ -275,7 +275,7 @@ func TestResume(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := labtest.StartServer(t, tt.cfg)
-			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: tt.proto, TLS: transport.TLS{CAFile: caFile(t, srv.CA), Max: tt.max}})
+			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: tt.proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}, Max: tt.max}})
 			first, second := do(t, c, Resume), do(t, c, Resume)
 			if first.TLS.Resumed || second.TLS.Resumed != tt.wantResum {
 				t.Errorf("resumed: first %v, second %v; want false, %v", first.TLS.Resumed, second.TLS.Resumed, tt.wantResum)
@@ -296,7 +296,7 @@ func TestResume(t *testing.T) {
 
 func TestFreshDoesNotResume(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	do(t, c, Fresh)
 	if tl := do(t, c, Fresh); tl.TLS.Resumed {
 		t.Errorf("a Fresh connection resumed")
@@ -312,7 +312,7 @@ func TestFreshDoesNotResume(t *testing.T) {
 func TestTrustFromPool(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
-		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{RootCAs: srv.CA.Pool()}}), Fresh)
+		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}}), Fresh)
 		if !tl.TLS.Verified {
 			t.Errorf("%s with the server's CA as a pool: not verified", proto)
 		}
@@ -321,7 +321,7 @@ func TestTrustFromPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{RootCAs: other.Pool()}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{RootCAs: other.Pool()}}})
 	var unknown x509.UnknownAuthorityError
 	if _, err := c.Do(context.Background(), Fresh); !errors.As(err, &unknown) {
 		t.Errorf("Do with another CA's pool: %v; want an unknown authority", err)
@@ -332,7 +332,7 @@ func TestCertificateKeySize(t *testing.T) {
 	read := map[lab.KeyKind]int64{}
 	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.RSA2048} {
 		srv := labtest.StartServer(t, lab.Config{Cert: kind})
-		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{CAFile: caFile(t, srv.CA)}}), Fresh)
+		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), Fresh)
 		read[kind] = tl.Bytes.HandshakeRead
 		wantKey := map[lab.KeyKind]string{lab.ECDSAP256: "ECDSA P-256", lab.RSA2048: "RSA 2048"}[kind]
 		if len(tl.TLS.Chain) == 0 || tl.TLS.Chain[0].KeyType != wantKey || tl.TLS.ChainBytes == 0 {
@@ -346,7 +346,7 @@ func TestCertificateKeySize(t *testing.T) {
 
 func TestRedirects(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", FollowRedirects: true, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", FollowRedirects: true, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := c.Do(ctx, Fresh)
@@ -359,7 +359,7 @@ func TestRedirects(t *testing.T) {
 	if res.Hops[0].Reused || !res.Hops[1].Reused {
 		t.Errorf("hop reuse %v, %v; want a new connection then the same", res.Hops[0].Reused, res.Hops[1].Reused)
 	}
-	c2 := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c2 := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	if tl := do(t, c2, Fresh); tl.Status/100 != 3 {
 		t.Errorf("without FollowRedirects: status %d; want the 3xx", tl.Status)
 	}
@@ -381,11 +381,11 @@ func TestErrors(t *testing.T) {
 			var e x509.UnknownAuthorityError
 			return errors.As(err, &e)
 		}, PhaseConnect},
-		{"wrong name", Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{ServerName: "other.test", CAFile: caFile(t, srv.CA)}}, func(err error) bool {
+		{"wrong name", Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}, ServerName: "other.test"}}, func(err error) bool {
 			var e x509.HostnameError
 			return errors.As(err, &e)
 		}, PhaseConnect},
-		{"timeout", Config{URL: srv.HTTPSURL + "/delay/5s", Timeout: 200 * time.Millisecond, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}}, func(err error) bool {
+		{"timeout", Config{URL: srv.HTTPSURL + "/delay/5s", Timeout: 200 * time.Millisecond, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}, func(err error) bool {
 			return errors.Is(err, context.DeadlineExceeded)
 		}, PhaseTLS},
 	}
@@ -429,7 +429,7 @@ func TestConfigErrors(t *testing.T) {
 		{URL: "http://x/", Protocol: transport.HTTP3},
 		{URL: "https://x/", Protocol: transport.Protocol(7)},
 		{URL: "https://x/", Routes: transport.Routes{IPVersion: 5}},
-		{URL: "https://x/", TLS: transport.TLS{CAFile: "/nonexistent/ca.pem"}},
+		{URL: "https://x/", TLS: transport.TLS{Trust: transport.Trust{CAFile: "/nonexistent/ca.pem"}}},
 		{URL: "https://x/", Protocol: transport.HTTP2, TLS: transport.TLS{Max: tls.VersionTLS11}},
 		{URL: "https://x/", Protocol: transport.HTTP3, TLS: transport.TLS{Max: tls.VersionTLS10}},
 	} {
@@ -446,7 +446,7 @@ func TestHTTP3TriesTheNextAddress(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	p := port(t, srv.HTTPSURL)
 	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: transport.HTTP3,
-		Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, nil), TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+		Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, nil), TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	tl := do(t, c, Fresh)
 	tlsPhase, _ := tl.Phase(PhaseTLS)
 	if tl.RemoteAddr != "127.0.0.1:"+p || tl.Status != 200 {

@@ -23,7 +23,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		t.Run(proto.Token(), func(t *testing.T) {
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/headers", Protocol: proto, Body: body,
-				Header: http.Header{"Host": {"httpslab.test"}}, TLS: transport.TLS{CAFile: ca}})
+				Header: http.Header{"Host": {"httpslab.test"}}, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 			tl := do(t, c, Fresh)
 			if tl.Method != http.MethodPost || tl.Status != 200 {
 				t.Fatalf("got %s %d; want POST 200", tl.Method, tl.Status)
@@ -48,7 +48,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 // as request or response bytes.
 func TestNewConnectionBytes(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
-	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	tl := do(t, c, Fresh)
 	total := c.live.tcp.Counts()
 	if got := tl.Bytes.HandshakeRead + tl.Bytes.ResponseRead; got != total.Read {
@@ -65,7 +65,7 @@ func TestReuseForgetsClosedConnections(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	// With Connection: close every request in Reuse mode redials.
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP1, Header: http.Header{"Connection": {"close"}},
-		TLS: transport.TLS{CAFile: caFile(t, srv.CA)}})
+		TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	for i := range 5 {
 		if tl := do(t, c, Reuse); tl.Reused {
 			t.Fatalf("request %d reused a connection the server closed", i)
@@ -129,9 +129,9 @@ func TestBodySentSize(t *testing.T) {
 		size  int
 		full  bool
 	}{
-		{transport.HTTP1, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 100 << 10, true},
-		{transport.HTTP2, srv.HTTPSURL + "/status/200", transport.TLS{CAFile: ca}, 8 << 20, true},
-		{transport.HTTP2, early.URL + "/", transport.TLS{Insecure: true}, 8 << 20, false},
+		{transport.HTTP1, srv.HTTPSURL + "/status/200", transport.TLS{Trust: transport.Trust{CAFile: ca}}, 100 << 10, true},
+		{transport.HTTP2, srv.HTTPSURL + "/status/200", transport.TLS{Trust: transport.Trust{CAFile: ca}}, 8 << 20, true},
+		{transport.HTTP2, early.URL + "/", transport.TLS{Trust: transport.Trust{Insecure: true}}, 8 << 20, false},
 	} {
 		c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, Body: make([]byte, tt.size), TLS: tt.tls})
 		tl := do(t, c, Fresh)

@@ -66,7 +66,7 @@ func TestRedirectLimit(t *testing.T) {
 		{-7, 1, true},
 	}
 	for _, tt := range tests {
-		c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/3", FollowRedirects: true, MaxRedirects: tt.max, TLS: transport.TLS{CAFile: ca}})
+		c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/3", FollowRedirects: true, MaxRedirects: tt.max, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		res, err := c.Do(ctx, Fresh)
 		cancel()
@@ -123,7 +123,7 @@ func TestInternationalizedHost(t *testing.T) {
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		for _, resolve := range []string{"bücher.test", "xn--bcher-kva.test", "BÜCHER.test"} {
 			c := newClient(t, Config{URL: "https://bücher.test:" + p + "/", Protocol: proto,
-				Routes: routes(t, []string{resolve + ":" + p + ":127.0.0.1"}, nil), TLS: transport.TLS{CAFile: ca}})
+				Routes: routes(t, []string{resolve + ":" + p + ":127.0.0.1"}, nil), TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 			tl := do(t, c, Fresh)
 			if tl.Status != 200 || tl.URL != "https://xn--bcher-kva.test:"+p+"/" {
 				t.Errorf("%s, --resolve %s: status %d, URL %s; want 200 from the A-label URL", proto, resolve, tl.Status, tl.URL)

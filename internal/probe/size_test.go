@@ -29,7 +29,7 @@ func TestHeaderSize(t *testing.T) {
 	}
 
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{CAFile: caFile(t, srv.CA)}}), Fresh)
+	tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), Fresh)
 	want := len("HTTP/2 200 \r\n") + len("\r\n")
 	for k, vs := range tl.Header {
 		for _, v := range vs {

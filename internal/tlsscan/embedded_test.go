@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestAuditEmbedded audits the embedded Go server: HTTP/2 and HTTP/3
@@ -35,7 +36,7 @@ func TestAuditEmbedded(t *testing.T) {
 	plain, _ := strconv.Atoi(pu.Port())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, RootCAs: pool, Attempts: 5})
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, Trust: transport.Trust{RootCAs: pool}, Attempts: 5})
 	if err != nil {
 		t.Fatalf("Run(%s): %v", s.HTTPSURL, err)
 	}

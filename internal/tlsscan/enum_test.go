@@ -15,6 +15,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // listen serves every connection on a loopback port with handle and
@@ -82,7 +83,7 @@ func TestRunInterrupted(t *testing.T) {
 			cancel()
 		}
 	}
-	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, Insecure: true, Progress: progress})
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, Trust: transport.Trust{Insecure: true}, Progress: progress})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run stopped during the enumeration: err = %v; want context.Canceled", err)
 	}
@@ -113,7 +114,7 @@ func TestRunCountsConnections(t *testing.T) {
 	p, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep, err := Run(ctx, Config{Host: host, Port: p, Insecure: true, Attempts: 3})
+	rep, err := Run(ctx, Config{Host: host, Port: p, Trust: transport.Trust{Insecure: true}, Attempts: 3})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

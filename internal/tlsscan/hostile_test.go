@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // auditHostile audits a misbehaving TLS server in mode.
@@ -20,7 +21,7 @@ func auditHostile(t *testing.T, mode labtest.Mode) *Report {
 	port, _ := strconv.Atoi(p)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	rep, err := Run(ctx, Config{Host: "127.0.0.1", Port: port, RootCAs: s.CA.Pool(), Attempts: 2})
+	rep, err := Run(ctx, Config{Host: "127.0.0.1", Port: port, Trust: transport.Trust{RootCAs: s.CA.Pool()}, Attempts: 2})
 	if err != nil {
 		t.Fatalf("auditing a server in mode %s: %v", mode, err)
 	}
@@ -75,7 +76,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	_, p, _ := net.SplitHostPort(s.Addr)
 	port, _ := strconv.Atoi(p)
 	start := time.Now()
-	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, RootCAs: s.CA.Pool(), Timeout: 10 * time.Second, MaxTime: 3 * time.Second})
+	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, Trust: transport.Trust{RootCAs: s.CA.Pool()}, Timeout: 10 * time.Second, MaxTime: 3 * time.Second})
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("audit took %v; want it stopped at MaxTime, 3s", took)
 	}

@@ -11,7 +11,6 @@ package tlsscan
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -36,10 +35,10 @@ type Config struct {
 	LargePath string
 	// HTTPPort is the plain-HTTP port for the redirect check; 0 skips it.
 	HTTPPort int
-	// RootCAs verifies the chain; nil means the system roots.
-	RootCAs *x509.CertPool
-	// Insecure turns an untrusted chain into a finding instead of an error.
-	Insecure bool
+	// Trust verifies the chain: against a CA file, a pool or the system
+	// roots. Its Insecure turns an untrusted chain into a finding instead
+	// of an error.
+	Trust transport.Trust
 	// Attempts is K in "resumed N of K"; 0 means 20.
 	Attempts int
 	// Concurrency bounds the enumeration's parallel connections; 0 means 8.
@@ -130,7 +129,7 @@ type Report struct {
 }
 
 // ErrUntrusted is returned when the chain does not verify and
-// Config.Insecure is false.
+// Config.Trust.Insecure is false.
 var ErrUntrusted = errors.New("certificate not trusted")
 
 // Run audits the server. It returns an error when the server cannot be
@@ -171,7 +170,11 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
 	start := time.Now()
 	d := &countingDialer{}
-	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: cfg.RootCAs, timeout: cfg.Timeout, dialer: d,
+	roots, err := cfg.Trust.Roots()
+	if err != nil {
+		return nil, fmt.Errorf("auditing %s: %w", addr, err)
+	}
+	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: roots, timeout: cfg.Timeout, dialer: d,
 		maxHeader: transport.HeaderLimit(cfg.MaxHeaderBytes)}
 	cfg.Progress("handshake")
 	if err := rep.first(ctx, t, cfg); err != nil {
@@ -237,8 +240,8 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 	if cs.CurveID != 0 {
 		rep.Negotiated.Group = transport.GroupName(cs.CurveID)
 	}
-	rep.Chain = checkChain(cs, cfg.Host, cfg.RootCAs, cfg.Now())
-	if !rep.Chain.Trusted && !cfg.Insecure {
+	rep.Chain = checkChain(cs, cfg.Host, t.roots, cfg.Now())
+	if !rep.Chain.Trusted && !cfg.Trust.Insecure {
 		s.conn.Close()
 		return fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted, rep.Chain.verifyErr)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // goodTLS is a well-configured HTTPS server block for a lab nginx.
@@ -63,7 +64,7 @@ func auditNginx(t *testing.T, cfg lab.NginxConfig) *Report {
 	plain, _ := strconv.Atoi(pu.Port())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, RootCAs: pool,
+	rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, HTTPPort: plain, Trust: transport.Trust{RootCAs: pool},
 		LargePath: "/100k.bin", Attempts: 10, Concurrency: 4})
 	if err != nil {
 		t.Fatalf("Run(%s): %v", n.HTTPSURL, err)

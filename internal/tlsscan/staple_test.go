@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/crypto/ocsp"
 )
 
@@ -86,7 +87,7 @@ func TestStapleAfterFirstHandshake(t *testing.T) {
 			port, _ := strconv.Atoi(u.Port())
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			rep, err := Run(ctx, Config{Host: "localhost", Port: port, RootCAs: pool, Attempts: 2})
+			rep, err := Run(ctx, Config{Host: "localhost", Port: port, Trust: transport.Trust{RootCAs: pool}, Attempts: 2})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}

@@ -16,7 +16,7 @@ type CurlTLS struct {
 // one means the legacy versions, as in curl: crypto/tls would offer TLS
 // 1.2 at the least and find no version in the range.
 func (c CurlTLS) TLS() (TLS, error) {
-	t := TLS{CAFile: c.CAFile, Insecure: c.Insecure}
+	t := TLS{Trust: Trust{CAFile: c.CAFile, Insecure: c.Insecure}}
 	switch {
 	case c.TLSv13:
 		t.Min = tls.VersionTLS13

@@ -8,37 +8,28 @@
 // the same way whichever protocol carried the request.
 //
 // It also holds the vocabulary probe, load (bench), compare and audit
-// share, so that none translates another's: Protocol, ConnMode, TLS (trust
-// from a CA file or a pool in memory), Routes, Cert, and key-exchange
-// groups named as the TLS registry names them (GroupName, ParseGroups).
+// share, so that none translates another's: Protocol, ConnMode, Trust (a
+// CA file, a pool in memory or -k), TLS (Trust and the rest of the client's
+// TLS setup), Routes, Cert, and key-exchange groups named as the TLS
+// registry names them (GroupName, ParseGroups).
 package transport
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 )
 
 // TLS is the client TLS setup, as curl's flags spell it. The zero value
 // verifies the server against the system roots and lets crypto/tls pick
 // versions, suites and groups.
-//
-// The roots of trust come from a file (CAFile, curl's --cacert) or from a
-// pool already in memory (RootCAs: the embedded server's generated CA),
-// so that a caller holding the CA needs no temporary file; at most one of
-// the two is set.
 type TLS struct {
-	Min, Max   uint16         // 0: library default
-	Ciphers    []uint16       // TLS 1.2 suites; nil: default
-	Curves     []tls.CurveID  // key exchange groups in preference order; nil: default
-	CAFile     string         // PEM bundle; empty: RootCAs
-	RootCAs    *x509.CertPool // trusted roots when CAFile is empty; nil: system roots
-	Insecure   bool           // -k: do not verify the server
-	ServerName string         // SNI and verification name; empty: the URL's host
+	Trust                    // which servers to accept: --cacert, a CA pool, -k
+	Min, Max   uint16        // 0: library default
+	Ciphers    []uint16      // TLS 1.2 suites; nil: default
+	Curves     []tls.CurveID // key exchange groups in preference order; nil: default
+	ServerName string        // SNI and verification name; empty: the URL's host
 }
 
 // Config returns a fresh *tls.Config for t. It reads CAFile each time.
@@ -46,27 +37,19 @@ func (t TLS) Config() (*tls.Config, error) {
 	if t.Min != 0 && t.Max != 0 && t.Min > t.Max {
 		return nil, fmt.Errorf("tls config: minimum %s is above maximum %s", tls.VersionName(t.Min), tls.VersionName(t.Max))
 	}
-	if t.CAFile != "" && t.RootCAs != nil {
-		// Merging them would hide which one a failed verification used.
-		return nil, fmt.Errorf("tls config: both a CA file (%s) and a CA pool given; give one", t.CAFile)
+	roots, err := t.Roots()
+	if err != nil {
+		return nil, err
 	}
-	cfg := &tls.Config{
+	return &tls.Config{
 		MinVersion:         t.Min,
 		MaxVersion:         t.Max,
 		CipherSuites:       t.Ciphers,
 		CurvePreferences:   t.Curves,
-		RootCAs:            t.RootCAs,
+		RootCAs:            roots,
 		InsecureSkipVerify: t.Insecure,
 		ServerName:         t.ServerName,
-	}
-	if t.CAFile != "" {
-		pool, err := loadPool(t.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		cfg.RootCAs = pool
-	}
-	return cfg, nil
+	}, nil
 }
 
 // LegacyOnly reports whether a highest TLS version (a tls.Config
@@ -90,31 +73,6 @@ func CheckProtocolVersion(proto Protocol, maxVersion uint16) error {
 		return fmt.Errorf("HTTP/3 runs on TLS 1.3 only (RFC 9001, section 4.2), not %s", tls.VersionName(maxVersion))
 	}
 	return nil
-}
-
-// maxCABundle bounds a CA bundle file: Debian's whole system bundle is
-// about 220 KiB, so 16 MiB is no real bundle, and a device such as
-// /dev/zero would otherwise be read until memory runs out.
-const maxCABundle = 16 << 20
-
-func loadPool(path string) (*x509.CertPool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading CA bundle: %w", err)
-	}
-	defer f.Close()
-	pem, err := io.ReadAll(io.LimitReader(f, maxCABundle+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading CA bundle: %w", err)
-	}
-	if len(pem) > maxCABundle {
-		return nil, fmt.Errorf("reading CA bundle %q: more than %d MiB, no CA bundle is that large", path, maxCABundle>>20)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("reading CA bundle %q: no PEM certificate in it", path)
-	}
-	return pool, nil
 }
 
 // ParseCiphers reads a list of TLS 1.2 cipher suites separated by ':' or

@@ -113,14 +113,14 @@ func TestRootCAsPool(t *testing.T) {
 		}
 		return err
 	}
-	if err := handshake(TLS{RootCAs: pool}); err != nil {
+	if err := handshake(TLS{Trust: Trust{RootCAs: pool}}); err != nil {
 		t.Errorf("handshake with the server's CA as a pool: %v; want verified", err)
 	}
 	var unknown x509.UnknownAuthorityError
 	if err := handshake(TLS{}); !errors.As(err, &unknown) {
 		t.Errorf("handshake with the system roots: %v; want an unknown authority", err)
 	}
-	if _, err := (TLS{RootCAs: pool, CAFile: "ca.pem"}).Config(); err == nil || !strings.Contains(err.Error(), "both a CA file (ca.pem) and a CA pool") {
+	if _, err := (TLS{Trust: Trust{RootCAs: pool, CAFile: "ca.pem"}}).Config(); err == nil || !strings.Contains(err.Error(), "both a CA file (ca.pem) and a CA pool") {
 		t.Errorf("Config with a CA file and a pool = %v; want both refused", err)
 	}
 }
