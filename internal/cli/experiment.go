@@ -26,6 +26,8 @@ type experimentFlags struct {
 	maxTime         string
 	jsonOut         bool
 	effect          float64
+	serverCPUs      string
+	clientCPUs      string
 }
 
 func newExperimentCmd(e *env) *cobra.Command {
@@ -97,6 +99,8 @@ given. The first Ctrl-C stops and reports the blocks completed.`,
 	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
 	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
+	fl.StringVar(&f.serverCPUs, "server-cpus", "", "keep nginx on these `CPUs` (taskset -c syntax: 1, 2-3)")
+	fl.StringVar(&f.clientCPUs, "client-cpus", "", "keep the measuring client on these `CPUs`, apart from the server's")
 	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
 	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
@@ -189,7 +193,13 @@ func (f experimentFlags) config() (experiment.Config, error) {
 			return cfg, usagef("--max-time %q: want a positive time in seconds or with a unit (20m)", f.maxTime)
 		}
 	}
-	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx)}
+	for _, c := range []struct{ flag, list string }{{"--server-cpus", f.serverCPUs}, {"--client-cpus", f.clientCPUs}} {
+		if _, err := experiment.ParseCPUList(c.list); c.list != "" && err != nil {
+			return cfg, usagef("%s: %v", c.flag, err)
+		}
+	}
+	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx), CPUs: f.serverCPUs}
+	cfg.ClientCPUs = f.clientCPUs
 	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100
 	return cfg, nil
 }

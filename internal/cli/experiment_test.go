@@ -71,6 +71,7 @@ func TestExperimentUsage(t *testing.T) {
 		{append([]string{"--nginx", conf, "--vary", "a=1|2", "--vary", "b=1|2", "--together", "--factorial"}, bench...),
 			"choose one of --all-at-once, --factorial and --together"},
 		{append([]string{"--nginx", conf, "--vary", "a=1|2", "--vary", "b=1|2|3", "--together"}, bench...), "give each as many"},
+		{append([]string{"--nginx", conf, "--vary", "a=1|2", "--server-cpus", "1-0"}, bench...), "--server-cpus: CPU list \"1-0\""},
 		{append([]string{"--nginx", "/nonexistent.conf", "--vary", "a=1|2"}, bench...), "reading --nginx /nonexistent.conf"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "ping", url}, `measurement "ping": want bench or probe`},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-w", "%{http_code}", url}, "do not apply inside experiment"},

@@ -81,6 +81,8 @@ type Environment struct {
 	CPUModel     string
 	CPUs         int
 	Governor     string
+	// Pinning says which CPUs the server and the client were kept on.
+	Pinning string
 	// TCPMetrics says whether the kernel's cached TCP metrics for the
 	// server's address were flushed between variants.
 	TCPMetrics string

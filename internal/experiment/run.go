@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -42,6 +43,9 @@ type Config struct {
 	// Effect is the smallest relative change worth finding (0.05: 5%);
 	// 0 means DefaultEffect.
 	Effect float64
+	// ClientCPUs, when set, keeps this process on these CPUs ("0",
+	// "0-1") for the experiment, away from the server's (Nginx.CPUs).
+	ClientCPUs string
 	// Progress, if set, is told what runs.
 	Progress func(msg string)
 }
@@ -63,6 +67,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Seed = uint64(time.Now().UnixNano())
 	}
 	r.Env = fingerprint(cfg.Nginx.Binary, runtime.NumCPU())
+	r.Env.Pinning = pinning(cfg)
+	if cfg.ClientCPUs != "" {
+		restore, err := pinClient(cfg.ClientCPUs)
+		if err != nil {
+			return r, err
+		}
+		defer restore()
+	}
 	for _, v := range cfg.Variants {
 		r.Variants = append(r.Variants, VariantResult{Name: v.Name, Baseline: v.Baseline, Changes: v.Changes,
 			Settings: v.Settings, Edits: v.Edits})
@@ -78,6 +90,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Elapsed = time.Since(r.Start)
 	r.Analysis = Analyze(r, cmpFloat(cfg.Alpha, DefaultAlpha), cmpFloat(cfg.Effect, DefaultEffect))
 	return r, nil
+}
+
+// pinning describes the CPU pinning of the experiment.
+func pinning(cfg Config) string {
+	var parts []string
+	if cfg.Nginx.CPUs != "" {
+		parts = append(parts, "server on CPUs "+cfg.Nginx.CPUs)
+	}
+	if cfg.ClientCPUs != "" {
+		parts = append(parts, "client on CPUs "+cfg.ClientCPUs)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func cmpFloat(v, def float64) float64 {

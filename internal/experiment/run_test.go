@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,62 @@ func TestRunHandshakeRefused(t *testing.T) {
 	v := r.Variants[1]
 	if v.Status != Failed || !strings.Contains(v.Evidence, "failed the TLS handshake") || time.Since(start) > answerWait {
 		t.Errorf("variant %s: %s, %q after %v; want failed at once, the handshake named", v.Name, v.Status, v.Evidence, time.Since(start))
+	}
+}
+
+// affinityProbe is bench's measurement that also reads, while it runs,
+// the CPUs every thread of this process may use.
+type affinityProbe struct {
+	Bench
+	seen *[]string
+}
+
+func (a affinityProbe) Run(ctx context.Context, pids []int) (Sample, error) {
+	*a.seen = append(*a.seen, threadCPUs()...)
+	return a.Bench.Run(ctx, pids)
+}
+
+// threadCPUs returns each thread's Cpus_allowed_list.
+func threadCPUs() []string {
+	var out []string
+	tasks, _ := filepath.Glob("/proc/self/task/*/status")
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				out = append(out, strings.TrimSpace(v))
+			}
+		}
+	}
+	return out
+}
+
+// TestRunPinned checks that --client-cpus holds every thread of the
+// client on its CPUs during the runs and gives them back after.
+func TestRunPinned(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("pinning apart needs two CPUs")
+	}
+	s := newSetup(t, oneServer)
+	cfg := s.config(t, 1, "ssl_session_tickets=off|on")
+	cfg.ClientCPUs, cfg.Nginx.CPUs = "0", "1"
+	var seen []string
+	cfg.Measure = affinityProbe{Bench: cfg.Measure.(Bench), seen: &seen}
+	before := threadCPUs()
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 || slices.ContainsFunc(seen, func(c string) bool { return c != "0" }) {
+		t.Errorf("threads' CPUs during the runs: %q; want all 0", seen)
+	}
+	if after := threadCPUs(); after[0] != before[0] {
+		t.Errorf("main thread's CPUs after the experiment: %s; want %s back", after[0], before[0])
+	}
+	if r.Env.Pinning != "server on CPUs 1, client on CPUs 0" || len(r.CompleteBlocks()) != 1 {
+		t.Errorf("pinning %q, %d complete blocks; want both named and 1 block", r.Env.Pinning, len(r.CompleteBlocks()))
 	}
 }

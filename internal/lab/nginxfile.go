@@ -30,6 +30,9 @@ type NginxFileConfig struct {
 	// are linked into the instance's directory, so that relative paths
 	// (include mime.types, ssl_certificate cert.pem) find the same files.
 	ConfDir string
+	// CPUs, when set, pins nginx (its master, and so the workers it
+	// forks) to these CPUs, e.g. "1" or "2-3", through taskset.
+	CPUs string
 }
 
 // NginxProcess is a running private nginx started from a configuration
@@ -80,7 +83,7 @@ func StartNginxFile(ctx context.Context, cfg NginxFileConfig) (*NginxProcess, er
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := p.start(ctx, bin); err != nil {
+	if err := p.start(ctx, bin, cfg.CPUs); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -216,8 +219,18 @@ func (p *NginxProcess) relative(msg string) string {
 	return strings.ReplaceAll(msg, p.Dir+"/", "")
 }
 
-func (p *NginxProcess) start(ctx context.Context, bin string) error {
+func (p *NginxProcess) start(ctx context.Context, bin string, cpus string) error {
 	argv := p.argv(bin)
+	if cpus != "" {
+		// taskset sets the affinity before nginx runs, so that every
+		// worker inherits it; setting it on a running master would race
+		// with its forks.
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			return fmt.Errorf("pinning nginx to CPUs %s: %w (install util-linux)", cpus, err)
+		}
+		argv = append([]string{taskset, "-c", cpus}, argv...)
+	}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	var stderr bytes.Buffer

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/machine"
 )
 
 // nginxTemplate writes a CA-signed certificate next to a configuration
@@ -104,5 +107,36 @@ func TestStartNginxFileRefused(t *testing.T) {
 	var ce *NginxCheckError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, `unknown directive "ssl_no_such_thing" in nginx.conf:5`) {
 		t.Errorf("StartNginxFile = %v; want nginx's unknown directive message naming nginx.conf:5", err)
+	}
+}
+
+// TestStartNginxFilePinned checks that --server-cpus reaches nginx's
+// workers: their allowed CPUs are the ones asked for.
+func TestStartNginxFilePinned(t *testing.T) {
+	dir, _, _ := nginxTemplate(t, "")
+	conf, _ := os.ReadFile(filepath.Join(dir, "nginx.conf"))
+	p, err := StartNginxFile(context.Background(), NginxFileConfig{Config: conf, ConfDir: dir, CPUs: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var workers []int
+	for range 100 { // the master forks its workers after writing its pid file
+		if workers = machine.Children(p.PID()); len(workers) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(workers) == 0 {
+		t.Fatal("no nginx worker")
+	}
+	for _, pid := range append(workers, p.PID()) {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(status), "Cpus_allowed_list:\t0\n") {
+			t.Errorf("process %d is not pinned to CPU 0:\n%s", pid, status)
+		}
 	}
 }

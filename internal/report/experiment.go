@@ -209,6 +209,10 @@ func experimentNoise(b *strings.Builder, r *experiment.Result) {
 func experimentEnv(b *strings.Builder, r *experiment.Result) {
 	e := r.Env
 	version, _, _ := strings.Cut(e.NginxVersion, "\n")
-	fmt.Fprintf(b, "\n%s, %s; kernel %s; %d × %s; TCP metrics %s\n", termSafe(version), termSafe(e.OpenSSL),
+	fmt.Fprintf(b, "\n%s, %s; kernel %s; %d × %s; TCP metrics %s", termSafe(version), termSafe(e.OpenSSL),
 		termSafe(e.Kernel), e.CPUs, termSafe(e.CPUModel), termSafe(e.TCPMetrics))
+	if e.Pinning != "" && e.Pinning != "none" {
+		fmt.Fprintf(b, "; %s", termSafe(e.Pinning))
+	}
+	b.WriteString("\n")
 }

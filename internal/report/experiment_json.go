@@ -81,6 +81,7 @@ type experimentEnvironmentJSON struct {
 	CPUs       int    `json:"cpus"`
 	Governor   string `json:"governor"`
 	TCPMetrics string `json:"tcp_metrics"`
+	Pinning    string `json:"pinning"`
 }
 
 // ExperimentResultJSON returns the JSON form of r.
@@ -106,7 +107,7 @@ func ExperimentResultJSON(r *experiment.Result) ExperimentJSON {
 	}
 	e := r.Env
 	j.Env = experimentEnvironmentJSON{NginxV: e.NginxVersion, OpenSSL: e.OpenSSL, Kernel: e.Kernel, CPUModel: e.CPUModel,
-		CPUs: e.CPUs, Governor: e.Governor, TCPMetrics: e.TCPMetrics}
+		CPUs: e.CPUs, Governor: e.Governor, TCPMetrics: e.TCPMetrics, Pinning: e.Pinning}
 	return j
 }
 
