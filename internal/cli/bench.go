@@ -72,12 +72,12 @@ certificate check keep the URL's host; -4 and -6 pick the IP version. The
 route is worked out once, before the run: a host name is looked up once, not
 per connection.
 
-Clients: HTTP/1.1 runs httpslab's own client, and so does HTTP/2 in the closed
-model; that one announces an HPACK table size of 0 (the server then sends
-headers without its dynamic table), reads only :status of a response's headers
-and sends request bodies of any size within the server's flow-control windows.
-HTTP/2 in the open model runs x/net's client through net/http, HTTP/3 quic-go's.
-The Client line of the report names the client that ran.
+Clients: HTTP/1.1 and HTTP/2 run httpslab's own clients, in both models; the
+HTTP/2 one announces an HPACK table size of 0 (the server then sends headers
+without its dynamic table), reads only :status of a response's headers and
+sends request bodies of any size within the server's flow-control windows.
+HTTP/3 runs quic-go's client. The Client line of the report names the client
+that ran.
 
 --http2 on an http:// URL speaks HTTP/2 in cleartext with prior knowledge
 (h2c), as h2load does; the report says so. The server must expect it: nginx's

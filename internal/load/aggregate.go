@@ -87,7 +87,7 @@ type Result struct {
 	Sent                int64
 	FirstSend, LastSend time.Duration
 	// ServerStreams is the lowest number of concurrent streams an HTTP/2
-	// server allowed per connection (its SETTINGS, as the closed model's
+	// server allowed per connection (its SETTINGS, as httpslab's HTTP/2
 	// client reads them), which may be 0; nil when not known.
 	ServerStreams *int64
 	Interrupted   bool // the run was stopped before its end

@@ -13,11 +13,12 @@ import (
 // goAwayRuns are the runs against servers that close connections with
 // GOAWAY after 10 requests: the shapes of the issue (-c 1 -m 20 -n 100
 // gave 96 completed and 4 failed against nginx; -c 7 -m 200 -n 1234 gave
-// 281 and 953), and the open model through net/http.
+// 281 and 953), the open model, and x/net's client through net/http.
 var goAwayRuns = []Config{
 	{Conns: 1, Streams: 20, Requests: 100},
 	{Conns: 7, Streams: 200, Requests: 1234},
 	{Conns: 2, Streams: 5, Requests: 300, Rate: 3000},
+	{Conns: 2, Streams: 5, Requests: 300, libraryH2: true},
 }
 
 // TestHTTP2GoAwaySentAgain checks that the streams a server refuses by
@@ -81,6 +82,9 @@ func runName(cfg Config) string {
 	name := fmt.Sprintf("-c %d -m %d -n %d", cfg.Conns, cfg.Streams, cfg.Requests)
 	if cfg.Rate > 0 {
 		name += fmt.Sprintf(" --rate %g", cfg.Rate)
+	}
+	if cfg.libraryH2 {
+		name += " (x/net's client)"
 	}
 	return name
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // TestH2C runs HTTP/2 with prior knowledge on nginx's plain port: the
-// fast client (closed model), net/http's (open model) and a connection
+// fast client (closed and open model), x/net's through net/http and a connection
 // per request. nginx's log must show HTTP/2 over a connection without
 // TLS, request for request.
 func TestH2C(t *testing.T) {
@@ -24,6 +24,7 @@ func TestH2C(t *testing.T) {
 	}{
 		{"closed", Config{Conns: 2, Streams: 5, Requests: 400}, 400, 2},
 		{"open", Config{Conns: 2, Streams: 5, Rate: 1000, Requests: 200}, 200, 2},
+		{"net/http", Config{Conns: 2, Streams: 5, Requests: 200, libraryH2: true}, 200, 2},
 		{"new", Config{Conns: 2, Streams: 2, Mode: New, Requests: 40}, 40, 40},
 	}
 	n := labtest.StartNginx(t, lab.NginxConfig{PlainHTTP2: true})

@@ -9,8 +9,9 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// The fast HTTP/2 client serves the closed model (the open model goes
-// through net/http, mux.go). Per connection, the worker
+// The fast HTTP/2 client serves both models (x/net's client through
+// net/http, mux.go, remains as its yardstick: BenchmarkHTTP2Client). Per
+// connection, the worker
 // goroutine writes requests and a reader goroutine reads frames. The
 // reader handles every frame the socket has before it blocks, so by the
 // time the worker runs again several streams have usually ended, and the
@@ -156,13 +157,26 @@ func (w *h2Worker) serve(c *h2Conn) bool {
 			c.abort(fmt.Errorf("write: %w", err))
 			return more
 		}
-		if inflight == 0 && !w.mayWait(c) {
-			return more
+		// In the open model the worker also waits for the schedule's next
+		// ticket while it may open a stream: the connection stays while
+		// the schedule runs, as the stream loops of net/http's keep theirs.
+		var tickets <-chan ticket
+		if more && r.src.open != nil && !c.goaway.Load() && inflight < int(c.limit.Load()) && (budget == 0 || used < budget) {
+			tickets = r.src.open
 		}
-		if inflight == 0 {
+		if inflight == 0 && tickets == nil {
+			if !w.mayWait(c) {
+				return more
+			}
 			continue
 		}
 		select {
+		case t, ok := <-tickets:
+			if !ok {
+				more = false
+			} else if !r.src.expired(t) {
+				w.pending = append(w.pending, w.take(t))
+			}
 		case <-c.done:
 			inflight--
 		case <-c.wake:
@@ -221,9 +235,9 @@ func (w *h2Worker) nextPending(more *bool) (h2Pending, bool) {
 	if !*more {
 		return h2Pending{}, false
 	}
-	t, ok := w.run.src.tryNext()
+	t, ok, stillMore := w.run.src.poll()
 	if !ok {
-		*more = false
+		*more = stillMore
 		return h2Pending{}, false
 	}
 	return w.take(t), true

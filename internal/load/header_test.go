@@ -53,7 +53,7 @@ func TestHostHeader(t *testing.T) {
 	}{
 		{"h1", Config{Protocol: HTTP1}},
 		{"h2 fast", Config{Protocol: HTTP2}},
-		{"h2 net/http", Config{Protocol: HTTP2, Rate: 500}},
+		{"h2 net/http", Config{Protocol: HTTP2, libraryH2: true}},
 		{"h3", Config{Protocol: HTTP3}},
 	}
 	for _, tt := range tests {
@@ -100,7 +100,7 @@ func TestLongResponseHeader(t *testing.T) {
 	}{
 		{"h1", Config{Protocol: HTTP1}},
 		{"h2 fast", Config{Protocol: HTTP2}},
-		{"h2 net/http", Config{Protocol: HTTP2, Rate: 500}},
+		{"h2 net/http", Config{Protocol: HTTP2, libraryH2: true}},
 		{"h3", Config{Protocol: HTTP3}},
 	}
 	for _, tt := range tests {

@@ -81,8 +81,10 @@ func TestOpenModelSendRateWithoutAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Requests != 0 || res.Sent != 20 || res.Errors != 20 || res.SendRate() < 18 || res.SendRate() > 22 {
-		t.Errorf("--rate 20 -d 1s to a silent server: %d completed, %d sent, %d failed, send rate %.1f/s; want 0, 20, 20, 20/s",
-			res.Requests, res.Sent, res.Errors, res.SendRate())
+	// A send taken more than expireAfter late after -d is dropped: on a
+	// loaded machine the last one may be.
+	if res.Requests != 0 || res.Sent+res.Dropped != 20 || res.Errors != res.Sent || res.Sent < 15 || res.SendRate() < 15 || res.SendRate() > 25 {
+		t.Errorf("--rate 20 -d 1s to a silent server: %d completed, %d sent, %d dropped, %d failed, send rate %.1f/s; want 0, 20 sent or dropped, all sent failed, about 20/s",
+			res.Requests, res.Sent, res.Dropped, res.Errors, res.SendRate())
 	}
 }

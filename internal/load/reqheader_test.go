@@ -60,8 +60,8 @@ func TestSameHeadersEveryProtocol(t *testing.T) {
 	}{
 		{"HTTP/1.1", Config{Protocol: HTTP1}, ClientH1},
 		{"HTTP/2 fast", Config{Protocol: HTTP2}, ClientH2},
-		{"HTTP/2 net/http", Config{Protocol: HTTP2, Rate: 100}, ClientNetH2},
-		{"HTTP/2 net/http, closed model", Config{Protocol: HTTP2, libraryH2: true}, ClientNetH2},
+		{"HTTP/2 fast, open model", Config{Protocol: HTTP2, Rate: 100}, ClientH2},
+		{"HTTP/2 net/http", Config{Protocol: HTTP2, libraryH2: true}, ClientNetH2},
 		{"HTTP/3", Config{Protocol: HTTP3}, ClientQUICH3},
 	}
 	for _, tt := range targets {

@@ -164,7 +164,7 @@ func (r *runner) startSource(ctx context.Context) <-chan struct{} {
 const (
 	ClientH1     = "httpslab HTTP/1.1"                  // the hand-written HTTP/1.1 client (h1.go)
 	ClientH2     = "httpslab HTTP/2"                    // the fast HTTP/2 client on x/net's Framer (h2fast.go)
-	ClientNetH2  = "net/http HTTP/2 (golang.org/x/net)" // the open model's HTTP/2 client (h2.go)
+	ClientNetH2  = "net/http HTTP/2 (golang.org/x/net)" // x/net's HTTP/2 client, the fast one's yardstick (h2.go)
 	ClientQUICH3 = "quic-go HTTP/3"                     // HTTP/3 (h2.go)
 )
 
@@ -173,7 +173,7 @@ const (
 func newWorkers(cfg Config) (func(*runner, int), string, error) {
 	switch cfg.Protocol {
 	case HTTP2:
-		if fast, ok := newH2Requests(cfg.Targets); ok && cfg.Rate == 0 && !cfg.libraryH2 {
+		if fast, ok := newH2Requests(cfg.Targets); ok && !cfg.libraryH2 {
 			return func(r *runner, i int) { newH2Worker(r, fast, i).loop() }, ClientH2, nil
 		}
 		reqs, err := newHTTPRequests(cfg.Targets)

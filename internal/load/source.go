@@ -74,6 +74,32 @@ func (s *source) expired(t ticket) bool {
 	return true
 }
 
+// poll is tryNext that also says, when no ticket is ready, whether more
+// may come: in the open model an empty queue is not the end of the
+// schedule.
+func (s *source) poll() (t ticket, ok, more bool) {
+	if s.halted() {
+		return 0, false, false
+	}
+	if s.open == nil {
+		t, ok = s.closed()
+		return t, ok, ok
+	}
+	for {
+		select {
+		case t, ok := <-s.open:
+			if !ok {
+				return 0, false, false
+			}
+			if !s.expired(t) {
+				return t, true, true
+			}
+		default:
+			return 0, false, true
+		}
+	}
+}
+
 // tryNext is next without blocking, for filling an HTTP/1.1 pipeline.
 func (s *source) tryNext() (ticket, bool) {
 	if s.halted() {

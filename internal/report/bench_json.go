@@ -19,7 +19,7 @@ type BenchJSON struct {
 	Client         string               `json:"client,omitempty"` // the HTTP client that ran, as load.Result.Client
 	Conns          int                  `json:"connections"`
 	Streams        int                  `json:"streams"`
-	ServerStreams  *int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2, closed model), 0 included
+	ServerStreams  *int64               `json:"server_max_streams,omitempty"` // the server's lowest SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2), 0 included
 	Pipeline       int                  `json:"pipeline"`
 	Mode           string               `json:"conn_mode"`
 	Rate           float64              `json:"rate,omitempty"`
