@@ -41,15 +41,15 @@ and metric, what changed against the baseline, with a confidence interval, or
 
 --nginx names a complete nginx.conf, the template; the variants run on the
 ports it names, so the measured URL stays the same. --vary 'NAME=V1|V2|...'
-sets the directive NAME to each value wherever it appears in the template
-(or adds it where it does not: to the http block, or to the main context or
-the events block for theirs); the first value is the baseline's. Several --vary give one variant per changed value against the
-baseline; --all-at-once adds one with every --vary at its last value;
---factorial makes one for every combination of the values instead, and
---together moves every --vary at once (variant i sets each directive to its
-i-th value: a certificate with its key).
-Nothing else in the template changes: each variant differs from it in the
-varied lines only.
+sets the directive NAME to each value wherever it appears in the template,
+or adds it where it does not (to the http block; main-context and events
+directives to theirs); the first value is the baseline's. Several --vary give
+one variant per changed value against the baseline; --all-at-once adds one
+with every --vary at its last value; --factorial makes one for every
+combination of the values instead, and --together moves every --vary at once
+(variant i sets each directive to its i-th value: a certificate with its
+key). Nothing else in the template changes: each variant differs from it in
+the varied lines only.
 
 Each variant is checked (nginx -t), started as a private nginx (its own
 prefix, pid and logs; restarted for every run, never reloaded) and verified
@@ -62,13 +62,15 @@ no difference (a directive in a server block that does not serve the URL) as
 (tcp_nopush, ssl_buffer_size) is measured and marked "unverified".
 
 The measurement after -- is a bench or a probe -n command line with that
-command's flags, run in this process by that command's own code. -n blocks each run every live variant once,
-in shuffled order, after a warm-up; the kernel's TCP metrics for the server
-are flushed between runs. The verdicts compare each variant with the
-baseline block by block (Wilcoxon signed-rank test, Hodges-Lehmann shift
-with its 95% interval), Holm-corrected across variants and metrics: more
-variants need more blocks, and the report says how many when too few were
-given. The first Ctrl-C stops and reports the blocks completed.`,
+command's flags, run in this process by that command's own code. Each of the
+-n blocks runs every live variant once, in shuffled order, after a warm-up;
+the kernel's TCP metrics for the server are flushed between runs.
+
+The verdicts compare each variant with the baseline block by block
+(Wilcoxon signed-rank test, Hodges-Lehmann shift with its 95% interval),
+Holm-corrected across variants and metrics: more variants need more blocks,
+and the report says how many when too few were given; a ~ whose interval
+reaches past --effect is called too noisy to rule that change out. The first Ctrl-C stops and reports the blocks completed.`,
 		Example: `  httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -n 10 \
       -- bench --conn resume -d 3s https://localhost:8443/ --cacert ca.pem
   httpslab experiment --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k|1400' \
