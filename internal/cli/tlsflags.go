@@ -93,24 +93,13 @@ func (f *requestFlags) tls() (transport.TLS, error) {
 	return t, nil
 }
 
-// protocol returns the probe protocol chosen by --http1.1, --http2 or --http3.
+// protocol returns the protocol chosen by --http1.1, --http2 or --http3.
 func (f *requestFlags) protocol() (transport.Protocol, error) {
-	var chosen []transport.Protocol
-	for _, p := range []struct {
-		on   bool
-		name transport.Protocol
-	}{{f.http11, transport.HTTP1}, {f.http2, transport.HTTP2}, {f.http3, transport.HTTP3}} {
-		if p.on {
-			chosen = append(chosen, p.name)
-		}
+	p, err := transport.CurlProtocol(f.http11, f.http2, f.http3)
+	if err != nil {
+		return p, usageError{err}
 	}
-	switch len(chosen) {
-	case 0:
-		return transport.ProtoAuto, nil
-	case 1:
-		return chosen[0], nil
-	}
-	return transport.ProtoAuto, usagef("choose one of --http1.1, --http2 and --http3")
+	return p, nil
 }
 
 // timeout reads --max-time: seconds as curl takes them, or a Go duration.
@@ -225,22 +214,12 @@ func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (pr
 	return cfg, nil
 }
 
-// routes reads -4/-6 (0 when neither is given), --resolve and
-// --connect-to, parsed once for every runner; bad entries are usage
-// errors.
+// routes reads --resolve, --connect-to, -4 and -6; bad entries are
+// usage errors.
 func (f *requestFlags) routes() (transport.Routes, error) {
-	ipVersion := 0
-	switch {
-	case f.ipv4 && f.ipv6:
-		return transport.Routes{}, usagef("choose one of -4 and -6")
-	case f.ipv4:
-		ipVersion = 4
-	case f.ipv6:
-		ipVersion = 6
-	}
-	r, err := transport.ParseRoutes(f.resolve, f.connectTo, ipVersion)
+	r, err := transport.CurlRoutes{Resolve: f.resolve, ConnectTo: f.connectTo, IPv4: f.ipv4, IPv6: f.ipv6}.Routes()
 	if err != nil {
-		return transport.Routes{}, usageError{err}
+		return r, usageError{err}
 	}
 	return r, nil
 }
