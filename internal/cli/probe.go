@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -173,45 +173,13 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	encoding := ""
-	if f.compressed {
-		encoding = curlAcceptEncoding
-	}
-	for name, v := range map[string]string{"User-Agent": f.userAgent, "Referer": f.referer, "Accept-Encoding": encoding} {
-		if _, set := cfg.Header[name]; !set && v != "" {
-			cfg.Header[name] = []string{v}
-		}
-	}
+	transport.CurlHeaders{UserAgent: f.userAgent, Referer: f.referer, Compressed: f.compressed, User: f.user}.Apply(cfg.Header)
 	cfg.FollowRedirects, cfg.FailOnHTTPError = f.location, f.fail
-	if _, set := cfg.Header["Authorization"]; !set && f.user != "" {
-		name, pw, _ := strings.Cut(f.user, ":")
-		cfg.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(name+":"+pw)))
-	}
-	switch {
-	case f.maxRedirs == 0:
-		cfg.MaxRedirects = probe.NoRedirects
-	case f.maxRedirs == maxRedirsUnlimited: // still bounded here
-		cfg.MaxRedirects = maxRedirsLimit
-	case f.maxRedirs < 0 || f.maxRedirs > maxRedirsLimit:
-		return cfg, usagef("--max-redirs %d: want 0 to %d, or -1 for the most (%d)", f.maxRedirs, maxRedirsLimit, maxRedirsLimit)
-	default:
-		cfg.MaxRedirects = f.maxRedirs
+	if cfg.MaxRedirects, err = probe.CurlMaxRedirects(f.maxRedirs); err != nil {
+		return cfg, usagef("--max-redirs %d: %v", f.maxRedirs, err)
 	}
 	return cfg, nil
 }
-
-// curlAcceptEncoding is what curl's --compressed asks for. The body is
-// not decoded (probe keeps none): its sizes are the bytes received, as
-// curl's size_download counts them.
-const curlAcceptEncoding = "deflate, gzip, br, zstd"
-
-// maxRedirsLimit bounds --max-redirs, so that a redirect loop ends.
-const maxRedirsLimit = 1000
-
-// maxRedirsUnlimited is curl's --max-redirs -1, "no limit" (here up to
-// maxRedirsLimit). It is not probe.NoRedirects, also -1, which the CLI
-// gives for --max-redirs 0: follow none.
-const maxRedirsUnlimited = -1
 
 func (e *env) runProbe(url string, f probeFlags) error {
 	p, err := f.plan()
