@@ -70,7 +70,8 @@ The verdicts compare each variant with the baseline block by block
 (Wilcoxon signed-rank test, Hodges-Lehmann shift with its 95% interval),
 Holm-corrected across variants and metrics: more variants need more blocks,
 and the report says how many when too few were given; a ~ whose interval
-reaches past --effect is called too noisy to rule that change out. The first Ctrl-C stops and reports the blocks completed.`,
+reaches past --effect is called too noisy to rule that change out. The
+first Ctrl-C stops and reports the blocks completed.`,
 		Example: `  httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -n 10 \
       -- bench --conn resume -d 3s https://localhost:8443/ --cacert ca.pem
   httpslab experiment --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k|1400' \
