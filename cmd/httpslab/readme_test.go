@@ -56,11 +56,7 @@ const exampleTimeout = 20 * time.Second
 // examples name (ca.pem, body.json, testdata/curl-format.txt).
 func TestREADMEExamples(t *testing.T) {
 	blocks := readmeBlocks(t, "../../README.md")
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "httpslab"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := httpslabBinary(t)
 	srv := labtest.StartServer(t, lab.Config{})
 	dir := exampleDir(t, srv)
 	https, plain := hostPort(t, srv.HTTPSURL), hostPort(t, srv.HTTPURL)
