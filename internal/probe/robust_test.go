@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,17 +85,12 @@ func TestRedirectLimit(t *testing.T) {
 // is an error naming it; nothing is dialled for it (it used to dial port 0).
 func TestRedirectToOtherScheme(t *testing.T) {
 	var hits atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	c := newClient(t, Config{URL: "http://" + ln.Addr().String() + "/", FollowRedirects: true})
+	}))
+	t.Cleanup(srv.Close)
+	c := newClient(t, Config{URL: srv.URL + "/", FollowRedirects: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := c.Do(ctx, Fresh)

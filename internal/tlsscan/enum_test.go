@@ -18,32 +18,6 @@ import (
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// listen serves every connection on a loopback port with handle and
-// returns the address and the count of accepted connections.
-func listen(t *testing.T, handle func(net.Conn)) (string, *atomic.Int64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var n atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return ln.Addr().String(), &n
-}
-
 // TestEnumerateOddReplies checks that a server answering ClientHellos with
 // something that is not TLS gets an enumeration with nothing accepted and
 // one note per probe, not an error.
@@ -101,7 +75,10 @@ func TestRunInterrupted(t *testing.T) {
 func TestRunCountsConnections(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{})
 	u, _ := url.Parse(n.HTTPSURL)
-	addr, accepted := listen(t, func(c net.Conn) {
+	var accepted atomic.Int64
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
+		accepted.Add(1)
+		defer c.Close()
 		up, err := net.Dial("tcp", u.Host)
 		if err != nil {
 			return
