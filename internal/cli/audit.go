@@ -16,15 +16,15 @@ import (
 type auditFlags struct {
 	jsonOut     bool
 	failOn      string
-	cacert      string
-	insecure    bool
 	httpPort    int
 	largePath   string
 	attempts    int
 	concurrency int
 	maxTime     time.Duration // per connection (--connect-timeout)
 	maxTotal    string        // the whole audit (--max-time)
-	maxHeader   headerSize
+	// req holds the shared flags audit takes: --cacert, -k and
+	// --max-header-size.
+	req requestFlags
 }
 
 // defaultAuditTime bounds a whole audit when --max-time is not given:
@@ -79,15 +79,14 @@ finding at or above --fail-on was found.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v3) instead of text")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
-	fl.StringVar(&f.cacert, "cacert", "", "verify the server against the CA certificates in this PEM `file`")
-	fl.BoolVarP(&f.insecure, "insecure", "k", false, "audit a server whose certificate does not verify (reported as a finding)")
+	f.req.addOnly(fl, "cacert", "insecure", "max-header-size")
+	fl.Lookup("insecure").Usage = "audit a server whose certificate does not verify (reported as a finding)"
 	fl.IntVar(&f.httpPort, "http-port", 0, "plain-HTTP port for the redirect check (unset: 80 when auditing port 443, else skipped; 0 skips)")
 	fl.StringVar(&f.largePath, "large-path", "", "path of a response over 16 KB to measure the first TLS record (default: the audited path)")
 	fl.IntVar(&f.attempts, "attempts", 20, "reconnections for the resumption hit rate")
 	fl.IntVar(&f.concurrency, "concurrency", 8, "parallel connections during enumeration")
 	fl.DurationVarP(&f.maxTime, "connect-timeout", "", 5*time.Second, "give up on one connection after this long")
 	fl.StringVarP(&f.maxTotal, "max-time", "m", "", "stop the audit after this long, in `seconds` or with a unit, and report what was measured (default 30s; 0: no limit)")
-	addHeaderSize(fl, &f.maxHeader)
 	return cmd
 }
 
@@ -128,10 +127,10 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 		httpPort = 80 // port 80 pairs with 443 only; other ports are named
 	}
 	cfg = tlsscan.Config{Host: host, Port: port, Path: path, LargePath: f.largePath, HTTPPort: httpPort,
-		Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.maxHeader),
+		Attempts: f.attempts, Concurrency: f.concurrency, Timeout: f.maxTime, MaxHeaderBytes: int64(f.req.maxHeader),
 		MaxTime: maxTotal}
 	// The CA file is read here, once, so that a bad one is a usage error.
-	trust, err := transport.Trust{CAFile: f.cacert, Insecure: f.insecure}.Load()
+	trust, err := transport.Trust{CAFile: f.req.cacert, Insecure: f.req.insecure}.Load()
 	if err != nil {
 		return cfg, 0, false, usagef("--cacert: %w", err)
 	}

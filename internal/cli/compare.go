@@ -322,13 +322,7 @@ func (e *env) progress(variants int, cfg compare.Config) func(int) {
 	if f, ok := e.stderr.(*os.File); !ok || !isTerminal(f) {
 		return nil
 	}
-	total := cfg.Runs
-	if total == 0 {
-		total = 20
-	}
-	if cfg.Precision > 0 {
-		total = cfg.MaxRuns
-	}
+	total := cfg.Rounds()
 	return func(round int) {
 		fmt.Fprintf(e.stderr, "\r\033[Kround %d of at most %d (%d variants)", round, total, variants)
 	}

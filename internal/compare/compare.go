@@ -95,6 +95,16 @@ type Config struct {
 	Progress func(round int)
 }
 
+// Rounds is the most measured rounds a run of c does: Runs, or with
+// Precision MaxRuns, defaults applied.
+func (c Config) Rounds() int {
+	c = c.withDefaults()
+	if c.Precision > 0 {
+		return c.MaxRuns
+	}
+	return c.Runs
+}
+
 func (c Config) withDefaults() Config {
 	if c.Runs <= 0 {
 		c.Runs = 20
@@ -162,10 +172,7 @@ func (r *runner) loop(ctx context.Context) error {
 			return err
 		}
 	}
-	limit := r.cfg.Runs
-	if r.cfg.Precision > 0 {
-		limit = r.cfg.MaxRuns
-	}
+	limit := r.cfg.Rounds()
 	for round := 1; round <= limit; round++ {
 		if err := r.round(ctx, round); err != nil {
 			return err
