@@ -10,6 +10,7 @@
 package page
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -40,6 +41,18 @@ func (k Kind) String() string {
 
 // MarshalText writes the kind by name in JSON.
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind by name, so that a report reads back what
+// page --json wrote.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, name := range kindNames {
+		if name == string(b) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown resource kind %q", b)
+}
 
 // Ref is a sub-resource the discovery found: an absolute http or https
 // URL without fragment, and what it is.

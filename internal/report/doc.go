@@ -13,7 +13,8 @@
 //   - experiment (experiment.Result): experiment.go, experiment_json.go;
 //
 // and the versioned JSON envelope every command writes for --json
-// (json.go), with a strict JSON Schema per schema in schema/. Shared
+// (json.go), with a strict JSON Schema per schema in schema/, read back
+// by Read (read.go) against the same schemas. Shared
 // helpers: units.go (numbers), color.go, escape.go (strings from the
 // network on their way to a terminal).
 //

@@ -31,6 +31,16 @@ func (s Severity) String() string {
 // MarshalText writes the severity by name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a severity by name, so that a report reads back
+// what audit --json wrote.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
+
 // ParseSeverity reads a severity name (info, low, medium, high).
 func ParseSeverity(name string) (Severity, error) {
 	i := slices.Index(severityNames, strings.ToLower(name))
