@@ -179,15 +179,7 @@ func (l *loader) dialQUIC(p *pool, c *connRec) (*http3.ClientConn, error) {
 // newH2 starts HTTP/2 on an open connection: net/http's
 // Transport.NewClientConn, dialing through a function that hands it conn.
 func newH2(ctx context.Context, p *pool, conn net.Conn, maxHeader int64) (*http.ClientConn, error) {
-	var once sync.Once
-	give := func(context.Context, string, string) (net.Conn, error) {
-		var out net.Conn
-		once.Do(func() { out = conn })
-		if out == nil {
-			return nil, errors.New("page: connection already handed over")
-		}
-		return out, nil
-	}
+	give := transport.HandOver(conn)
 	t := &http.Transport{DialContext: give, DialTLSContext: give, DisableCompression: true, MaxResponseHeaderBytes: transport.HeaderLimit(maxHeader)}
 	t.Protocols = new(http.Protocols)
 	if p.u.Scheme == "https" {

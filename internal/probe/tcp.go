@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/transport"
@@ -94,15 +92,7 @@ func (c *Client) wantsHTTP2(conn net.Conn) bool {
 // newH2 starts HTTP/2 on an established connection: net/http's
 // Transport.NewClientConn dials through a function that hands it conn.
 func (c *Client) newH2(ctx context.Context, scheme, addr string, conn net.Conn) (*http.ClientConn, error) {
-	var once sync.Once
-	give := func(context.Context, string, string) (net.Conn, error) {
-		var out net.Conn
-		once.Do(func() { out = conn })
-		if out == nil {
-			return nil, errors.New("probe: connection already handed over")
-		}
-		return out, nil
-	}
+	give := transport.HandOver(conn)
 	// MaxResponseHeaderBytes is also HTTP/2's limit on a header list
 	// (sent as SETTINGS_MAX_HEADER_LIST_SIZE and enforced on the decoded
 	// fields).
