@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -353,7 +352,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	for _, u := range urls {
 		cfg.Targets = append(cfg.Targets, load.Target{Method: f.req.method, URL: u, Header: header, Body: body})
 	}
-	if cfg.TLS, err = f.tlsConfig(); err != nil {
+	if cfg.TLS, err = f.tlsSetup(); err != nil {
 		return cfg, nil, err
 	}
 	if cfg.Routes, err = f.req.routes(); err != nil {
@@ -392,15 +391,15 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 	return readData(data)
 }
 
-func (f benchFlags) tlsConfig() (*tls.Config, error) {
+// tlsSetup returns the flags' TLS setup with the --cacert file read now:
+// the file is part of the command line, as a missing one is.
+func (f benchFlags) tlsSetup() (transport.TLS, error) {
 	t, err := f.req.tls()
 	if err != nil {
-		return nil, err
+		return t, err
 	}
-	c, err := t.Config()
-	if err != nil {
-		// The file is part of the command line, as a missing one is.
-		return nil, withHint(usageError{err}, "check the --cacert file: it must hold PEM certificates")
+	if t.Trust, err = t.Trust.Load(); err != nil {
+		return t, withHint(usageError{err}, "check the --cacert file: it must hold PEM certificates")
 	}
-	return c, nil
+	return t, nil
 }

@@ -253,7 +253,11 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err != nil {
 		return nil, t, err
 	}
-	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: cfg.TLS, Routes: cfg.Routes}, nil
+	tc, err := cfg.TLS.Config()
+	if err != nil {
+		return nil, t, usageError{err}
+	}
+	return experiment.Bench{Config: cfg}, experiment.Target{URL: urls[0], TLS: tc, Routes: cfg.Routes}, nil
 }
 
 func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Target, error) {

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"crypto/tls"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/embedded"
@@ -54,7 +53,7 @@ func runLoad(ctx context.Context, srv *embedded.Server, d time.Duration) []Load 
 			Conns:    loadConns,
 			Duration: d,
 			Mode:     m.Mode,
-			TLS:      &tls.Config{RootCAs: srv.CA.Pool()},
+			TLS:      srv.Trust(),
 		}
 		row := Load{Name: m.Name}
 		res, err := load.Run(ctx, cfg)

@@ -18,6 +18,7 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // setup is a template nginx.conf in its own directory, with a
@@ -79,7 +80,8 @@ func (s setup) config(t *testing.T, blocks int, varies ...string) Config {
 		t.Fatal(err)
 	}
 	url := fmt.Sprintf("https://localhost:%d/", s.port)
-	bench := load.Config{Targets: []load.Target{{URL: url}}, Conns: 2, Requests: 40, Mode: load.Resume, TLS: s.tls}
+	bench := load.Config{Targets: []load.Target{{URL: url}}, Conns: 2, Requests: 40, Mode: load.Resume,
+		TLS: transport.TLS{Trust: transport.Trust{RootCAs: s.tls.RootCAs}}}
 	return Config{Variants: variants, Nginx: lab.NginxFileConfig{ConfDir: s.dir}, Target: Target{URL: url, TLS: s.tls},
 		Measure: Bench{Config: bench}, Blocks: blocks, Seed: 1}
 }

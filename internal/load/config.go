@@ -8,7 +8,6 @@
 package load
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -117,9 +116,10 @@ type Config struct {
 	RequestsPerConn int
 	// Protocol is the HTTP version; zero (transport.ProtoAuto) means HTTP/1.1.
 	Protocol Protocol
-	// TLS is the client TLS configuration (verification, versions,
-	// suites, groups); nil means the defaults. It is cloned, never changed.
-	TLS *tls.Config
+	// TLS is the client TLS setup (trust, versions, suites, groups); the
+	// zero value verifies against the system roots with crypto/tls's
+	// defaults. A run builds its tls.Config from it once.
+	TLS transport.TLS
 	// Routes route the connections as curl's --resolve, --connect-to, -4
 	// and -6 do: a connection for the URL's host and port goes to the
 	// address they give, while the Host header (:authority), SNI and the
@@ -249,8 +249,8 @@ func (c *Config) validate() error {
 	if first.Scheme == "http" && c.Mode == Resume {
 		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
 	}
-	if c.TLS != nil && first.Scheme == "https" {
-		if err := transport.CheckProtocolVersion(c.Protocol, c.TLS.MaxVersion); err != nil {
+	if first.Scheme == "https" {
+		if err := transport.CheckProtocolVersion(c.Protocol, c.TLS.Max); err != nil {
 			return err
 		}
 	}

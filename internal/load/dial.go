@@ -43,11 +43,11 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	if u.Scheme != "https" {
 		return ep, nil
 	}
-	var tc *tls.Config
-	if cfg.TLS != nil {
-		tc = cfg.TLS.Clone()
-	} else {
-		tc = &tls.Config{}
+	// A fresh tls.Config, the run's own: the changes below touch no
+	// caller's.
+	tc, err := cfg.TLS.Config()
+	if err != nil {
+		return nil, err
 	}
 	if tc.ServerName == "" {
 		tc.ServerName = u.Hostname()
@@ -67,9 +67,8 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	case Resume:
 		tc.ClientSessionCache = tls.NewLRUClientSessionCache(max(64, cfg.Conns*cfg.Streams))
 	}
-	// In keep-alive mode a session cache given in cfg.TLS is used as is;
-	// without one every connection makes a full handshake, so that no
-	// resumption happens silently.
+	// In keep-alive mode there is no session cache: every connection
+	// makes a full handshake, so that no resumption happens silently.
 	ep.tls = tc
 	return ep, nil
 }

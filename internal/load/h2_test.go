@@ -2,12 +2,12 @@ package load
 
 import (
 	"context"
-	"crypto/tls"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // startNoALPN starts a TLS server that negotiates no application
@@ -47,7 +47,7 @@ func TestHTTP3Refused(t *testing.T) {
 	addr := labtest.ClosedAddr(t, "udp")
 	start := time.Now()
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "https://" + addr + "/"}}, Protocol: HTTP3,
-		Conns: 1, Requests: 3, TLS: &tls.Config{ServerName: "localhost", NextProtos: []string{"h3"}}})
+		Conns: 1, Requests: 3, TLS: transport.TLS{ServerName: "localhost"}})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

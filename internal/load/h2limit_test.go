@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"io"
 	"strings"
 	"testing"
@@ -77,7 +76,7 @@ func TestHTTP2HostileHeaders(t *testing.T) {
 		s := labtest.NewMisbehaving(t, mode)
 		start := time.Now()
 		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: HTTP2, Requests: 1,
-			MaxHeaderBytes: 64 << 10, Timeout: 20 * time.Second, TLS: &tls.Config{RootCAs: s.CA.Pool()}})
+			MaxHeaderBytes: 64 << 10, Timeout: 20 * time.Second, TLS: transport.TLS{Trust: transport.Trust{RootCAs: s.CA.Pool()}}})
 		if err != nil {
 			t.Fatal(err)
 		}

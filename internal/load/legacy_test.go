@@ -16,7 +16,7 @@ import (
 func TestLegacyTLS(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{MinVersion: tls.VersionTLS10, NoHTTP3: true})
 	tc := clientTLS(t, s.CA.CertPEM)
-	tc.MinVersion, tc.MaxVersion = tls.VersionTLS10, tls.VersionTLS11
+	tc.Min, tc.Max = tls.VersionTLS10, tls.VersionTLS11
 	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/"}}, TLS: tc, Mode: New, Conns: 2, Requests: 20})
 	if len(res.TLS) != 1 || res.TLS[0].Version != tls.VersionTLS11 || res.TLS[0].Full != 20 || res.Requests != 20 {
 		t.Errorf("got %d requests over %+v; want 20, all full TLS 1.1 handshakes", res.Requests, res.TLS)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // benchRun runs b.N requests of cfg against a lab nginx, for profiling
@@ -62,10 +63,10 @@ func BenchmarkNewConnX25519(b *testing.B) {
 		b.Run(fmt.Sprintf("verify=%v", verify), func(b *testing.B) {
 			n := labtest.StartNginx(b, lab.NginxConfig{NoDefaults: true,
 				TLSDirectives: "ssl_protocols TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"})
-			tc := &tls.Config{InsecureSkipVerify: true, CurvePreferences: []tls.CurveID{tls.X25519}}
+			tc := transport.TLS{Trust: transport.Trust{Insecure: true}, Curves: []tls.CurveID{tls.X25519}}
 			if verify {
 				tc = clientTLS(b, n.CA.CertPEM)
-				tc.CurvePreferences = []tls.CurveID{tls.X25519}
+				tc.Curves = []tls.CurveID{tls.X25519}
 			}
 			cfg := Config{Conns: 20, Mode: New, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, TLS: tc}
 			b.ResetTimer()

@@ -10,16 +10,17 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // clientTLS trusts the lab CA, as --cacert does.
-func clientTLS(t testing.TB, caPEM []byte) *tls.Config {
+func clientTLS(t testing.TB, caPEM []byte) transport.TLS {
 	t.Helper()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
 		t.Fatal("lab CA: no certificate")
 	}
-	return &tls.Config{RootCAs: pool}
+	return transport.TLS{Trust: transport.Trust{RootCAs: pool}}
 }
 
 // readLog reads nginx's access log once it has want lines (nginx writes
@@ -85,7 +86,7 @@ func TestModesNginx(t *testing.T) {
 			tc := clientTLS(t, n.CA.CertPEM)
 			wantProto := "TLSv1.3"
 			if tt.tls12 {
-				tc.MaxVersion, wantProto = tls.VersionTLS12, "TLSv1.2"
+				tc.Max, wantProto = tls.VersionTLS12, "TLSv1.2"
 			}
 			res := mustRun(t, Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Conns: 4, Requests: tt.n,
 				Mode: tt.mode, RequestsPerConn: tt.perConn, Pipeline: tt.pipeline, TLS: tc, ServerPIDs: []int{n.PID()}})

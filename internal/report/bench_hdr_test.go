@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestBenchJSONAgreesWithHDR checks a real run's JSON: each histogram's
@@ -78,11 +78,11 @@ func mustRun(t *testing.T, cfg load.Config) *load.Result {
 }
 
 // clientTLS trusts the lab's CA.
-func clientTLS(t testing.TB, caPEM []byte) *tls.Config {
+func clientTLS(t testing.TB, caPEM []byte) transport.TLS {
 	t.Helper()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
 		t.Fatal("lab CA: no certificate")
 	}
-	return &tls.Config{RootCAs: pool}
+	return transport.TLS{Trust: transport.Trust{RootCAs: pool}}
 }
