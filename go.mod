@@ -3,6 +3,7 @@ module github.com/httpslab/httpslab
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/andybalholm/brotli v1.2.8
 	github.com/google/go-cmp v0.7.0

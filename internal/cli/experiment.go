@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,10 @@ type experimentFlags struct {
 	effect          float64
 	serverCPUs      string
 	clientCPUs      string
+	// file is --file's content, which takes the place of --nginx, --vary
+	// and the measurement after --.
+	fileName string
+	file     *experiment.File
 }
 
 func newExperimentCmd(e *env) *cobra.Command {
@@ -81,8 +86,19 @@ first Ctrl-C stops and reports the blocks completed.`,
   httpslab experiment --nginx nginx.conf --together --vary 'ssl_certificate=ec.pem|rsa.pem' \
       --vary 'ssl_certificate_key=ec.key|rsa.key' -- bench --conn new -d 3s https://localhost:8443/ -k
   httpslab experiment --nginx nginx.conf --vary 'ssl_protocols=TLSv1.2 TLSv1.3|TLSv1.3' \
-      -- probe -n 20 https://localhost:8443/ --cacert ca.pem`,
+      -- probe -n 20 https://localhost:8443/ --cacert ca.pem
+  httpslab experiment --file exp.toml     # nginx, measure, [baseline], [[variant]] name and set`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.fileName != "" {
+				if len(args) > 0 || f.nginx != "" || len(f.varies) > 0 {
+					return usagef("--file holds the template, the variants and the measurement: give no --nginx, --vary or -- with it")
+				}
+				measure, err := f.readFile()
+				if err != nil {
+					return err
+				}
+				return e.runExperiment(f, measure)
+			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
 				return withHint(usagef("no measurement: give a bench or probe command line after --"),
 					"e.g. httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -- bench --conn resume -d 3s https://localhost:8443/")
@@ -95,6 +111,7 @@ first Ctrl-C stops and reports the blocks completed.`,
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
+	fl.StringVar(&f.fileName, "file", "", "an experiment `file` (TOML): template, named variants of any number of directives, measurement")
 	fl.StringArrayVar(&f.varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
 	fl.BoolVar(&f.allAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
 	fl.BoolVar(&f.factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
@@ -154,7 +171,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	if f.nginx == "" {
 		return cfg, withHint(usagef("no template: give --nginx FILE"), "a complete nginx.conf whose server the measurement targets")
 	}
-	if len(f.varies) == 0 {
+	if len(f.varies) == 0 && f.file == nil {
 		return cfg, withHint(usagef("nothing to vary: give --vary 'NAME=V1|V2'"), "e.g. --vary 'ssl_session_tickets=off|on'")
 	}
 	if f.blocks < 1 || f.blocks > 1000 {
@@ -179,6 +196,8 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		varies = append(varies, v)
 	}
 	switch {
+	case f.file != nil:
+		cfg.Variants, err = f.file.RenderVariants(template)
 	case f.factorial && f.allAtOnce || f.together && (f.factorial || f.allAtOnce):
 		return cfg, usagef("choose one of --all-at-once, --factorial and --together")
 	case f.together:
@@ -205,6 +224,27 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	cfg.ClientCPUs = f.clientCPUs
 	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100
 	return cfg, nil
+}
+
+// readFile reads --file into the flags it stands for and returns the
+// measurement's command line. The template's path is relative to the
+// file's directory; a value the file leaves out keeps its flag's.
+func (f *experimentFlags) readFile() ([]string, error) {
+	data, err := readInput(f.fileName, stdin, experiment.MaxFileSize)
+	if err != nil {
+		return nil, usagef("reading --file %s: %v", f.fileName, err)
+	}
+	file, err := experiment.ParseFile(data)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	f.file, f.nginx = &file, file.Nginx
+	if !filepath.IsAbs(f.nginx) {
+		f.nginx = filepath.Join(filepath.Dir(f.fileName), f.nginx)
+	}
+	f.blocks, f.seed, f.effect = cmp.Or(file.Blocks, f.blocks), cmp.Or(file.Seed, f.seed), cmp.Or(file.Effect, f.effect)
+	f.maxTime, f.serverCPUs, f.clientCPUs = cmp.Or(file.MaxTime, f.maxTime), cmp.Or(file.ServerCPUs, f.serverCPUs), cmp.Or(file.ClientCPUs, f.clientCPUs)
+	return file.Measure, nil
 }
 
 // measurement reads the command line after -- (bench, or probe -n) with

@@ -140,6 +140,51 @@ func TestExperimentWrongPort(t *testing.T) {
 	}
 }
 
+// TestExperimentFile runs an experiment file: named variants, one of two
+// directives, the template named relative to the file. nginx 1.22 offers
+// TLS 1.2 at most by default; its gzip leaves the text/plain answer alone,
+// so the second variant is verified by its version alone.
+func TestExperimentFile(t *testing.T) {
+	conf, url, ca := experimentTemplate(t)
+	file := filepath.Join(filepath.Dir(conf), "exp.toml")
+	data := fmt.Sprintf(`nginx = "nginx.conf"
+measure = ["bench", "--conn", "resume", "-n", "10", "-c", "1", %q, "--cacert", %q]
+blocks = 2
+seed = 5
+
+[baseline]
+ssl_session_tickets = "off"
+
+[[variant]]
+name = "tickets on"
+set = { ssl_session_tickets = "on" }
+
+[[variant]]
+name = "TLS 1.3 and gzip"
+set = { ssl_protocols = "TLSv1.3", gzip = "on" }
+`, url, ca)
+	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--file", file)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	// Columns are as wide as their longest cell: compare with single spaces.
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"2 of 2 blocks, variants in shuffled order (seed 5)", "baseline baseline the reference",
+		"tickets on verified resumed: no → yes", "TLS 1.3 and gzip verified version: TLS 1.2 → TLS 1.3",
+		"tickets on requests/s ", "TLS 1.3 and gzip handshake p50 "} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, _, stderr = run(t, context.Background(), "experiment", "--file", file, "--vary", "a=1|2")
+	if code != ExitUsage || !strings.Contains(stderr, "give no --nginx, --vary or -- with it") {
+		t.Errorf("--file with --vary: exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
 // TestExperimentProbe measures with probe -n: the protocol versions
 // differ, and the TLS 1.3-only variant is verified by the version.
 func TestExperimentProbe(t *testing.T) {
