@@ -255,11 +255,8 @@ func (f benchFlags) urls(args []string) ([]string, error) {
 		return nil, withHint(usagef("no URL to load"), "give one or more URLs, or a file of them with -i FILE")
 	}
 	for _, u := range urls {
-		// "127.0.0.1:8443/" failed in the URL parser ("first path segment
-		// in URL cannot contain colon") and "localhost:8443" as a scheme.
-		if !strings.Contains(u, "://") {
-			return nil, withHint(usagef("target URL %q: want an http:// or https:// URL", u),
-				fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(u, "/")))
+		if err := checkScheme("target URL", u); err != nil {
+			return nil, err
 		}
 	}
 	return urls, nil

@@ -143,9 +143,8 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	if url == "" {
 		return probe.Config{}, usagef("probe: the URL is empty")
 	}
-	if !strings.Contains(url, "://") {
-		return probe.Config{}, withHint(usagef("probe %q: want an http:// or https:// URL", url),
-			fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(url, "/")))
+	if err := checkScheme("probe", url); err != nil {
+		return probe.Config{}, err
 	}
 	if f.resume && !f.location && strings.HasPrefix(strings.ToLower(url), "http://") {
 		return probe.Config{}, withHint(usagef("--resume resumes TLS sessions: %s has no TLS", url),

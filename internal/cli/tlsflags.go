@@ -214,6 +214,18 @@ func (f *requestFlags) probeConfig(url string, defaultTimeout time.Duration) (pr
 	return cfg, nil
 }
 
+// checkScheme refuses a target URL given without its scheme, naming what
+// it is, with the URL to write: "127.0.0.1:8443/" failed in the URL
+// parser ("first path segment in URL cannot contain colon") and
+// "localhost:8443" as a scheme.
+func checkScheme(what, u string) error {
+	if strings.Contains(u, "://") {
+		return nil
+	}
+	return withHint(usagef("%s %q: want an http:// or https:// URL", what, u),
+		fmt.Sprintf("write the scheme, e.g. https://%s/", strings.TrimSuffix(u, "/")))
+}
+
 // routes reads --resolve, --connect-to, -4 and -6; bad entries are
 // usage errors.
 func (f *requestFlags) routes() (transport.Routes, error) {
