@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ type pageFlags struct {
 	link               linkFlags
 	protocols, httpURL string
 	path, reqTimeout   string
+	har                string
 	rounds, conns      int
 	streams, resources int
 	warm, json         bool
@@ -45,7 +47,8 @@ the moment the document and every discovered resource completed.
 shuffled order after a warm-up round, and gives the median load time with its
 95% interval, the differences between neighbouring protocols with their
 intervals ("~": not significant), and a waterfall of each median load, one
-lane per connection. Every load starts cold unless --warm. A response over
+lane per connection. --har FILE writes those median loads as HAR 1.2, one
+HAR page each. Every load starts cold unless --warm. A response over
 another protocol than asked fails the load; a 404 or an unreachable origin is
 a failed resource of a load that completes and says so.
 
@@ -55,7 +58,7 @@ link with the link flags.
 ` + linkHelp(),
 		Example: `  httpslab page --protocols http,h1,h2,h3 --rtt 40ms
   httpslab page --path '/page/scripts?n=360&size=33100' --protocols h1,h2 --profile 3g -n 5
-  httpslab page https://127.0.0.1:8443/page/mixed --cacert ca.pem --http2
+  httpslab page https://127.0.0.1:8443/page/mixed --cacert ca.pem --http2 --har mixed.har
   httpslab page https://example.test/ --protocols http,h1 --http-url http://example.test:8080/ --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return e.runPage(args, &f) },
@@ -78,6 +81,7 @@ link with the link flags.
 	fl.StringVar(&f.reqTimeout, "request-timeout", "30s", "give up one request after this long")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema httpslab/page/v1)")
+	fl.StringVar(&f.har, "har", "", "write each protocol's median load as HAR 1.2 to `file`, for browser tools")
 	return cmd
 }
 
@@ -87,17 +91,19 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 		return err
 	}
 	defer closeSrv()
+	har, err := createHAR(f.har) // after every usage check: no empty file for a bad command line
+	if err != nil {
+		return err
+	}
+	if har != nil {
+		defer har.Close() // after a failed write; writePage closes it otherwise
+	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	fmt.Fprintf(e.stderr, "httpslab: loading %s over %s, %d rounds (Ctrl-C stops and reports)\n", where, joinProtocols(c.Protocols), f.rounds)
 	res, runErr := c.Run(ctx)
 	if res != nil {
-		if f.json {
-			err = report.WriteJSON(e.stdout, "page", res)
-		} else {
-			err = report.Page(e.stdout, res, 60)
-		}
-		if err != nil {
+		if err := e.writePage(res, f, har); err != nil {
 			return err
 		}
 	}
@@ -108,6 +114,28 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 		return e.interrupted()
 	}
 	return withHint(runErr, page.Hint(runErr))
+}
+
+// writePage prints the result, and writes the HAR file when har is not
+// nil.
+func (e *env) writePage(res *page.Result, f *pageFlags, har *os.File) error {
+	var err error
+	if f.json {
+		err = report.WriteJSON(e.stdout, "page", res)
+	} else {
+		err = report.Page(e.stdout, res, 60)
+	}
+	if err != nil || har == nil {
+		return err
+	}
+	err = report.WritePageHAR(har, res, versionString())
+	if cerr := har.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", har.Name(), err)
+	}
+	return nil
 }
 
 func joinProtocols(ps []page.Protocol) string {

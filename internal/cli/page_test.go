@@ -126,3 +126,47 @@ func TestServeWriteSite(t *testing.T) {
 		}
 	}
 }
+
+// TestPageHAR checks that --har writes the median load of each protocol
+// as a HAR page with its requests, and that a file that cannot be
+// written is a usage error before anything loads.
+func TestPageHAR(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "page.har")
+	code, _, stderr := run(t, context.Background(), "page", "-n", "1", "--protocols", "h1,h2", "--path", "/page/images?n=8&size=500", "--har", path)
+	if code != ExitOK {
+		t.Fatalf("page --har = %d, stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Log struct {
+			Pages []struct {
+				ID          string `json:"id"`
+				PageTimings struct {
+					OnLoad float64 `json:"onLoad"`
+				} `json:"pageTimings"`
+			} `json:"pages"`
+			Entries []struct {
+				Pageref    string `json:"pageref"`
+				Connection string `json:"connection"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("the HAR file: %v\n%s", err, data)
+	}
+	pages, entries := doc.Log.Pages, doc.Log.Entries
+	if len(pages) != 2 || pages[0].ID != "page_h1" || pages[1].ID != "page_h2" || pages[0].PageTimings.OnLoad <= 0 || len(entries) != 18 {
+		t.Fatalf("HAR pages %+v, %d entries; want page_h1 and page_h2 with their load times, 18 entries", pages, len(entries))
+	}
+	if e := entries[17]; e.Pageref != "page_h2" || e.Connection != "h2-1" {
+		t.Errorf("last entry %+v; want page_h2 on connection h2-1", e)
+	}
+	missing := filepath.Join(t.TempDir(), "missing", "page.har")
+	code, _, stderr = run(t, context.Background(), "page", "-n", "1", "--har", missing)
+	if code != ExitUsage || !strings.Contains(stderr, "--har: open ") || !strings.Contains(stderr, "hint: give a file in a directory") {
+		t.Errorf("page --har in a missing directory = %d, %q; want a usage error with a hint", code, stderr)
+	}
+}

@@ -36,6 +36,17 @@ var urgencies = map[Kind]string{
 	KindImage: "u=3, i", KindOther: "u=3",
 }
 
+// Urgency is the RFC 9218 urgency, 0 (most urgent) to 7, that a browser
+// gives a resource of kind k; it is sent in the Priority header over
+// HTTP/2 and HTTP/3.
+func (k Kind) Urgency() int {
+	u := urgencies[k]
+	if len(u) < 3 {
+		return 3 // RFC 9218's default
+	}
+	return int(u[2] - '0')
+}
+
 // stamps are the moments the HTTP client reports for a request, from its
 // own goroutines (HTTP/2's and HTTP/3's trace hooks).
 type stamps struct {

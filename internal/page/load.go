@@ -210,7 +210,7 @@ func (l *loader) emit(r *request) func(Ref) {
 func (l *loader) result() (*Load, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ld := &Load{Protocol: l.cfg.Protocol, Skipped: l.skipped, Requests: []Request{}, Conns: []Conn{}, PhaseTotals: map[string]time.Duration{}}
+	ld := &Load{Protocol: l.cfg.Protocol, Started: l.start, Skipped: l.skipped, Requests: []Request{}, Conns: []Conn{}, PhaseTotals: map[string]time.Duration{}}
 	var end time.Time
 	for _, r := range l.reqs {
 		if r.done.IsZero() {

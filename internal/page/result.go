@@ -25,6 +25,9 @@ type Phase struct {
 // Times are offsets from the load's start, on the monotonic clock.
 type Load struct {
 	Protocol Protocol `json:"protocol"`
+	// Started is the wall-clock time the load started at, for HAR's
+	// dates; the times of the load are offsets from it.
+	Started time.Time `json:"started"`
 	// Duration is the load time: from the start to the moment the last
 	// resource completed (the document and every discovered resource,
 	// failed ones included). No script runs and nothing is laid out, so

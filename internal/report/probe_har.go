@@ -13,6 +13,9 @@ package report
 //	wait     last request byte to first response byte
 //	receive  first to last response byte
 //
+// The HAR of page loads (page_har.go) adds pages, their pageTimings and
+// Chromium's custom fields to the same model.
+//
 // A phase that did not happen is -1 (blocked, dns, connect, ssl, which
 // HAR allows to be absent) or 0 (send, wait, receive, which HAR requires
 // to be present). time is the sum of the timings other than ssl, as the
@@ -44,7 +47,23 @@ type HAR struct {
 type HARLog struct {
 	Version string     `json:"version"`
 	Creator HARCreator `json:"creator"`
+	Pages   []HARPage  `json:"pages,omitempty"`
 	Entries []HAREntry `json:"entries"`
+}
+
+// HARPage is one page load; its entries name it in their pageref.
+type HARPage struct {
+	StartedDateTime string         `json:"startedDateTime"`
+	ID              string         `json:"id"`
+	Title           string         `json:"title"`
+	PageTimings     HARPageTimings `json:"pageTimings"`
+}
+
+// HARPageTimings are the page's events in milliseconds from its start,
+// -1 when not known.
+type HARPageTimings struct {
+	OnContentLoad float64 `json:"onContentLoad"`
+	OnLoad        float64 `json:"onLoad"`
 }
 
 // HARCreator names the application that wrote the HAR.
@@ -55,6 +74,7 @@ type HARCreator struct {
 
 // HAREntry is one request and its response.
 type HAREntry struct {
+	Pageref         string      `json:"pageref,omitempty"`
 	StartedDateTime string      `json:"startedDateTime"`
 	Time            float64     `json:"time"`
 	Request         HARRequest  `json:"request"`
@@ -64,6 +84,11 @@ type HAREntry struct {
 	ServerIPAddress string      `json:"serverIPAddress,omitempty"`
 	Connection      string      `json:"connection,omitempty"`
 	Error           string      `json:"_error,omitempty"`
+	// Priority and ResourceType are Chromium's custom fields, which its
+	// DevTools read back: the request's priority (VeryHigh, High,
+	// Medium, Low, VeryLow) and what the resource is for the page.
+	Priority     string `json:"_priority,omitempty"`
+	ResourceType string `json:"_resourceType,omitempty"`
 }
 
 // HARRequest is the request of an entry.
@@ -124,29 +149,41 @@ type HARTimings struct {
 	Wait    float64 `json:"wait"`
 	Receive float64 `json:"receive"`
 	SSL     float64 `json:"ssl"`
+	// BlockedQueueing is the part of Blocked spent waiting for a free
+	// connection or stream (Chromium's custom field); nil when not known.
+	BlockedQueueing *float64 `json:"_blocked_queueing,omitempty"`
 }
 
 // NewHAR builds a HAR document with one entry per request.
 func NewHAR(requests []probe.Timeline, creatorVersion string) *HAR {
-	if creatorVersion == "" {
-		creatorVersion = "(devel)"
-	}
-	h := &HAR{Log: HARLog{
-		Version: "1.2",
-		Creator: HARCreator{Name: "httpslab", Version: creatorVersion},
-		Entries: make([]HAREntry, 0, len(requests)),
-	}}
+	h := newHAR(creatorVersion)
 	for i := range requests {
 		h.Log.Entries = append(h.Log.Entries, harEntry(&requests[i]))
 	}
 	return h
 }
 
+// newHAR is an empty HAR document written by httpslab.
+func newHAR(creatorVersion string) *HAR {
+	if creatorVersion == "" {
+		creatorVersion = "(devel)"
+	}
+	return &HAR{Log: HARLog{
+		Version: "1.2",
+		Creator: HARCreator{Name: "httpslab", Version: creatorVersion},
+		Entries: []HAREntry{},
+	}}
+}
+
 // WriteHAR writes the requests as a HAR 1.2 document, indented.
 func WriteHAR(w io.Writer, requests []probe.Timeline, creatorVersion string) error {
+	return encodeHAR(w, NewHAR(requests, creatorVersion))
+}
+
+func encodeHAR(w io.Writer, h *HAR) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(NewHAR(requests, creatorVersion)); err != nil {
+	if err := enc.Encode(h); err != nil {
 		return fmt.Errorf("writing har: %w", err)
 	}
 	return nil
@@ -155,7 +192,7 @@ func WriteHAR(w io.Writer, requests []probe.Timeline, creatorVersion string) err
 func harEntry(t *probe.Timeline) HAREntry {
 	tm := harTimings(t)
 	e := HAREntry{
-		StartedDateTime: t.Started.Format("2006-01-02T15:04:05.000Z07:00"),
+		StartedDateTime: harDate(t.Started),
 		Request:         harRequest(t),
 		Response:        harResponse(t),
 		Timings:         tm,
@@ -165,13 +202,25 @@ func harEntry(t *probe.Timeline) HAREntry {
 	if p := portOf(t.LocalAddr); p > 0 {
 		e.Connection = strconv.FormatInt(p, 10)
 	}
+	e.Time = tm.sum()
+	return e
+}
+
+// sum is the entry's time: the sum of the timings other than ssl
+// (which connect includes), those that happened.
+func (tm HARTimings) sum() float64 {
+	total := 0.0
 	for _, v := range []float64{tm.Blocked, tm.DNS, tm.Connect, tm.Send, tm.Wait, tm.Receive} {
 		if v > 0 {
-			e.Time += v
+			total += v
 		}
 	}
-	e.Time = roundMs(e.Time)
-	return e
+	return roundMs(total)
+}
+
+// harDate is HAR's date: ISO 8601 to the millisecond.
+func harDate(t time.Time) string {
+	return t.Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 // harTimings maps the phases onto HAR's timings. HAR's timings follow

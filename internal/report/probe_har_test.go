@@ -33,8 +33,9 @@ var harSpec = map[string]map[string]harField{
 	"creator": {"name": {"string", true, ""}, "version": {"string", true, ""}, "comment": {"string", false, ""}},
 	"page": {
 		"startedDateTime": {"string", true, ""}, "id": {"string", true, ""}, "title": {"string", true, ""},
-		"pageTimings": {"object", true, ""}, "comment": {"string", false, ""},
+		"pageTimings": {"object", true, "pageTimings"}, "comment": {"string", false, ""},
 	},
+	"pageTimings": {"onContentLoad": {"number", false, ""}, "onLoad": {"number", false, ""}, "comment": {"string", false, ""}},
 	"entry": {
 		"pageref": {"string", false, ""}, "startedDateTime": {"string", true, ""}, "time": {"number", true, ""},
 		"request": {"object", true, "request"}, "response": {"object", true, "response"}, "cache": {"object", true, "cache"},
@@ -141,6 +142,9 @@ func checkHARRules(entries []any) []string {
 		tm := entry["timings"].(map[string]any)
 		sum := 0.0
 		for k, v := range tm {
+			if strings.HasPrefix(k, "_") {
+				continue // custom fields are not HAR's timings
+			}
 			n := v.(float64)
 			lo := -1.0
 			if k == "send" || k == "wait" || k == "receive" {

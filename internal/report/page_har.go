@@ -1,0 +1,126 @@
+package report
+
+// HAR 1.2 of page loads (httpslab page --har FILE), on probe's HAR model
+// (probe_har.go). The median load of each protocol, the one the waterfall
+// shows, is one HAR page; its requests are the page's entries, in order
+// of discovery:
+//
+//	page.id                    page_<protocol>, e.g. page_h2
+//	pageTimings.onLoad         the load time: the document and every
+//	                           discovered resource completed
+//	pageTimings.onContentLoad  -1: no script runs, so DOMContentLoaded
+//	                           is not known
+//	entry.connection           the connection's ID in its load, after
+//	                           the protocol (h1-3): unique in the file
+//	entry.request.httpVersion  as the response said (HTTP/2.0); the
+//	                           load's protocol for a request without one
+//	entry._priority            Chromium's name of the resource's RFC 9218
+//	                           urgency: VeryHigh (0), High (1), Medium
+//	                           (2), Low (3), VeryLow (4 to 7)
+//	entry._resourceType        document, stylesheet, script, font, image
+//	                           or other
+//	timings.blocked            from discovery to the first phase: queueing
+//	                           for a connection or a stream, also in
+//	                           timings._blocked_queueing (Chromium's field)
+//	timings.connect, ssl       on the request that opened the connection
+//	                           (its DNS is in connect; dns is -1)
+//
+// page records no headers and no content type: headers are empty,
+// headersSize -1 and mimeType empty; bodySize is the body as received.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/probe"
+)
+
+// chromiumPriorities are Chromium's names of RFC 9218 urgencies 0 to 4.
+var chromiumPriorities = []string{"VeryHigh", "High", "Medium", "Low", "VeryLow"}
+
+// NewPageHAR builds a HAR document of the median load of each protocol.
+func NewPageHAR(res *page.Result, creatorVersion string) *HAR {
+	h := newHAR(creatorVersion)
+	h.Log.Pages = []HARPage{}
+	for _, pr := range res.Protocols {
+		ld := pr.Median
+		if ld == nil {
+			continue
+		}
+		id := "page_" + string(pr.Protocol)
+		h.Log.Pages = append(h.Log.Pages, HARPage{
+			StartedDateTime: harDate(ld.Started),
+			ID:              id,
+			Title:           pageTitle(pr),
+			PageTimings:     HARPageTimings{OnContentLoad: -1, OnLoad: msFloat(ld.Duration)},
+		})
+		for i := range ld.Requests {
+			h.Log.Entries = append(h.Log.Entries, pageEntry(ld, &ld.Requests[i], id))
+		}
+	}
+	return h
+}
+
+// pageTitle names the page of a protocol's median load.
+func pageTitle(pr page.ProtocolResult) string {
+	if len(pr.Loads) == 1 {
+		return fmt.Sprintf("%s over %s (one load)", pr.URL, pr.Protocol)
+	}
+	return fmt.Sprintf("%s over %s (the median of %d loads)", pr.URL, pr.Protocol, len(pr.Loads))
+}
+
+// WritePageHAR writes the median loads as a HAR 1.2 document, indented.
+func WritePageHAR(w io.Writer, res *page.Result, creatorVersion string) error {
+	return encodeHAR(w, NewPageHAR(res, creatorVersion))
+}
+
+// pageEntry is the HAR entry of one request of ld, built as probe's from
+// the request's timeline.
+func pageEntry(ld *page.Load, r *page.Request, pageID string) HAREntry {
+	tl, queued := timelineOf(ld, r)
+	e := harEntry(&tl)
+	e.Pageref, e.ResourceType = pageID, r.Kind.String()
+	e.Priority = chromiumPriorities[min(r.Kind.Urgency(), len(chromiumPriorities)-1)]
+	e.Request.HeadersSize = -1 // page keeps no request headers to count
+	if r.Conn > 0 {
+		e.Connection = string(ld.Protocol) + "-" + strconv.Itoa(r.Conn)
+	}
+	if queued >= 0 {
+		q := msFloat(queued)
+		e.Timings.BlockedQueueing = &q
+		if len(tl.Phases) == 0 { // it never got a connection
+			e.Timings.Blocked = q
+		}
+	}
+	e.Time = e.Timings.sum()
+	return e
+}
+
+// timelineOf turns a request of a page load into probe's form: phases
+// from the request's discovery, the queueing left out (HAR's blocked is
+// the time before the first phase), which it returns (-1 when none).
+func timelineOf(ld *page.Load, r *page.Request) (probe.Timeline, time.Duration) {
+	tl := probe.Timeline{
+		URL: r.URL, Method: "GET", Proto: r.Proto, Status: r.Status, Started: ld.Started.Add(r.Start),
+		Phases: []probe.Phase{}, Total: r.End - r.Start, Err: r.Error,
+	}
+	if tl.Proto == "" {
+		tl.Proto = map[page.Protocol]string{page.HTTP2: "HTTP/2.0", page.HTTP2C: "HTTP/2.0", page.HTTP3: "HTTP/3.0"}[ld.Protocol]
+		if tl.Proto == "" {
+			tl.Proto = "HTTP/1.1"
+		}
+	}
+	tl.Bytes.BodySize = r.BodyBytes
+	queued := time.Duration(-1)
+	for _, ph := range r.Phases {
+		if ph.Name == page.PhaseQueued {
+			queued = ph.Duration
+			continue
+		}
+		tl.Phases = append(tl.Phases, probe.Phase{Name: ph.Name, Start: ph.Start - r.Start, Duration: ph.Duration})
+	}
+	return tl, queued
+}
