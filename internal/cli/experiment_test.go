@@ -134,7 +134,7 @@ func TestExperimentWrongPort(t *testing.T) {
 	ln.Close()
 	code, _, stderr := run(t, context.Background(), "experiment", "--nginx", conf, "--vary", "ssl_session_tickets=off|on",
 		"--", "bench", "-n", "5", fmt.Sprintf("https://localhost:%d/", port), "--cacert", ca)
-	if code != ExitFailure || !strings.Contains(stderr, "did not answer on localhost:") ||
+	if code != ExitFailure || !strings.Contains(stderr, "nothing listens on localhost:") ||
 		!strings.Contains(stderr, "hint: the template must listen where the measured URL points") {
 		t.Errorf("exit %d, stderr:\n%s\nwant %d and the hint about the URL", code, stderr, ExitFailure)
 	}

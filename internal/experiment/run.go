@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -53,8 +54,12 @@ type Config struct {
 // DefaultBlocks is the number of blocks when Config.Blocks is 0.
 const DefaultBlocks = 10
 
-// answerWait bounds how long a started variant may take to answer.
-const answerWait = 5 * time.Second
+// answerWait bounds how long a started variant may take to answer, and
+// refusedWait how long its port may refuse connections.
+const (
+	answerWait  = 5 * time.Second
+	refusedWait = 500 * time.Millisecond
+)
 
 // Run checks and observes every variant, then measures the live ones in
 // randomised blocks and analyses the differences. It returns the result
@@ -273,6 +278,9 @@ func (e *NoAnswerError) Error() string {
 	if tlsRefused(e.Err) {
 		return fmt.Sprintf("the server on %s failed the TLS handshake: %v", e.Addr, e.Err)
 	}
+	if errors.Is(e.Err, syscall.ECONNREFUSED) {
+		return fmt.Sprintf("nothing listens on %s once nginx runs: %v", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("the server did not answer on %s within %s: %v", e.Addr, answerWait, e.Err)
 }
 
@@ -286,13 +294,17 @@ func waitAnswer(ctx context.Context, t Target) error {
 		return err
 	}
 	addr := transport.HostPort(u)
-	deadline := time.Now().Add(answerWait)
+	start := time.Now()
 	for {
 		err := dialOnce(ctx, t, u, addr)
 		if err == nil {
 			return nil
 		}
-		if tlsRefused(err) || time.Now().After(deadline) {
+		// nginx writes its pid file after binding its sockets, so a port
+		// still refused a moment later is one the template does not
+		// listen on: no need to wait the whole answerWait for it.
+		refused := errors.Is(err, syscall.ECONNREFUSED) && time.Since(start) > refusedWait
+		if tlsRefused(err) || refused || time.Since(start) > answerWait {
 			return &NoAnswerError{Addr: addr, Err: err}
 		}
 		select {
