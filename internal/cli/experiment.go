@@ -18,21 +18,19 @@ import (
 
 type experimentFlags struct {
 	nginx, nginxBin string
-	varies          []string
-	allAtOnce       bool
-	factorial       bool
-	together        bool
-	blocks          int
-	seed            uint64
-	maxTime         string
-	jsonOut         bool
-	effect          float64
-	serverCPUs      string
-	clientCPUs      string
-	// file is --file's content, which takes the place of --nginx, --vary
-	// and the measurement after --.
+	// design holds --vary, --all-at-once, --factorial and --together,
+	// or --file's variants.
+	design     experiment.Design
+	blocks     int
+	seed       uint64
+	maxTime    string
+	jsonOut    bool
+	effect     float64
+	serverCPUs string
+	clientCPUs string
+	// fileName is --file, whose content takes the place of --nginx,
+	// --vary and the measurement after --.
 	fileName string
-	file     *experiment.File
 }
 
 func newExperimentCmd(e *env) *cobra.Command {
@@ -90,7 +88,7 @@ first Ctrl-C stops and reports the blocks completed.`,
   httpslab experiment --file exp.toml     # nginx, measure, [baseline], [[variant]] name and set`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.fileName != "" {
-				if len(args) > 0 || f.nginx != "" || len(f.varies) > 0 {
+				if len(args) > 0 || f.nginx != "" || len(f.design.Varies) > 0 {
 					return usagef("--file holds the template, the variants and the measurement: give no --nginx, --vary or -- with it")
 				}
 				measure, err := f.readFile()
@@ -112,10 +110,10 @@ first Ctrl-C stops and reports the blocks completed.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
 	fl.StringVar(&f.fileName, "file", "", "an experiment `file` (TOML): template, named variants of any number of directives, measurement")
-	fl.StringArrayVar(&f.varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
-	fl.BoolVar(&f.allAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
-	fl.BoolVar(&f.factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
-	fl.BoolVar(&f.together, "together", false, "the --vary move together: variant i sets every directive to its i-th value (a certificate and its key)")
+	fl.StringArrayVar(&f.design.Varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
+	fl.BoolVar(&f.design.AllAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
+	fl.BoolVar(&f.design.Factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
+	fl.BoolVar(&f.design.Together, "together", false, "the --vary move together: variant i sets every directive to its i-th value (a certificate and its key)")
 	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
 	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
@@ -171,7 +169,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	if f.nginx == "" {
 		return cfg, withHint(usagef("no template: give --nginx FILE"), "a complete nginx.conf whose server the measurement targets")
 	}
-	if len(f.varies) == 0 && f.file == nil {
+	if len(f.design.Varies) == 0 && f.design.File == nil {
 		return cfg, withHint(usagef("nothing to vary: give --vary 'NAME=V1|V2'"), "e.g. --vary 'ssl_session_tickets=off|on'")
 	}
 	if f.blocks < 1 || f.blocks > 1000 {
@@ -187,26 +185,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	if _, err := nginxconf.Parse(template); err != nil {
 		return cfg, usagef("--nginx %s: %v", f.nginx, err)
 	}
-	var varies []experiment.Vary
-	for _, s := range f.varies {
-		v, err := experiment.ParseVary(s)
-		if err != nil {
-			return cfg, usageError{err}
-		}
-		varies = append(varies, v)
-	}
-	switch {
-	case f.file != nil:
-		cfg.Variants, err = f.file.RenderVariants(template)
-	case f.factorial && f.allAtOnce || f.together && (f.factorial || f.allAtOnce):
-		return cfg, usagef("choose one of --all-at-once, --factorial and --together")
-	case f.together:
-		cfg.Variants, err = experiment.Together(template, varies)
-	case f.factorial:
-		cfg.Variants, err = experiment.Factorial(template, varies)
-	default:
-		cfg.Variants, err = experiment.Variants(template, varies, f.allAtOnce)
-	}
+	cfg.Variants, err = f.design.Variants(template)
 	if err != nil {
 		return cfg, usageError{err}
 	}
@@ -238,7 +217,7 @@ func (f *experimentFlags) readFile() ([]string, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	f.file, f.nginx = &file, file.Nginx
+	f.design.File, f.nginx = &file, file.Nginx
 	if !filepath.IsAbs(f.nginx) {
 		f.nginx = filepath.Join(filepath.Dir(f.fileName), f.nginx)
 	}
