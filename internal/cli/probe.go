@@ -126,14 +126,14 @@ func (f *probeFlags) plan() (plan, error) {
 	case f.output != "" && f.output != os.DevNull:
 		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
 	}
-	p := plan{Plan: probe.Plan{First: probe.Fresh, Rest: probe.Fresh, Runs: f.n}, summary: f.n > 1}
+	p := plan{Plan: probe.Plan{First: transport.Fresh, Rest: transport.Fresh, Runs: f.n}, summary: f.n > 1}
 	switch {
 	case f.resume:
-		p.First, p.Rest, p.Runs = probe.Resume, probe.Resume, max(f.n, 2)
+		p.First, p.Rest, p.Runs = transport.Resumed, transport.Resumed, max(f.n, 2)
 	case f.zeroRTT:
-		p.First, p.Rest, p.Runs = probe.ZeroRTT, probe.ZeroRTT, max(f.n, 2)
+		p.First, p.Rest, p.Runs = transport.ZeroRTT, transport.ZeroRTT, max(f.n, 2)
 	case f.reuse:
-		p.First, p.Rest, p.Runs = probe.Fresh, probe.Reuse, max(f.n, 2)
+		p.First, p.Rest, p.Runs = transport.Fresh, transport.KeepAlive, max(f.n, 2)
 	}
 	return p, nil
 }

@@ -128,7 +128,7 @@ func (k Key) Mode() transport.ConnMode {
 // error, never a sample: it would measure another variant.
 func sampler(c *probe.Client, k Key) Sampler {
 	m := k.Mode()
-	primed := m == probe.Fresh
+	primed := m == transport.Fresh
 	return func(ctx context.Context) (Sample, error) {
 		if !primed {
 			if _, err := c.Do(ctx, m); err != nil {

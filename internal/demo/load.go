@@ -6,6 +6,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Load is one short load run of the demo, in one connection mode.
@@ -30,11 +31,11 @@ const KeepAlive = "keep-alive"
 // what keep-alive, full handshakes and resumed handshakes each hold.
 var LoadModes = []struct {
 	Name string
-	Mode load.ConnMode
+	Mode transport.ConnMode
 }{
-	{KeepAlive, load.Keepalive},
-	{"new connection, full handshake", load.New},
-	{"new connection, resumed", load.Resume},
+	{KeepAlive, transport.KeepAlive},
+	{"new connection, full handshake", transport.Fresh},
+	{"new connection, resumed", transport.Resumed},
 }
 
 // loadConns is the number of connections of each load run.

@@ -80,7 +80,7 @@ func (s setup) config(t *testing.T, blocks int, varies ...string) Config {
 		t.Fatal(err)
 	}
 	url := fmt.Sprintf("https://localhost:%d/", s.port)
-	bench := load.Config{Targets: []load.Target{{URL: url}}, Conns: 2, Requests: 40, Mode: load.Resume,
+	bench := load.Config{Targets: []load.Target{{URL: url}}, Conns: 2, Requests: 40, Mode: transport.Resumed,
 		TLS: transport.TLS{Trust: transport.Trust{RootCAs: s.tls.RootCAs}}}
 	return Config{Variants: variants, Nginx: lab.NginxFileConfig{ConfDir: s.dir}, Target: Target{URL: url, TLS: s.tls},
 		Measure: Bench{Config: bench}, Blocks: blocks, Seed: 1}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -92,7 +93,7 @@ func TestRunAllocsPerRequest(t *testing.T) {
 	}{
 		{"HTTP/1.1", Config{Conns: 4}, https, 1.2},
 		{"HTTP/1.1 plain", Config{Conns: 4}, plain, 0.2},
-		{"HTTP/2", Config{Conns: 2, Streams: 8, Protocol: HTTP2}, https, 3.2},
+		{"HTTP/2", Config{Conns: 2, Streams: 8, Protocol: transport.HTTP2}, https, 3.2},
 	}
 	for _, tt := range tests {
 		allocs := func(requests int64) float64 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestBodyBytes checks that every protocol and client path counts the
@@ -24,10 +25,10 @@ func TestBodyBytes(t *testing.T) {
 		{"h1 embedded 20000", s.HTTPSURL + "/bytes/20000", 20000, Config{}},
 		{"h1 plain", s.HTTPURL + "/bytes/1000", 1000, Config{}},
 		{"h1 nginx", n.HTTPSURL + "/1k.bin", 1024, Config{}},
-		{"h2 fast", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: HTTP2}},
-		{"h2 fast nginx", n.HTTPSURL + "/16k.bin", 16 << 10, Config{Protocol: HTTP2}},
-		{"h2 net/http", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: HTTP2, Rate: 500}},
-		{"h3", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: HTTP3}},
+		{"h2 fast", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: transport.HTTP2}},
+		{"h2 fast nginx", n.HTTPSURL + "/16k.bin", 16 << 10, Config{Protocol: transport.HTTP2}},
+		{"h2 net/http", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: transport.HTTP2, Rate: 500}},
+		{"h3", s.HTTPSURL + "/bytes/20000", 20000, Config{Protocol: transport.HTTP3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +34,7 @@ func TestRunRefusesPastLimits(t *testing.T) {
 	}{
 		{Config{Targets: target, Conns: 500, Requests: 1000}, "Conns", "open-file limit is 200"},
 		{Config{Targets: target, Conns: 500, Requests: 10}, "Conns", "open-file limit is 200"}, // -n lowers Conns, the check does not
-		{Config{Targets: target, Conns: 100, Streams: 2000, Protocol: HTTP2}, "InFlight", ""},
+		{Config{Targets: target, Conns: 100, Streams: 2000, Protocol: transport.HTTP2}, "InFlight", ""},
 		{Config{Targets: target, Pipeline: MaxInFlight + 1}, "Pipeline", ""},
 	} {
 		res, err := Run(context.Background(), tt.cfg)

@@ -18,53 +18,22 @@ import (
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
-// ConnMode says how requests map to connections: transport's, so that
-// bench and probe name modes alike. A run knows three of them; its zero
-// value, Keepalive, is the default.
-type ConnMode = transport.ConnMode
-
-// The connection modes of a run, transport's under the names load's
-// callers use.
-const (
-	// Keepalive reuses each connection for many requests (the default).
-	Keepalive = transport.KeepAlive
-	// New opens a new TCP and TLS connection per request with a full
-	// handshake: no session cache, no tickets, no session IDs.
-	New = transport.Fresh
-	// Resume opens a new connection per request and resumes the TLS
-	// session of an earlier one (a shared client session cache).
-	Resume = transport.Resumed
-)
-
 // ParseConnMode reads a mode as the --conn flag spells it (keepalive,
 // new, resume, or another name transport.ParseConnMode knows for them);
 // 0-RTT is refused: a run sends no early data.
-func ParseConnMode(s string) (ConnMode, error) {
+func ParseConnMode(s string) (transport.ConnMode, error) {
 	m, err := transport.ParseConnMode(s)
-	if err != nil || (m != Keepalive && m != New && m != Resume) {
+	if err != nil || (m != transport.KeepAlive && m != transport.Fresh && m != transport.Resumed) {
 		return 0, fmt.Errorf("unknown connection mode %q (want keepalive, new or resume)", s)
 	}
 	return m, nil
 }
 
-// Protocol is the HTTP version a run speaks: transport's, so that bench,
-// probe and compare name protocols alike. Its zero value,
-// transport.ProtoAuto, means HTTP/1.1 here: a run does not negotiate.
-type Protocol = transport.Protocol
-
-// The protocols a run speaks, transport's under the names load's callers
-// use.
-const (
-	HTTP1 = transport.HTTP1 // HTTP/1.1, over TLS or plain TCP
-	HTTP2 = transport.HTTP2 // HTTP/2 over TLS (ALPN h2), or h2c on an http:// URL
-	HTTP3 = transport.HTTP3 // HTTP/3 over QUIC
-)
-
 // ProtocolName names the protocol of a run as the report shows it: HTTP/2
 // on an http:// URL is h2c, cleartext with prior knowledge (the client
 // sends the HTTP/2 preface at once, without an Upgrade), as h2load does.
 func (c Config) ProtocolName() string {
-	if c.Protocol == HTTP2 && c.cleartext() {
+	if c.Protocol == transport.HTTP2 && c.cleartext() {
 		return "HTTP/2 (h2c: cleartext, prior knowledge)"
 	}
 	return c.Protocol.String()
@@ -109,13 +78,21 @@ type Config struct {
 	// Timeout bounds each request, its connection setup included; 0
 	// means 30 seconds.
 	Timeout time.Duration
-	// Mode is the connection mode.
-	Mode ConnMode
+	// Mode is how requests map to connections: transport.KeepAlive (the
+	// zero value, the default) reuses each connection for many requests;
+	// transport.Fresh opens a new TCP and TLS connection per request with a
+	// full handshake (no session cache, no tickets, no session IDs);
+	// transport.Resumed opens a new connection per request resuming the
+	// TLS session of an earlier one (a shared client session cache). A run
+	// sends no 0-RTT.
+	Mode transport.ConnMode
 	// RequestsPerConn closes a connection after this many requests; 0
 	// means no limit in keep-alive mode and 1 in the new and resume modes.
 	RequestsPerConn int
-	// Protocol is the HTTP version; zero (transport.ProtoAuto) means HTTP/1.1.
-	Protocol Protocol
+	// Protocol is the HTTP version: HTTP/1.1 over TLS or plain TCP, HTTP/2
+	// over TLS (ALPN h2) or h2c on an http:// URL, HTTP/3 over QUIC. Zero
+	// (transport.ProtoAuto) means HTTP/1.1: a run does not negotiate.
+	Protocol transport.Protocol
 	// TLS is the client TLS setup (trust, versions, suites, groups); the
 	// zero value verifies against the system roots with crypto/tls's
 	// defaults. A run builds its tls.Config from it once.
@@ -183,9 +160,9 @@ func (c Config) withDefaults() Config {
 		c.MaxHeaderBytes = transport.MaxHeaderBytes
 	}
 	if c.Protocol == transport.ProtoAuto {
-		c.Protocol = HTTP1
+		c.Protocol = transport.HTTP1
 	}
-	if c.RequestsPerConn == 0 && c.Mode != Keepalive {
+	if c.RequestsPerConn == 0 && c.Mode != transport.KeepAlive {
 		c.RequestsPerConn = 1
 	}
 	return c
@@ -233,20 +210,20 @@ func (c *Config) validate() error {
 	if err := CheckLimits(*c); err != nil {
 		return err
 	}
-	if c.Pipeline > 1 && c.Protocol != HTTP1 {
+	if c.Pipeline > 1 && c.Protocol != transport.HTTP1 {
 		return errors.New("pipelining is an HTTP/1.1 feature; use streams (-m) on HTTP/2 and HTTP/3")
 	}
-	if c.Streams > 1 && c.Protocol == HTTP1 {
+	if c.Streams > 1 && c.Protocol == transport.HTTP1 {
 		return errors.New("streams (-m) need HTTP/2 or HTTP/3; use --pipeline on HTTP/1.1")
 	}
 	first, err := c.checkTargets()
 	if err != nil {
 		return err
 	}
-	if first.Scheme == "http" && c.Protocol == HTTP3 {
+	if first.Scheme == "http" && c.Protocol == transport.HTTP3 {
 		return fmt.Errorf("%s needs an https:// URL", c.Protocol)
 	}
-	if first.Scheme == "http" && c.Mode == Resume {
+	if first.Scheme == "http" && c.Mode == transport.Resumed {
 		return errors.New("connection mode resume resumes TLS sessions and needs an https:// URL")
 	}
 	if first.Scheme == "https" {
@@ -257,7 +234,7 @@ func (c *Config) validate() error {
 	if c.Rate > MaxRate {
 		return fmt.Errorf("rate %g/s: want at most %g/s, one request a nanosecond (the resolution of the schedule)", c.Rate, float64(MaxRate))
 	}
-	if c.Mode != Keepalive && c.Mode != New && c.Mode != Resume {
+	if c.Mode != transport.KeepAlive && c.Mode != transport.Fresh && c.Mode != transport.Resumed {
 		return fmt.Errorf("connection mode %v: a run knows keepalive, new and resume", c.Mode)
 	}
 	if v := c.Routes.IPVersion; v != 0 && v != 4 && v != 6 {

@@ -28,8 +28,8 @@ type endpoint struct {
 }
 
 // newEndpoint derives the route, the address and the TLS configuration of
-// a run. In New mode the configuration has no session cache and tickets
-// off, so no handshake can resume; in Resume mode all connections share
+// a run. In Fresh mode the configuration has no session cache and tickets
+// off, so no handshake can resume; in Resumed mode all connections share
 // one cache.
 func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	u, err := url.Parse(cfg.Targets[0].URL)
@@ -53,18 +53,18 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 		tc.ServerName = u.Hostname()
 	}
 	switch cfg.Protocol {
-	case HTTP1:
+	case transport.HTTP1:
 		tc.NextProtos = []string{"http/1.1"}
-	case HTTP2:
+	case transport.HTTP2:
 		tc.NextProtos = []string{"h2"}
-	case HTTP3:
+	case transport.HTTP3:
 		tc.NextProtos = []string{"h3"}
 	}
 	switch cfg.Mode {
-	case New:
+	case transport.Fresh:
 		tc.ClientSessionCache = nil
 		tc.SessionTicketsDisabled = true
-	case Resume:
+	case transport.Resumed:
 		tc.ClientSessionCache = tls.NewLRUClientSessionCache(max(64, cfg.Conns*cfg.Streams))
 	}
 	// In keep-alive mode there is no session cache: every connection

@@ -8,6 +8,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // goAwayRuns are the runs against servers that close connections with
@@ -27,7 +28,7 @@ var goAwayRuns = []Config{
 func TestHTTP2GoAwaySentAgain(t *testing.T) {
 	for _, cfg := range goAwayRuns {
 		s := labtest.NewMisbehaving(t, labtest.H2GoAwayAfter(10))
-		cfg.Targets, cfg.Protocol = []Target{{URL: s.URL()}}, HTTP2
+		cfg.Targets, cfg.Protocol = []Target{{URL: s.URL()}}, transport.HTTP2
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestHTTP2GoAwayNginx(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true, TLSDirectives: "keepalive_requests 10;"})
 	logged := 0
 	for _, cfg := range goAwayRuns {
-		cfg.Targets, cfg.Protocol, cfg.TLS = []Target{{URL: n.HTTPSURL + "/1k.bin"}}, HTTP2, clientTLS(t, n.CA.CertPEM)
+		cfg.Targets, cfg.Protocol, cfg.TLS = []Target{{URL: n.HTTPSURL + "/1k.bin"}}, transport.HTTP2, clientTLS(t, n.CA.CertPEM)
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func TestHTTP2GoAwayEverything(t *testing.T) {
 	for _, rate := range []float64{0, 1000} {
 		s := labtest.NewMisbehaving(t, labtest.H2GoAwayAfter(0))
 		start := time.Now()
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: HTTP2, Requests: 5, Rate: rate})
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: transport.HTTP2, Requests: 5, Rate: rate})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func startNoALPN(t *testing.T) (url string, caPEM []byte) {
 func TestHTTP2Refused(t *testing.T) {
 	url, caPEM := startNoALPN(t)
 	for _, rate := range []float64{0, 200} {
-		cfg := Config{Targets: []Target{{URL: url + "/"}}, Protocol: HTTP2, Conns: 2, Requests: 10,
+		cfg := Config{Targets: []Target{{URL: url + "/"}}, Protocol: transport.HTTP2, Conns: 2, Requests: 10,
 			Rate: rate, TLS: clientTLS(t, caPEM)}
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -46,7 +46,7 @@ func TestHTTP2Refused(t *testing.T) {
 func TestHTTP3Refused(t *testing.T) {
 	addr := labtest.ClosedAddr(t, "udp")
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "https://" + addr + "/"}}, Protocol: HTTP3,
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: "https://" + addr + "/"}}, Protocol: transport.HTTP3,
 		Conns: 1, Requests: 3, TLS: transport.TLS{ServerName: "localhost"}})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

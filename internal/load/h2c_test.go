@@ -25,14 +25,14 @@ func TestH2C(t *testing.T) {
 		{"closed", Config{Conns: 2, Streams: 5, Requests: 400}, 400, 2},
 		{"open", Config{Conns: 2, Streams: 5, Rate: 1000, Requests: 200}, 200, 2},
 		{"net/http", Config{Conns: 2, Streams: 5, Requests: 200, libraryH2: true}, 200, 2},
-		{"new", Config{Conns: 2, Streams: 2, Mode: New, Requests: 40}, 40, 40},
+		{"new", Config{Conns: 2, Streams: 2, Mode: transport.Fresh, Requests: 40}, 40, 40},
 	}
 	n := labtest.StartNginx(t, lab.NginxConfig{PlainHTTP2: true})
 	logged := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
-			cfg.Targets, cfg.Protocol = []Target{{URL: n.HTTPURL + "/1k.bin"}}, HTTP2
+			cfg.Targets, cfg.Protocol = []Target{{URL: n.HTTPURL + "/1k.bin"}}, transport.HTTP2
 			res := mustRun(t, cfg)
 			log := readLog(t, n, logged+int(tt.want))[logged:]
 			logged += len(log)
@@ -66,7 +66,7 @@ func TestH2CRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := mustRun(t, Config{Targets: []Target{{URL: "http://localhost:1/1k.bin"}}, Protocol: HTTP2, Conns: 2, Streams: 3,
+	res := mustRun(t, Config{Targets: []Target{{URL: "http://localhost:1/1k.bin"}}, Protocol: transport.HTTP2, Conns: 2, Streams: 3,
 		Requests: 150, Routes: transport.Routes{ConnectTo: []transport.ConnectTo{ct}}})
 	log := readLog(t, n, 150)
 	if len(log) != 150 || res.Requests != 150 || log[0].HTTPProtocol != "HTTP/2.0" {
@@ -80,7 +80,7 @@ func TestH2CRoute(t *testing.T) {
 func TestH2CRefused(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{})
 	for _, rate := range []float64{0, 100} {
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Protocol: HTTP2, Conns: 1,
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPURL + "/1k.bin"}}, Protocol: transport.HTTP2, Conns: 1,
 			Requests: 3, Rate: rate, Timeout: 5e9})
 		if err != nil {
 			t.Fatalf("Run: %v", err)
@@ -97,7 +97,7 @@ func TestH2CRefused(t *testing.T) {
 func TestH2CEmbedded(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	before := s.Stats().Requests
-	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10"}}, Protocol: HTTP2, Conns: 2, Streams: 4, Requests: 200})
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPURL + "/bytes/10"}}, Protocol: transport.HTTP2, Conns: 2, Streams: 4, Requests: 200})
 	if got := s.Stats().Requests - before; res.Requests != 200 || got != 200 || res.Connections != 2 || res.Handshakes != 0 {
 		t.Errorf("client %d requests on %d connections (%d TLS handshakes), server counted %d; want 200 on 2, none, 200",
 			res.Requests, res.Connections, res.Handshakes, got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -131,7 +132,7 @@ func TestHTTP2FlowControl(t *testing.T) {
 		s := &flowServer{bodySize: size}
 		url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 0}}, s.serve)
 		res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: bytes.Repeat([]byte("b"), size)}},
-			Protocol: HTTP2, Conns: 2, Streams: 4, Requests: 40, Timeout: 10 * time.Second})
+			Protocol: transport.HTTP2, Conns: 2, Streams: 4, Requests: 40, Timeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestHTTP2WindowNeverOpens(t *testing.T) {
 	s := &flowServer{bodySize: 100 << 10, stingy: true}
 	url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 0}}, s.serve)
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: bytes.Repeat([]byte("b"), s.bodySize)}},
-		Protocol: HTTP2, Requests: 2, Timeout: time.Second})
+		Protocol: transport.HTTP2, Requests: 2, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestHTTP2ServerStopsReading(t *testing.T) {
 	t.Cleanup(func() { close(stop) }) // before the server's cleanup, which waits for the handler
 	start := time.Now()
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url, Body: make([]byte, 64<<20)}},
-		Protocol: HTTP2, Requests: 1, Timeout: time.Second})
+		Protocol: transport.HTTP2, Requests: 1, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestHTTP2BodiesToRealServer(t *testing.T) {
 	for _, size := range []int{0, 1, 16 << 10, 16<<10 + 1, 200 << 10, 3 << 20} {
 		before := srv.Stats().Requests
 		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/bytes/1", Method: "POST", Body: bytes.Repeat([]byte("x"), size)}},
-			Protocol: HTTP2, Conns: 2, Streams: 3, Requests: 12, TLS: clientTLS(t, srv.CA.CertPEM)})
+			Protocol: transport.HTTP2, Conns: 2, Streams: 3, Requests: 12, TLS: clientTLS(t, srv.CA.CertPEM)})
 		if got := srv.Stats().Requests - before; res.Requests != 12 || got != 12 || res.Status[200] != 12 {
 			t.Errorf("%d-byte bodies: %d completed %v, server counted %d; want 12 answered 200", size, res.Requests, res.Status, got)
 		}
@@ -299,7 +300,7 @@ func TestHTTP2NoStreamsAllowed(t *testing.T) {
 		s := &streamLimitServer{raiseAfter: tt.raiseAfter}
 		url, _ := serveRawH2(t, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}, s.serve)
 		cfg := tt.cfg
-		cfg.Targets, cfg.Protocol = []Target{{URL: url}}, HTTP2
+		cfg.Targets, cfg.Protocol = []Target{{URL: url}}, transport.HTTP2
 		start := time.Now()
 		res, err := Run(context.Background(), cfg)
 		if err != nil {

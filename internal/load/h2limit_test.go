@@ -43,7 +43,7 @@ func TestHTTP2ContinuationFlood(t *testing.T) {
 	for _, limit := range []int64{0, 64 << 10} {
 		written.Store(0)
 		start := time.Now()
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: url}}, Protocol: HTTP2, Requests: 1,
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: url}}, Protocol: transport.HTTP2, Requests: 1,
 			MaxHeaderBytes: limit, Timeout: 20 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +75,7 @@ func TestHTTP2HostileHeaders(t *testing.T) {
 	for _, mode := range []labtest.Mode{labtest.H2HeadersForever, labtest.H2InformationalForever} {
 		s := labtest.NewMisbehaving(t, mode)
 		start := time.Now()
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: HTTP2, Requests: 1,
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: transport.HTTP2, Requests: 1,
 			MaxHeaderBytes: 64 << 10, Timeout: 20 * time.Second, TLS: transport.TLS{Trust: transport.Trust{RootCAs: s.CA.Pool()}}})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestHTTP2DecodedHeaderLimit(t *testing.T) {
 			}
 		}
 	})
-	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url}}, Protocol: HTTP2, Requests: 2, Timeout: 5 * time.Second})
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: url}}, Protocol: transport.HTTP2, Requests: 2, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestHTTP2RefusedStreamsSentAgain runs more streams than nginx allows
@@ -17,7 +18,7 @@ func TestHTTP2RefusedStreamsSentAgain(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 	const runs, each = 4, 1000
 	for range runs {
-		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Protocol: HTTP2,
+		res, err := Run(context.Background(), Config{Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, Protocol: transport.HTTP2,
 			Conns: 1, Streams: 300, Requests: each, TLS: clientTLS(t, n.CA.CertPEM)})
 		if err != nil {
 			t.Fatal(err)

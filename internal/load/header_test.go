@@ -51,10 +51,10 @@ func TestHostHeader(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"h1", Config{Protocol: HTTP1}},
-		{"h2 fast", Config{Protocol: HTTP2}},
-		{"h2 net/http", Config{Protocol: HTTP2, libraryH2: true}},
-		{"h3", Config{Protocol: HTTP3}},
+		{"h1", Config{Protocol: transport.HTTP1}},
+		{"h2 fast", Config{Protocol: transport.HTTP2}},
+		{"h2 net/http", Config{Protocol: transport.HTTP2, libraryH2: true}},
+		{"h3", Config{Protocol: transport.HTTP3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,10 +98,10 @@ func TestLongResponseHeader(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"h1", Config{Protocol: HTTP1}},
-		{"h2 fast", Config{Protocol: HTTP2}},
-		{"h2 net/http", Config{Protocol: HTTP2, libraryH2: true}},
-		{"h3", Config{Protocol: HTTP3}},
+		{"h1", Config{Protocol: transport.HTTP1}},
+		{"h2 fast", Config{Protocol: transport.HTTP2}},
+		{"h2 net/http", Config{Protocol: transport.HTTP2, libraryH2: true}},
+		{"h3", Config{Protocol: transport.HTTP3}},
 	}
 	for _, tt := range tests {
 		v := strings.Repeat("a", tt.size)

@@ -36,7 +36,7 @@ func (r *Result) Hint() string {
 		if errors.As(err, &large) {
 			return "the server sent more response header than --max-header-size allows; raise it if the server means to send that much"
 		}
-		if r.Config.Protocol == HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
+		if r.Config.Protocol == transport.HTTP3 && errors.Is(err, syscall.ECONNREFUSED) {
 			// The TCP port may well be open: HTTP/3 is QUIC over UDP.
 			return "nothing receives QUIC on that UDP port: does the server speak HTTP/3 there? (nginx: listen PORT quic); leave out --http3 for HTTP/1.1 or --http2"
 		}

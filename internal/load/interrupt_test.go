@@ -10,6 +10,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestSourceHaltsOnCancel checks that the source stops handing out
@@ -47,12 +48,12 @@ func TestInterruptCountsNoErrors(t *testing.T) {
 		}
 		h.ServeHTTP(w, r)
 	})})
-	for _, p := range []Protocol{HTTP1, HTTP2} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		for range 3 {
 			ctx, cancel := context.WithCancel(context.Background())
 			served.Store(0)
 			interrupt.Store(&cancel)
-			res, err := Run(ctx, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Conns: 8, Mode: New,
+			res, err := Run(ctx, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Conns: 8, Mode: transport.Fresh,
 				Protocol: p, Duration: 10 * time.Second, TLS: clientTLS(t, srv.CA.CertPEM)})
 			cancel()
 			if err != nil {
@@ -72,7 +73,7 @@ func TestInterruptCountsNoErrors(t *testing.T) {
 // Inf, which the report and JSON would carry).
 func TestInterruptStalled(t *testing.T) {
 	u := labtest.NewMisbehaving(t, labtest.Silent).URL()
-	for _, p := range []Protocol{HTTP1, HTTP2} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		before := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		res, err := Run(ctx, Config{Targets: []Target{{URL: u}}, Conns: 4, Protocol: p, Duration: 10 * time.Second})

@@ -15,13 +15,14 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/machine"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // sampleResult builds a deterministic open-model result by feeding
 // events through the aggregator.
 func sampleResult() *Result {
 	cfg := Config{Targets: []Target{{URL: "https://127.0.0.1:8443/"}, {URL: "https://127.0.0.1:8443/a"}},
-		Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: Resume, RequestsPerConn: 1}
+		Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: transport.Resumed, RequestsPerConn: 1}
 	a := newAggregator(cfg, time.Unix(0, 0))
 	for i := int64(0); i < 100; i++ {
 		a.add(&event{kind: handshakeEvent, connect: 50e3, tls: 400e3 + i*1e3, end: i * 10e6, version: tls.VersionTLS13,
@@ -126,12 +127,12 @@ func TestServerNotListening(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		pid   int
-		proto Protocol
+		proto transport.Protocol
 		want  bool
 	}{
-		{"another process", cmd.Process.Pid, HTTP1, true},
-		{"the server, TCP", os.Getpid(), HTTP2, false},
-		{"the server, UDP", os.Getpid(), HTTP3, false},
+		{"another process", cmd.Process.Pid, transport.HTTP1, true},
+		{"the server, TCP", os.Getpid(), transport.HTTP2, false},
+		{"the server, UDP", os.Getpid(), transport.HTTP3, false},
 	} {
 		res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/"}}, Conns: 1, Requests: 5, Protocol: tt.proto,
 			TLS: tc, ServerPIDs: []int{tt.pid}})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestOpenModelEndsAtDuration checks that an open-model run against a
@@ -15,7 +16,7 @@ import (
 // queue after -d would take about 4 s more.
 func TestOpenModelEndsAtDuration(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	for _, p := range []Protocol{HTTP1, HTTP2} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		t.Run(p.String(), func(t *testing.T) {
 			start := time.Now()
 			res := mustRun(t, Config{Targets: []Target{{URL: srv.HTTPSURL + "/delay/200ms"}}, Conns: 2, Protocol: p,

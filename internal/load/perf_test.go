@@ -33,7 +33,7 @@ func BenchmarkKeepalive(b *testing.B) {
 }
 
 func BenchmarkHTTP2(b *testing.B) {
-	benchRun(b, Config{Conns: 10, Streams: 10, Protocol: HTTP2}, lab.NginxConfig{HTTP2: true})
+	benchRun(b, Config{Conns: 10, Streams: 10, Protocol: transport.HTTP2}, lab.NginxConfig{HTTP2: true})
 }
 
 // BenchmarkHTTP2Client compares the fast HTTP/2 client, which the closed
@@ -47,13 +47,13 @@ func BenchmarkHTTP2Client(b *testing.B) {
 	}{{"fast", false}, {"x-net", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			benchRun(b, Config{Conns: 10, Streams: 10, Protocol: HTTP2, libraryH2: c.library}, lab.NginxConfig{HTTP2: true})
+			benchRun(b, Config{Conns: 10, Streams: 10, Protocol: transport.HTTP2, libraryH2: c.library}, lab.NginxConfig{HTTP2: true})
 		})
 	}
 }
 
 func BenchmarkNewConn(b *testing.B) {
-	benchRun(b, Config{Conns: 20, Mode: New}, lab.NginxConfig{})
+	benchRun(b, Config{Conns: 20, Mode: transport.Fresh}, lab.NginxConfig{})
 }
 
 // BenchmarkNewConnX25519 is the full-handshake row of bench/peers.sh:
@@ -68,7 +68,7 @@ func BenchmarkNewConnX25519(b *testing.B) {
 				tc = clientTLS(b, n.CA.CertPEM)
 				tc.Curves = []tls.CurveID{tls.X25519}
 			}
-			cfg := Config{Conns: 20, Mode: New, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, TLS: tc}
+			cfg := Config{Conns: 20, Mode: transport.Fresh, Requests: int64(b.N), Targets: []Target{{URL: n.HTTPSURL + "/1k.bin"}}, TLS: tc}
 			b.ResetTimer()
 			res, err := Run(context.Background(), cfg)
 			if err != nil || res.Errors > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // headerCapture keeps the header of the last request a server received.
@@ -58,11 +59,11 @@ func TestSameHeadersEveryProtocol(t *testing.T) {
 		cfg    Config
 		client string
 	}{
-		{"HTTP/1.1", Config{Protocol: HTTP1}, ClientH1},
-		{"HTTP/2 fast", Config{Protocol: HTTP2}, ClientH2},
-		{"HTTP/2 fast, open model", Config{Protocol: HTTP2, Rate: 100}, ClientH2},
-		{"HTTP/2 net/http", Config{Protocol: HTTP2, libraryH2: true}, ClientNetH2},
-		{"HTTP/3", Config{Protocol: HTTP3}, ClientQUICH3},
+		{"HTTP/1.1", Config{Protocol: transport.HTTP1}, ClientH1},
+		{"HTTP/2 fast", Config{Protocol: transport.HTTP2}, ClientH2},
+		{"HTTP/2 fast, open model", Config{Protocol: transport.HTTP2, Rate: 100}, ClientH2},
+		{"HTTP/2 net/http", Config{Protocol: transport.HTTP2, libraryH2: true}, ClientNetH2},
+		{"HTTP/3", Config{Protocol: transport.HTTP3}, ClientQUICH3},
 	}
 	for _, tt := range targets {
 		wantHost := "127.0.0.1"

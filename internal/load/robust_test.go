@@ -30,7 +30,7 @@ func TestRunRefusesInjection(t *testing.T) {
 		{"name with space", Target{URL: srv.HTTPURL + "/", Header: http.Header{"X A": {"a"}}}, "header name"},
 	}
 	for _, tt := range tests {
-		for _, p := range []Protocol{HTTP1, HTTP2} {
+		for _, p := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 			_, err := Run(context.Background(), Config{Targets: []Target{tt.target}, Requests: 1, Protocol: p})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s over %v: Run error = %v; want one about %q", tt.name, p, err, tt.want)
@@ -48,11 +48,11 @@ func TestFewRequestsManyConns(t *testing.T) {
 	tests := []struct {
 		n            int64
 		conns, wantC int
-		mode         ConnMode
+		mode         transport.ConnMode
 	}{
 		{n: 1, conns: 100, wantC: 1},
 		{n: 3, conns: 100, wantC: 3},
-		{n: 7, conns: 50, wantC: 7, mode: New},
+		{n: 7, conns: 50, wantC: 7, mode: transport.Fresh},
 		{n: 5, conns: 5, wantC: 5},
 		{n: 20, conns: 4, wantC: 4},
 	}
@@ -67,7 +67,7 @@ func TestFewRequestsManyConns(t *testing.T) {
 		if got := srv.Stats().Requests; got != tt.n {
 			t.Errorf("-n %d -c %d: server counted %d requests; want %d", tt.n, tt.conns, got, tt.n)
 		}
-		if res.Connections > int64(tt.wantC) && tt.mode == Keepalive {
+		if res.Connections > int64(tt.wantC) && tt.mode == transport.KeepAlive {
 			t.Errorf("-n %d -c %d: opened %d connections; want at most %d", tt.n, tt.conns, res.Connections, tt.wantC)
 		}
 		// The report says what ran and what was asked: the result keeps
@@ -147,11 +147,11 @@ func TestExactCount(t *testing.T) {
 	}{
 		{"h1 pipeline", Config{Requests: 101, Conns: 3, Pipeline: 4}},
 		{"h1 one per conn", Config{Requests: 37, Conns: 5, RequestsPerConn: 1}},
-		{"h1 resume", Config{Requests: 23, Conns: 4, Mode: Resume}},
-		{"h2 streams", Config{Requests: 203, Conns: 3, Streams: 7, Protocol: HTTP2}},
-		{"h2 per conn", Config{Requests: 50, Conns: 2, Streams: 4, RequestsPerConn: 3, Protocol: HTTP2}},
-		{"h2 open", Config{Requests: 40, Conns: 2, Streams: 2, Protocol: HTTP2, Rate: 2000}},
-		{"h3 streams", Config{Requests: 61, Conns: 2, Streams: 5, Protocol: HTTP3}},
+		{"h1 resume", Config{Requests: 23, Conns: 4, Mode: transport.Resumed}},
+		{"h2 streams", Config{Requests: 203, Conns: 3, Streams: 7, Protocol: transport.HTTP2}},
+		{"h2 per conn", Config{Requests: 50, Conns: 2, Streams: 4, RequestsPerConn: 3, Protocol: transport.HTTP2}},
+		{"h2 open", Config{Requests: 40, Conns: 2, Streams: 2, Protocol: transport.HTTP2, Rate: 2000}},
+		{"h3 streams", Config{Requests: 61, Conns: 2, Streams: 5, Protocol: transport.HTTP3}},
 		{"h1 open", Config{Requests: 40, Conns: 2, Rate: 2000}},
 	}
 	for _, tt := range tests {
@@ -172,7 +172,7 @@ func TestExactCount(t *testing.T) {
 func TestH2CAgainstHTTP1KeepOpen(t *testing.T) {
 	srv := labtest.NewMisbehaving(t, labtest.ReplyAndHold("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
 	res, err := Run(context.Background(), Config{Targets: []Target{{URL: srv.URL()}},
-		Requests: 2, Protocol: HTTP2, Timeout: 10 * time.Second})
+		Requests: 2, Protocol: transport.HTTP2, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestRunInternationalizedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	targets := []Target{{URL: "https://bücher.test:" + port + "/"}}
-	for _, p := range []Protocol{HTTP1, HTTP2} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		res := mustRun(t, Config{Targets: targets, Requests: 3, Protocol: p, Routes: transport.Routes{Resolve: []transport.Resolve{r}},
 			TLS: clientTLS(t, srv.CA.CertPEM)})
 		if want := "https://xn--bcher-kva.test:" + port + "/"; res.Requests != 3 || res.Config.Targets[0].URL != want {

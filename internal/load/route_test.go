@@ -116,19 +116,19 @@ func TestRouteEmbedded(t *testing.T) {
 	wrongPort := withPort(t, s.HTTPSURL, "httpslab.test", "1") + "/bytes/100"
 	tests := []struct {
 		name  string
-		proto Protocol
+		proto transport.Protocol
 		url   string
 		cfg   Config
 	}{
-		{"h1 resolve", HTTP1, byName + "/bytes/100", Config{Routes: resolve}},
-		{"h2 resolve", HTTP2, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
-		{"h3 resolve", HTTP3, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
-		{"h1 connect-to", HTTP1, wrongPort, Config{Routes: connectTo}},
-		{"h2 connect-to", HTTP2, wrongPort, Config{Routes: connectTo, Streams: 4}},
-		{"h3 connect-to", HTTP3, wrongPort, Config{Routes: connectTo, Streams: 4}},
+		{"h1 resolve", transport.HTTP1, byName + "/bytes/100", Config{Routes: resolve}},
+		{"h2 resolve", transport.HTTP2, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
+		{"h3 resolve", transport.HTTP3, byName + "/bytes/100", Config{Routes: resolve, Streams: 4}},
+		{"h1 connect-to", transport.HTTP1, wrongPort, Config{Routes: connectTo}},
+		{"h2 connect-to", transport.HTTP2, wrongPort, Config{Routes: connectTo, Streams: 4}},
+		{"h3 connect-to", transport.HTTP3, wrongPort, Config{Routes: connectTo, Streams: 4}},
 		// The first address refuses; the run falls back to the second and
 		// stays there, without an error.
-		{"h1 fallback -4", HTTP1, byName + "/bytes/100", Config{Routes: transport.Routes{IPVersion: 4,
+		{"h1 fallback -4", transport.HTTP1, byName + "/bytes/100", Config{Routes: transport.Routes{IPVersion: 4,
 			Resolve: []transport.Resolve{mustResolve(t, "httpslab.test:"+port+":[::1],127.0.0.2,127.0.0.1")}}}},
 	}
 	for _, tt := range tests {
@@ -154,7 +154,7 @@ func TestRouteEmbedded(t *testing.T) {
 func TestRouteKeepsName(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{Hosts: []string{"httpslab.test"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.HTTPSURL, "https://"))
-	for _, proto := range []Protocol{HTTP1, HTTP2, HTTP3} {
+	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
 		cfg := Config{Targets: []Target{{URL: withPort(t, s.HTTPSURL, "wrong.test", port)}}, Protocol: proto, Conns: 1, Requests: 3,
 			TLS: clientTLS(t, s.CA.CertPEM), Routes: transport.Routes{Resolve: []transport.Resolve{mustResolve(t, "wrong.test:"+port+":127.0.0.1")}}}
 		res, err := Run(context.Background(), cfg)
@@ -208,14 +208,14 @@ func TestRouteNginx(t *testing.T) {
 	tc := clientTLS(t, n.CA.CertPEM)
 	tests := []struct {
 		name      string
-		proto     Protocol
+		proto     transport.Protocol
 		url       string
 		resolve   string
 		connectTo string
 		wantProto string
 	}{
-		{"h1 resolve", HTTP1, withPort(t, n.HTTPSURL, "localhost", port), "localhost:" + port + ":127.0.0.1", "", "HTTP/1.1"},
-		{"h2 connect-to", HTTP2, withPort(t, n.HTTPSURL, "localhost", "1"), "", "localhost:1:127.0.0.1:" + port, "HTTP/2.0"},
+		{"h1 resolve", transport.HTTP1, withPort(t, n.HTTPSURL, "localhost", port), "localhost:" + port + ":127.0.0.1", "", "HTTP/1.1"},
+		{"h2 connect-to", transport.HTTP2, withPort(t, n.HTTPSURL, "localhost", "1"), "", "localhost:1:127.0.0.1:" + port, "HTTP/2.0"},
 	}
 	logged := 0
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"github.com/httpslab/httpslab/internal/transport"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Interrupted, res.Client = stopped, client
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
-	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == HTTP3)
+	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == transport.HTTP3)
 	r.noteSource(res)
 	return res, nil
 }
@@ -172,7 +173,7 @@ const (
 // name of the client it runs.
 func newWorkers(cfg Config) (func(*runner, int), string, error) {
 	switch cfg.Protocol {
-	case HTTP2:
+	case transport.HTTP2:
 		if fast, ok := newH2Requests(cfg.Targets); ok && !cfg.libraryH2 {
 			return func(r *runner, i int) { newH2Worker(r, fast, i).loop() }, ClientH2, nil
 		}
@@ -181,7 +182,7 @@ func newWorkers(cfg Config) (func(*runner, int), string, error) {
 			return nil, "", err
 		}
 		return func(r *runner, i int) { (&muxWorker{run: r, reqs: reqs, next: i, dial: r.dialH2}).loop() }, ClientNetH2, nil
-	case HTTP3:
+	case transport.HTTP3:
 		reqs, err := newHTTPRequests(cfg.Targets)
 		if err != nil {
 			return nil, "", err

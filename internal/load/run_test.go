@@ -59,7 +59,7 @@ func mustRun(t *testing.T, cfg Config) *Result {
 // whether their TLS sessions were reused.
 func TestModesNginx(t *testing.T) {
 	tests := []struct {
-		mode      ConnMode
+		mode      transport.ConnMode
 		perConn   int
 		pipeline  int
 		n         int64
@@ -68,17 +68,17 @@ func TestModesNginx(t *testing.T) {
 		tls12     bool
 		wantReuse func(reused, conns int) bool
 	}{
-		{mode: Keepalive, n: 1000, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
-		{mode: Keepalive, pipeline: 4, n: 1001, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: transport.KeepAlive, n: 1000, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: transport.KeepAlive, pipeline: 4, n: 1001, wantConns: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
 		// A worker's last connection may carry fewer than 10: up to 4 more.
-		{mode: Keepalive, perConn: 10, n: 200, wantConns: 20, slack: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
-		{mode: New, n: 150, wantConns: 150, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: transport.KeepAlive, perConn: 10, n: 200, wantConns: 20, slack: 4, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: transport.Fresh, n: 150, wantConns: 150, wantReuse: func(r, _ int) bool { return r == 0 }},
 		// Each of the 4 workers may start before any ticket exists.
-		{mode: Resume, n: 150, wantConns: 150, wantReuse: func(r, c int) bool { return r >= c-4 }},
-		{mode: Resume, perConn: 5, n: 150, wantConns: 30, slack: 4, wantReuse: func(r, c int) bool { return r >= c-4 }},
+		{mode: transport.Resumed, n: 150, wantConns: 150, wantReuse: func(r, c int) bool { return r >= c-4 }},
+		{mode: transport.Resumed, perConn: 5, n: 150, wantConns: 30, slack: 4, wantReuse: func(r, c int) bool { return r >= c-4 }},
 		// TLS 1.2: no session ID may be reused in New mode; Resume resumes.
-		{mode: New, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, _ int) bool { return r == 0 }},
-		{mode: Resume, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, c int) bool { return r >= c-4 }},
+		{mode: transport.Fresh, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, _ int) bool { return r == 0 }},
+		{mode: transport.Resumed, tls12: true, n: 100, wantConns: 100, wantReuse: func(r, c int) bool { return r >= c-4 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode.String(), func(t *testing.T) {
@@ -140,14 +140,14 @@ func TestHTTP2Streams(t *testing.T) {
 	}{
 		{"closed", Config{Conns: 3, Streams: 5, Requests: 600}, 600, 3},
 		{"open", Config{Conns: 3, Streams: 5, Rate: 1000, Requests: 300}, 300, 3},
-		{"new", Config{Conns: 3, Streams: 5, Mode: New, Requests: 60}, 60, 60},
+		{"new", Config{Conns: 3, Streams: 5, Mode: transport.Fresh, Requests: 60}, 60, 60},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := labtest.StartNginx(t, lab.NginxConfig{HTTP2: true})
 			cfg := tt.cfg
 			cfg.Targets = []Target{{URL: n.HTTPSURL + "/1k.bin"}, {URL: n.HTTPSURL + "/index.html"}}
-			cfg.Protocol, cfg.TLS = HTTP2, clientTLS(t, n.CA.CertPEM)
+			cfg.Protocol, cfg.TLS = transport.HTTP2, clientTLS(t, n.CA.CertPEM)
 			res := mustRun(t, cfg)
 			log := readLog(t, n, int(tt.want))
 			conns := map[int]bool{}
@@ -175,7 +175,7 @@ func TestHTTP2Streams(t *testing.T) {
 // TestHTTP3 checks HTTP/3 against the embedded server.
 func TestHTTP3(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{})
-	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/bytes/100"}}, Protocol: HTTP3, Conns: 2, Streams: 4,
+	res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/bytes/100"}}, Protocol: transport.HTTP3, Conns: 2, Streams: 4,
 		Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
 	st := s.Stats()
 	if st.Requests != 300 || res.Requests != 300 || res.Bytes != 300*100 {
@@ -284,7 +284,7 @@ func TestErrorsAreData(t *testing.T) {
 func TestHTTP2EmbeddedStatus(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{})
 	targets := []Target{{URL: s.HTTPSURL + "/status/418"}, {URL: s.HTTPSURL + "/status/404"}, {URL: s.HTTPSURL + "/bytes/2000"}}
-	res := mustRun(t, Config{Targets: targets, Protocol: HTTP2, Conns: 1, Streams: 4, Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
+	res := mustRun(t, Config{Targets: targets, Protocol: transport.HTTP2, Conns: 1, Streams: 4, Requests: 300, TLS: clientTLS(t, s.CA.CertPEM)})
 	want := map[int]int64{418: 100, 404: 100, 200: 100}
 	for code, n := range want {
 		if res.Status[code] != n {
@@ -307,8 +307,8 @@ func TestServerEndsConnections(t *testing.T) {
 	}{
 		{"h1 keep-alive", Config{Conns: 3}},
 		{"h1 pipeline", Config{Conns: 3, Pipeline: 8}},
-		{"h2", Config{Conns: 2, Streams: 10, Protocol: HTTP2}},
-		{"h2 open model", Config{Conns: 2, Streams: 5, Protocol: HTTP2, Rate: 2000}},
+		{"h2", Config{Conns: 2, Streams: 10, Protocol: transport.HTTP2}},
+		{"h2 open model", Config{Conns: 2, Streams: 5, Protocol: transport.HTTP2, Rate: 2000}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -348,7 +348,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 // with 5 streams take two rounds, not ten.
 func TestStreamsConcurrent(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{})
-	for _, p := range []Protocol{HTTP2, HTTP3} {
+	for _, p := range []transport.Protocol{transport.HTTP2, transport.HTTP3} {
 		t.Run(p.String(), func(t *testing.T) {
 			res := mustRun(t, Config{Targets: []Target{{URL: s.HTTPSURL + "/delay/200ms"}}, Protocol: p, Conns: 1, Streams: 5,
 				Requests: 10, TLS: clientTLS(t, s.CA.CertPEM)})

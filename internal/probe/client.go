@@ -113,23 +113,23 @@ func (c *Client) dropTransport() {
 }
 
 // prepare sets up the transport for mode: a new one, without or with the
-// session cache, or the current one for Reuse.
-func (c *Client) prepare(mode Mode) error {
-	if mode == ZeroRTT && c.cfg.Protocol != transport.HTTP3 {
+// session cache, or the current one for KeepAlive.
+func (c *Client) prepare(mode transport.ConnMode) error {
+	if mode == transport.ZeroRTT && c.cfg.Protocol != transport.HTTP3 {
 		return errors.New("probe: 0-RTT needs HTTP/3")
 	}
-	if mode == Reuse && c.tlsConfig != nil {
+	if mode == transport.KeepAlive && c.tlsConfig != nil {
 		return nil
 	}
 	c.dropTransport()
 	var sessions tls.ClientSessionCache // a nil interface: no resumption
-	if mode == Resume || mode == ZeroRTT {
+	if mode == transport.Resumed || mode == transport.ZeroRTT {
 		sessions = c.sessions
 	}
 	cfg := c.newTLSConfig(sessions)
 	c.tlsConfig = cfg
 	if c.cfg.Protocol == transport.HTTP3 {
-		c.h3 = c.newHTTP3(cfg, mode == ZeroRTT)
+		c.h3 = c.newHTTP3(cfg, mode == transport.ZeroRTT)
 	}
 	return nil
 }
@@ -178,7 +178,16 @@ func (c *Client) lookup(conn net.Conn) (connEntry, bool) {
 // fits, as a browser would). On error the Result still holds the hops and
 // phases that completed, and its Error says why (so does the failed
 // hop's Timeline.Err, when a hop failed).
-func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
+//
+// transport.Fresh opens a new connection with a full handshake and no
+// session cache. transport.Resumed opens a new connection resuming the
+// session that this Client's previous Resumed (or ZeroRTT) Do cached; the
+// first one primes the cache with a full handshake. transport.ZeroRTT
+// (HTTP/3 only) opens a new QUIC connection and sends a GET or HEAD as
+// 0-RTT early data on the cached session; the first one primes.
+// transport.KeepAlive sends the request on the connection of the previous
+// Do; on the first Do it opens one.
+func (c *Client) Do(ctx context.Context, mode transport.ConnMode) (*Result, error) {
 	if err := c.prepare(mode); err != nil {
 		return nil, err
 	}
@@ -192,7 +201,7 @@ func (c *Client) Do(ctx context.Context, mode Mode) (*Result, error) {
 	limit := c.cfg.redirectLimit()
 	u := c.url
 	for hop := 0; ; hop++ {
-		tl, next, err := c.hop(ctx, u, method, body, mode == ZeroRTT && hop == 0)
+		tl, next, err := c.hop(ctx, u, method, body, mode == transport.ZeroRTT && hop == 0)
 		res.Hops = append(res.Hops, tl)
 		if err == nil && c.cfg.FailOnHTTPError && tl.Status >= 400 {
 			err = fmt.Errorf("%s %s: status %d: %w", method, clipURL(u), tl.Status, ErrHTTPStatus)

@@ -54,7 +54,7 @@ func TestHeaderLimit(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			start := time.Now()
-			res, err := c.Do(ctx, Fresh)
+			res, err := c.Do(ctx, transport.Fresh)
 			took := time.Since(start)
 			var hl *transport.HeaderLimitError
 			switch {
@@ -98,7 +98,7 @@ func TestInformationalBound(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			start := time.Now()
-			res, err := c.Do(ctx, Fresh)
+			res, err := c.Do(ctx, transport.Fresh)
 			if errors.Is(err, transport.ErrInformational) != tt.wantErr {
 				t.Fatalf("Do = %v; want ErrInformational %v", err, tt.wantErr)
 			}
@@ -126,7 +126,7 @@ func TestLongLocationClipped(t *testing.T) {
 	c := newClient(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := c.Do(ctx, Fresh)
+	_, err := c.Do(ctx, transport.Fresh)
 	if err == nil || len(err.Error()) > 1024 || !strings.Contains(err.Error(), fmt.Sprintf("… (%d bytes)", len(loc))) {
 		t.Fatalf("Do = an error of %d bytes; want the Location cut to its first bytes and its length", len(fmt.Sprint(err)))
 	}
@@ -140,7 +140,7 @@ func TestStalledWriteFailsInSend(t *testing.T) {
 	cfg := hostileConfig(t, labtest.H2StalledBody, transport.HTTP2)
 	cfg.Body, cfg.Timeout = make([]byte, 1<<20), time.Second
 	c := newClient(t, cfg)
-	res, err := c.Do(context.Background(), Fresh)
+	res, err := c.Do(context.Background(), transport.Fresh)
 	if err == nil {
 		t.Fatal("Do = nil error; want the stalled body to time out")
 	}
@@ -182,11 +182,11 @@ func TestHeaderLimitHTTP3(t *testing.T) {
 	c := newClient(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := c.Do(ctx, Fresh); !transport.IsHeaderLimit(err) {
+	if _, err := c.Do(ctx, transport.Fresh); !transport.IsHeaderLimit(err) {
 		t.Fatalf("Do = %v; want a HeaderLimitError", err)
 	}
 	cfg.MaxHeaderBytes = 2 << 20
-	if tl := do(t, newClient(t, cfg), Fresh); tl.Status != http.StatusOK {
+	if tl := do(t, newClient(t, cfg), transport.Fresh); tl.Status != http.StatusOK {
 		t.Errorf("with a 2 MiB limit: status %d; want 200", tl.Status)
 	}
 }

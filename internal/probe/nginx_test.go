@@ -18,7 +18,7 @@ func TestNginx(t *testing.T) {
 	ca := caFile(t, n.CA)
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2} {
 		c := newClient(t, Config{URL: n.HTTPSURL + "/16k.bin", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
-		tl := do(t, c, Fresh)
+		tl := do(t, c, transport.Fresh)
 		assertOrdered(t, tl, PhaseConnect, PhaseTLS, PhaseSend, PhaseWait, PhaseDownload)
 		if tl.Bytes.BodySize != 16<<10 || tl.Status != 200 {
 			t.Errorf("%s: status %d, body %d B; want 200 and 16 KiB", proto, tl.Status, tl.Bytes.BodySize)
@@ -26,13 +26,13 @@ func TestNginx(t *testing.T) {
 	}
 
 	c := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
-	first, second := do(t, c, Resume), do(t, c, Resume)
+	first, second := do(t, c, transport.Resumed), do(t, c, transport.Resumed)
 	if first.TLS.Resumed || !second.TLS.Resumed {
 		t.Errorf("resumed %v, %v; want false, true", first.TLS.Resumed, second.TLS.Resumed)
 	}
 
 	hrr := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}, Curves: []tls.CurveID{tls.CurveP256, tls.CurveP384}}})
-	if tl := do(t, hrr, Fresh); !tl.TLS.HelloRetry || tl.TLS.Group != "secp384r1" {
+	if tl := do(t, hrr, transport.Fresh); !tl.TLS.HelloRetry || tl.TLS.Group != "secp384r1" {
 		t.Errorf("retry %v, group %s; want a HelloRetryRequest for secp384r1", tl.TLS.HelloRetry, tl.TLS.Group)
 	}
 
@@ -59,7 +59,7 @@ func TestNginxNoResumption(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{NoDefaults: true,
 		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets off; ssl_session_cache off;"})
 	c := newClient(t, Config{URL: n.HTTPSURL + "/1k.bin", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, n.CA)}}})
-	first, second := do(t, c, Resume), do(t, c, Resume)
+	first, second := do(t, c, transport.Resumed), do(t, c, transport.Resumed)
 	if first.TLS.Resumed || second.TLS.Resumed {
 		t.Errorf("resumed %v, %v; want false, false", first.TLS.Resumed, second.TLS.Resumed)
 	}

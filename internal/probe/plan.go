@@ -1,13 +1,16 @@
 package probe
 
-import "context"
+import (
+	"context"
+	"github.com/httpslab/httpslab/internal/transport"
+)
 
 // Plan is a series of requests with one Client: the first in one
 // connection mode, the others in another, so that the first connection
 // leaves behind the session the next ones resume, or the connection they
 // reuse.
 type Plan struct {
-	First, Rest Mode // the zero Mode is Reuse: say Fresh for new connections
+	First, Rest transport.ConnMode // the zero mode is KeepAlive: say Fresh for new connections
 	// Runs is the number of requests, the first included.
 	Runs int
 }

@@ -19,8 +19,8 @@ func TestRunPlan(t *testing.T) {
 		plan Plan
 		want func(i int, tl *Timeline) bool
 	}{
-		{Plan{First: Resume, Rest: Resume, Runs: 3}, func(i int, tl *Timeline) bool { return tl.TLS.Resumed == (i > 0) }},
-		{Plan{First: Fresh, Rest: Reuse, Runs: 3}, func(i int, tl *Timeline) bool { return tl.Reused == (i > 0) }},
+		{Plan{First: transport.Resumed, Rest: transport.Resumed, Runs: 3}, func(i int, tl *Timeline) bool { return tl.TLS.Resumed == (i > 0) }},
+		{Plan{First: transport.Fresh, Rest: transport.KeepAlive, Runs: 3}, func(i int, tl *Timeline) bool { return tl.Reused == (i > 0) }},
 	} {
 		results, err := c.Run(context.Background(), tt.plan)
 		if err != nil || len(results) != 3 {
@@ -34,11 +34,11 @@ func TestRunPlan(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.Run(ctx, Plan{First: Fresh, Rest: Fresh, Runs: 3}); err != context.Canceled {
+	if _, err := c.Run(ctx, Plan{First: transport.Fresh, Rest: transport.Fresh, Runs: 3}); err != context.Canceled {
 		t.Errorf("Run with a cancelled context = %v; want context.Canceled", err)
 	}
 	srv.Close()
-	results, err := c.Run(context.Background(), Plan{First: Fresh, Rest: Fresh, Runs: 3})
+	results, err := c.Run(context.Background(), Plan{First: transport.Fresh, Rest: transport.Fresh, Runs: 3})
 	if err == nil || len(results) != 1 {
 		t.Errorf("Run against a closed server = %d results, %v; want the first failure alone", len(results), err)
 	}

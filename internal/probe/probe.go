@@ -69,30 +69,10 @@ type Config struct {
 	MaxHeaderBytes int64
 }
 
-// Mode says which connection a Do uses: transport's ConnMode, so that
-// probe and bench name modes alike.
-type Mode = transport.ConnMode
-
-// The modes of a Do, transport's under the names probe's callers use.
-const (
-	// Fresh opens a new connection with a full handshake and no session cache.
-	Fresh = transport.Fresh
-	// Resume opens a new connection resuming the session that this
-	// Client's previous Resume (or ZeroRTT) Do cached; the first one
-	// primes the cache with a full handshake.
-	Resume = transport.Resumed
-	// ZeroRTT (HTTP/3 only) opens a new QUIC connection and sends a GET or
-	// HEAD as 0-RTT early data on the cached session; the first one primes.
-	ZeroRTT = transport.ZeroRTT
-	// Reuse sends the request on the connection of the previous Do
-	// (keep-alive); on the first Do it opens one.
-	Reuse = transport.KeepAlive
-)
-
 // Result is one probe: one Timeline per redirect hop, the final response last.
 type Result struct {
-	Mode Mode       `json:"mode"`
-	Hops []Timeline `json:"hops"`
+	Mode transport.ConnMode `json:"mode"`
+	Hops []Timeline         `json:"hops"`
 	// Error is why the probe failed, empty when it did not: a failed
 	// hop's error, or a redirect that was not followed (the limit, a
 	// scheme other than http or https) after a hop that succeeded.
@@ -124,7 +104,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer c.Close()
-	return c.Do(ctx, Fresh)
+	return c.Do(ctx, transport.Fresh)
 }
 
 // validate checks cfg and returns the parsed URL.

@@ -37,7 +37,7 @@ func routes(t *testing.T, resolve, connectTo []string) transport.Routes {
 }
 
 // do runs one probe of mode on c and fails the test on error.
-func do(t *testing.T, c *Client, mode Mode) *Timeline {
+func do(t *testing.T, c *Client, mode transport.ConnMode) *Timeline {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -107,7 +107,7 @@ func TestPhasesOrdered(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 			for range 3 {
-				tl := do(t, c, Fresh)
+				tl := do(t, c, transport.Fresh)
 				assertOrdered(t, tl, tt.want...)
 				if tl.Proto != tt.wantProto || tl.Status != 200 {
 					t.Errorf("got %s %d; want %s 200", tl.Proto, tl.Status, tt.wantProto)
@@ -136,7 +136,7 @@ func TestDNSAndDialAttempts(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	u := "https://localhost:" + port(t, srv.HTTPSURL) + "/"
 	c := newClient(t, Config{URL: u, Protocol: transport.HTTP1, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	tl := do(t, c, Fresh)
+	tl := do(t, c, transport.Fresh)
 	assertOrdered(t, tl, PhaseDNS, PhaseConnect, PhaseTLS)
 	if len(tl.Dials) == 0 {
 		t.Fatalf("no dial attempts recorded")
@@ -161,7 +161,7 @@ func TestResolveAndConnectTo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.cfg.TLS.CAFile = ca
-			tl := do(t, newClient(t, tt.cfg), Fresh)
+			tl := do(t, newClient(t, tt.cfg), transport.Fresh)
 			if _, ok := tl.Phase(PhaseDNS); ok {
 				t.Errorf("DNS phase with %s", tt.name)
 			}
@@ -188,8 +188,8 @@ func TestReuse(t *testing.T) {
 		t.Run(proto.Token(), func(t *testing.T) {
 			srv := labtest.StartServer(t, lab.Config{})
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-			first := do(t, c, Fresh)
-			second := do(t, c, Reuse)
+			first := do(t, c, transport.Fresh)
+			second := do(t, c, transport.KeepAlive)
 			if second.TLS == nil || second.TLS.Version != first.TLS.Version {
 				t.Errorf("reused connection TLS facts %+v; want those of the connection", second.TLS)
 			}
@@ -230,7 +230,7 @@ func TestTLSVersionAndGroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.tls.CAFile = ca
-			tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: tt.tls}), Fresh)
+			tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: tt.tls}), transport.Fresh)
 			got := tl.TLS
 			if got.Version != tt.version || got.Group != tt.group || got.PostQuantum != tt.pq || got.HelloRetry != tt.retry {
 				t.Errorf("got %s, group %s, post-quantum %v, retry %v; want %s, %s, %v, %v",
@@ -249,7 +249,7 @@ func TestLegacyTLSVersions(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS10, tls.VersionTLS11} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
 			cfg := Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}, Min: tls.VersionTLS10, Max: v}}
-			tl := do(t, newClient(t, cfg), Fresh)
+			tl := do(t, newClient(t, cfg), transport.Fresh)
 			if tl.TLS.Version != tls.VersionName(v) || tl.TLS.ALPN != "http/1.1" || tl.Status != 200 {
 				t.Errorf("got %s, ALPN %q, status %d; want %s, http/1.1, 200", tl.TLS.Version, tl.TLS.ALPN, tl.Status, tls.VersionName(v))
 			}
@@ -276,7 +276,7 @@ func TestResume(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := labtest.StartServer(t, tt.cfg)
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: tt.proto, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}, Max: tt.max}})
-			first, second := do(t, c, Resume), do(t, c, Resume)
+			first, second := do(t, c, transport.Resumed), do(t, c, transport.Resumed)
 			if first.TLS.Resumed || second.TLS.Resumed != tt.wantResum {
 				t.Errorf("resumed: first %v, second %v; want false, %v", first.TLS.Resumed, second.TLS.Resumed, tt.wantResum)
 			}
@@ -297,8 +297,8 @@ func TestResume(t *testing.T) {
 func TestFreshDoesNotResume(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	do(t, c, Fresh)
-	if tl := do(t, c, Fresh); tl.TLS.Resumed {
+	do(t, c, transport.Fresh)
+	if tl := do(t, c, transport.Fresh); tl.TLS.Resumed {
 		t.Errorf("a Fresh connection resumed")
 	}
 	if st := srv.Stats(); st.Resumed != 0 {
@@ -312,7 +312,7 @@ func TestFreshDoesNotResume(t *testing.T) {
 func TestTrustFromPool(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	for _, proto := range []transport.Protocol{transport.HTTP1, transport.HTTP2, transport.HTTP3} {
-		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}}), Fresh)
+		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}}), transport.Fresh)
 		if !tl.TLS.Verified {
 			t.Errorf("%s with the server's CA as a pool: not verified", proto)
 		}
@@ -323,7 +323,7 @@ func TestTrustFromPool(t *testing.T) {
 	}
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{RootCAs: other.Pool()}}})
 	var unknown x509.UnknownAuthorityError
-	if _, err := c.Do(context.Background(), Fresh); !errors.As(err, &unknown) {
+	if _, err := c.Do(context.Background(), transport.Fresh); !errors.As(err, &unknown) {
 		t.Errorf("Do with another CA's pool: %v; want an unknown authority", err)
 	}
 }
@@ -332,7 +332,7 @@ func TestCertificateKeySize(t *testing.T) {
 	read := map[lab.KeyKind]int64{}
 	for _, kind := range []lab.KeyKind{lab.ECDSAP256, lab.RSA2048} {
 		srv := labtest.StartServer(t, lab.Config{Cert: kind})
-		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), Fresh)
+		tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), transport.Fresh)
 		read[kind] = tl.Bytes.HandshakeRead
 		wantKey := map[lab.KeyKind]string{lab.ECDSAP256: "ECDSA P-256", lab.RSA2048: "RSA 2048"}[kind]
 		if len(tl.TLS.Chain) == 0 || tl.TLS.Chain[0].KeyType != wantKey || tl.TLS.ChainBytes == 0 {
@@ -349,7 +349,7 @@ func TestRedirects(t *testing.T) {
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", FollowRedirects: true, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Do(ctx, Fresh)
+	res, err := c.Do(ctx, transport.Fresh)
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
@@ -360,7 +360,7 @@ func TestRedirects(t *testing.T) {
 		t.Errorf("hop reuse %v, %v; want a new connection then the same", res.Hops[0].Reused, res.Hops[1].Reused)
 	}
 	c2 := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/2", TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	if tl := do(t, c2, Fresh); tl.Status/100 != 3 {
+	if tl := do(t, c2, transport.Fresh); tl.Status/100 != 3 {
 		t.Errorf("without FollowRedirects: status %d; want the 3xx", tl.Status)
 	}
 }
@@ -393,7 +393,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			res, err := newClient(t, tt.cfg).Do(ctx, Fresh)
+			res, err := newClient(t, tt.cfg).Do(ctx, transport.Fresh)
 			if err == nil || !tt.check(err) {
 				t.Fatalf("Do: error %v; want a %s error", err, tt.name)
 			}
@@ -417,7 +417,7 @@ func TestZeroRTTNeedsHTTP3(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(ctx, ZeroRTT); err == nil {
+	if _, err := newClient(t, Config{URL: srv.HTTPSURL}).Do(ctx, transport.ZeroRTT); err == nil {
 		t.Errorf("0-RTT over TCP: no error")
 	}
 }
@@ -447,7 +447,7 @@ func TestHTTP3TriesTheNextAddress(t *testing.T) {
 	p := port(t, srv.HTTPSURL)
 	c := newClient(t, Config{URL: "https://httpslab.test:" + p + "/", Protocol: transport.HTTP3,
 		Routes: routes(t, []string{"httpslab.test:" + p + ":127.0.0.2,127.0.0.1"}, nil), TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	tl := do(t, c, Fresh)
+	tl := do(t, c, transport.Fresh)
 	tlsPhase, _ := tl.Phase(PhaseTLS)
 	if tl.RemoteAddr != "127.0.0.1:"+p || tl.Status != 200 {
 		t.Errorf("answered by %s with %d; want 127.0.0.1:%s and 200", tl.RemoteAddr, tl.Status, p)

@@ -24,7 +24,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 		t.Run(proto.Token(), func(t *testing.T) {
 			c := newClient(t, Config{URL: srv.HTTPSURL + "/headers", Protocol: proto, Body: body,
 				Header: http.Header{"Host": {"httpslab.test"}}, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
-			tl := do(t, c, Fresh)
+			tl := do(t, c, transport.Fresh)
 			if tl.Method != http.MethodPost || tl.Status != 200 {
 				t.Fatalf("got %s %d; want POST 200", tl.Method, tl.Status)
 			}
@@ -49,7 +49,7 @@ func TestRequestBodyAndHost(t *testing.T) {
 func TestNewConnectionBytes(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	tl := do(t, c, Fresh)
+	tl := do(t, c, transport.Fresh)
 	total := c.live.tcp.Counts()
 	if got := tl.Bytes.HandshakeRead + tl.Bytes.ResponseRead; got != total.Read {
 		t.Errorf("handshake + response bytes read = %d; want all %d read on the connection", got, total.Read)
@@ -67,7 +67,7 @@ func TestReuseForgetsClosedConnections(t *testing.T) {
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP1, Header: http.Header{"Connection": {"close"}},
 		TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
 	for i := range 5 {
-		if tl := do(t, c, Reuse); tl.Reused {
+		if tl := do(t, c, transport.KeepAlive); tl.Reused {
 			t.Fatalf("request %d reused a connection the server closed", i)
 		}
 	}
@@ -100,7 +100,7 @@ func TestURLCredentials(t *testing.T) {
 		{nil, "Basic " + base64.StdEncoding.EncodeToString([]byte("user:p@w"))},
 		{http.Header{"Authorization": {"Bearer t"}}, "Bearer t"},
 	} {
-		do(t, newClient(t, Config{URL: "http://user:p%40w@" + addr + "/", Header: tt.header}), Fresh)
+		do(t, newClient(t, Config{URL: "http://user:p%40w@" + addr + "/", Header: tt.header}), transport.Fresh)
 		if a := <-got; a != tt.want {
 			t.Errorf("Authorization = %q; want %q", a, tt.want)
 		}
@@ -134,7 +134,7 @@ func TestBodySentSize(t *testing.T) {
 		{transport.HTTP2, early.URL + "/", transport.TLS{Trust: transport.Trust{Insecure: true}}, 8 << 20, false},
 	} {
 		c := newClient(t, Config{URL: tt.url, Protocol: tt.proto, Body: make([]byte, tt.size), TLS: tt.tls})
-		tl := do(t, c, Fresh)
+		tl := do(t, c, transport.Fresh)
 		got := tl.Bytes.RequestBodySize
 		if (tt.full && got != int64(tt.size)) || (!tt.full && (got < 0 || got >= int64(tt.size))) {
 			t.Errorf("%s %s: RequestBodySize = %d of a %d B body; want all: %v", tt.proto, tt.url, got, tt.size, tt.full)
@@ -171,7 +171,7 @@ func TestSeeOtherMethod(t *testing.T) {
 		body   []byte
 		want   string
 	}{{"HEAD", nil, "HEAD /next"}, {"", []byte("x=1"), "GET /next"}} {
-		do(t, newClient(t, Config{URL: "http://" + addr + "/first", Method: tt.method, Body: tt.body, FollowRedirects: true}), Fresh)
+		do(t, newClient(t, Config{URL: "http://" + addr + "/first", Method: tt.method, Body: tt.body, FollowRedirects: true}), transport.Fresh)
 		if first, next := <-methods, <-methods; next != tt.want {
 			t.Errorf("%s, then %s; want %s after the 303", first, next, tt.want)
 		}

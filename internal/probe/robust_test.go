@@ -68,7 +68,7 @@ func TestRedirectLimit(t *testing.T) {
 	for _, tt := range tests {
 		c := newClient(t, Config{URL: srv.HTTPSURL + "/redirect/3", FollowRedirects: true, MaxRedirects: tt.max, TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		res, err := c.Do(ctx, Fresh)
+		res, err := c.Do(ctx, transport.Fresh)
 		cancel()
 		if got := errors.Is(err, ErrRedirectLimit); got != tt.wantLimit {
 			t.Errorf("MaxRedirects %d: error %v; want ErrRedirectLimit %v", tt.max, err, tt.wantLimit)
@@ -93,7 +93,7 @@ func TestRedirectToOtherScheme(t *testing.T) {
 	c := newClient(t, Config{URL: srv.URL + "/", FollowRedirects: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Do(ctx, Fresh)
+	res, err := c.Do(ctx, transport.Fresh)
 	if err == nil || !strings.Contains(err.Error(), `redirect to ftp://127.0.0.1/file: scheme "ftp" is not http or https`) {
 		t.Fatalf("Do = %v; want the redirect's scheme refused", err)
 	}
@@ -119,7 +119,7 @@ func TestInternationalizedHost(t *testing.T) {
 		for _, resolve := range []string{"bücher.test", "xn--bcher-kva.test", "BÜCHER.test"} {
 			c := newClient(t, Config{URL: "https://bücher.test:" + p + "/", Protocol: proto,
 				Routes: routes(t, []string{resolve + ":" + p + ":127.0.0.1"}, nil), TLS: transport.TLS{Trust: transport.Trust{CAFile: ca}}})
-			tl := do(t, c, Fresh)
+			tl := do(t, c, transport.Fresh)
 			if tl.Status != 200 || tl.URL != "https://xn--bcher-kva.test:"+p+"/" {
 				t.Errorf("%s, --resolve %s: status %d, URL %s; want 200 from the A-label URL", proto, resolve, tl.Status, tl.URL)
 			}

@@ -22,14 +22,14 @@ func TestHeaderSize(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: b\r\n\r\n", "2\r\nok\r\n0\r\n\r\n"},
 	} {
 		srv := labtest.NewMisbehaving(t, labtest.Reply(tt.head+tt.body))
-		tl := do(t, newClient(t, Config{URL: srv.URL()}), Fresh)
+		tl := do(t, newClient(t, Config{URL: srv.URL()}), transport.Fresh)
 		if tl.Bytes.HeaderSize != int64(len(tt.head)) || tl.Bytes.BodySize != 2 {
 			t.Errorf("HTTP/1.1 header size = %d, body %d B; want %d, the bytes sent, and 2 B\n%s", tl.Bytes.HeaderSize, tl.Bytes.BodySize, len(tt.head), tt.head)
 		}
 	}
 
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
-	tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), Fresh)
+	tl := do(t, newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP2, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}}), transport.Fresh)
 	want := len("HTTP/2 200 \r\n") + len("\r\n")
 	for k, vs := range tl.Header {
 		for _, v := range vs {

@@ -19,7 +19,7 @@ import (
 func TestZeroRTT(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	c := newClient(t, Config{URL: srv.HTTPSURL + "/", Protocol: transport.HTTP3, TLS: transport.TLS{Trust: transport.Trust{CAFile: caFile(t, srv.CA)}}})
-	first, second := do(t, c, ZeroRTT), do(t, c, ZeroRTT)
+	first, second := do(t, c, transport.ZeroRTT), do(t, c, transport.ZeroRTT)
 	if first.TLS.EarlyData || !second.TLS.EarlyData || !second.TLS.Resumed {
 		t.Errorf("early data: first %v, second %v (resumed %v); want false, true (true)", first.TLS.EarlyData, second.TLS.EarlyData, second.TLS.Resumed)
 	}

@@ -297,7 +297,7 @@ func benchCPULine(b *strings.Builder, who string, user, sys time.Duration, r *lo
 	case n > 0:
 		fmt.Fprintf(b, "; %.2f µs per request", float64(total.Microseconds())/float64(n))
 	}
-	if r.Handshakes > 0 && r.Config.Mode != load.Keepalive {
+	if r.Handshakes > 0 && r.Config.Mode != transport.KeepAlive {
 		fmt.Fprintf(b, ", %.1f µs per handshake", float64(total.Microseconds())/float64(r.Handshakes))
 	}
 	b.WriteString("\n")

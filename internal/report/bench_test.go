@@ -11,6 +11,7 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // newBenchHist is a histogram as load keeps them: microseconds from 1 µs
@@ -30,7 +31,7 @@ func recordNS(h *hdrhistogram.Histogram, ns int64) {
 // its intended start, then one malformed response.
 func sampleBench() *load.Result {
 	cfg := load.Config{Targets: []load.Target{{URL: "https://127.0.0.1:8443/"}, {URL: "https://127.0.0.1:8443/a"}},
-		Protocol: load.HTTP1, Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: load.Resume, RequestsPerConn: 1}
+		Protocol: transport.HTTP1, Conns: 4, Streams: 1, Pipeline: 1, Rate: 100, Mode: transport.Resumed, RequestsPerConn: 1}
 	r := &load.Result{Config: cfg, Start: time.Unix(0, 0), Status: map[int]int64{200: 100},
 		ErrorCounts: map[string]int64{"malformed HTTP response": 1}, Requests: 100, Errors: 1, Bytes: 100 * 1100,
 		Connections: 100, Handshakes: 100, Resumed: 99, Elapsed: 1001 * time.Millisecond,
@@ -127,7 +128,7 @@ func TestBenchLines(t *testing.T) {
 		{"failed connections", func(r *load.Result) { r.Connections, r.DialErrors = 0, 10 },
 			[]string{"Connections:     0 opened, 10 failed"}, nil, func(j BenchJSON) bool { return j.DialErrors == 10 }},
 		{"h2c", func(r *load.Result) {
-			r.Config.Protocol, r.Config.Targets = load.HTTP2, []load.Target{{URL: "http://127.0.0.1:8080/"}}
+			r.Config.Protocol, r.Config.Targets = transport.HTTP2, []load.Target{{URL: "http://127.0.0.1:8080/"}}
 		}, []string{"Load:            HTTP/2 (h2c: cleartext, prior knowledge), 4 connections"}, nil,
 			func(j BenchJSON) bool { return j.Protocol == "HTTP/2" }},
 		{"client quota", func(r *load.Result) { r.CPU.ClientCores, r.CPU.ClientQuota = 2, 0.5 },
@@ -187,7 +188,7 @@ func TestBenchLimitLine(t *testing.T) {
 // or Inf in the text or the JSON, and the status line says none came.
 func TestBenchEmpty(t *testing.T) {
 	r := &load.Result{Config: load.Config{Targets: []load.Target{{URL: "https://127.0.0.1:8443/"}}, Conns: 4, Streams: 1,
-		Pipeline: 1, Protocol: load.HTTP2}, Elapsed: 300 * time.Millisecond, Interrupted: true,
+		Pipeline: 1, Protocol: transport.HTTP2}, Elapsed: 300 * time.Millisecond, Interrupted: true,
 		Status: map[int]int64{}, ErrorCounts: map[string]int64{},
 		Latency: load.Latency{Connect: newBenchHist(), TLS: newBenchHist(), Waiting: newBenchHist(), Total: newBenchHist(),
 			Service: newBenchHist()}}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/labtest"
-	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestBenchCSVGolden writes the open-model sample run and a closed-model
@@ -14,7 +14,7 @@ import (
 // testdata/bench.csv.
 func TestBenchCSVGolden(t *testing.T) {
 	closed := sampleBench()
-	closed.Config.Rate, closed.Config.Mode = 0, load.Keepalive
+	closed.Config.Rate, closed.Config.Mode = 0, transport.KeepAlive
 	closed.Latency.Service.Reset()
 	closed.CPU.ServerMeasured = false
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/httpslab/httpslab/internal/probe"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // ProbeOptions chooses how Probe shows the runs of 'httpslab probe'.
@@ -62,17 +63,17 @@ func probeSummary(w io.Writer, results []*probe.Result, opt ProbeOptions) error 
 func runLabel(i int, r *probe.Result) string {
 	fin := r.Final()
 	switch {
-	case r.Mode == probe.Reuse:
+	case r.Mode == transport.KeepAlive:
 		return "same connection as before"
-	case i == 0 && r.Mode != probe.Fresh:
+	case i == 0 && r.Mode != transport.Fresh:
 		return "new connection, full handshake (primes the session cache)"
 	case fin != nil && fin.TLS != nil && fin.TLS.EarlyData:
 		return "new connection, resumed, request sent as 0-RTT early data"
-	case r.Mode == probe.ZeroRTT && fin != nil && fin.TLS != nil && fin.TLS.Resumed:
+	case r.Mode == transport.ZeroRTT && fin != nil && fin.TLS != nil && fin.TLS.Resumed:
 		return "new connection, resumed, but the server REFUSED 0-RTT: the request went after the handshake"
 	case fin != nil && fin.TLS != nil && fin.TLS.Resumed:
 		return "new connection, resumed session"
-	case r.Mode != probe.Fresh:
+	case r.Mode != transport.Fresh:
 		return "new connection, NOT resumed (the server refused or sent no ticket)"
 	}
 	return "new connection"
