@@ -76,6 +76,7 @@ HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
 	root.AddCommand(newDemoCmd(e))
 	root.AddCommand(newPageCmd(e))
 	root.AddCommand(newExperimentCmd(e))
+	root.AddCommand(newReportCmd(e))
 	// Further commands register here.
 	return root
 }

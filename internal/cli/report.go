@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/cobra"
+)
+
+func newReportCmd(e *env) *cobra.Command {
+	var out string
+	var labels []string
+	cmd := &cobra.Command{
+		Use:   "report RESULT.json... -o report.html",
+		Short: "Write one self-contained HTML report of httpslab --json results",
+		Long: `report reads results that httpslab commands wrote with --json (probe, bench,
+audit, compare, page, experiment, demo; several at once) and writes one HTML
+file with their charts, each with the table of its numbers beneath it.
+
+The file is self-contained: its CSS is inline, its charts are SVG drawn by
+httpslab, it runs no script and its Content-Security-Policy forbids every
+load, so it opens offline and nothing in it reaches the network. Several
+bench results are also drawn on one chart, named by file or --label.`,
+		Example: `  httpslab bench --json -d 10s https://127.0.0.1:8443/ --cacert ca.pem > h1.json
+  httpslab bench --json -d 10s --http2 https://127.0.0.1:8443/ --cacert ca.pem > h2.json
+  httpslab report h1.json h2.json --label HTTP/1.1 --label HTTP/2 -o report.html`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("report needs -o FILE (the HTML file to write; - for stdout)")
+			}
+			if len(labels) > len(args) {
+				return usagef("%d --label for %d results: give at most one per result, in order", len(labels), len(args))
+			}
+			in, err := readResults(args, labels)
+			if err != nil {
+				return err
+			}
+			return e.writeHTML(out, in)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for stdout)")
+	cmd.Flags().StringArrayVar(&labels, "label", nil, "the name of each result in the report, in order (default: its file name)")
+	return cmd
+}
+
+// readResults reads each --json file, named by its label or file name.
+func readResults(paths, labels []string) ([]report.HTMLInput, error) {
+	var in []report.HTMLInput
+	for i, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := report.Read(f)
+		f.Close()
+		if errors.Is(err, report.ErrNotResult) {
+			return nil, withHint(fmt.Errorf("reading %s: %w", p, err),
+				"give files that httpslab commands wrote with --json, e.g. httpslab bench --json URL > bench.json")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		label := filepath.Base(p)
+		if i < len(labels) {
+			label = labels[i]
+		}
+		in = append(in, report.HTMLInput{Label: label, Doc: doc})
+	}
+	return in, nil
+}
+
+// writeHTML writes the report of in to path, or to stdout for "-".
+func (e *env) writeHTML(path string, in []report.HTMLInput) error {
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, in); err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err := e.stdout.Write(b.Bytes())
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the html report: %w", err)
+	}
+	return nil
+}
