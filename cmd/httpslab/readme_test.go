@@ -44,6 +44,9 @@ var readmeOutcomes = map[string]outcome{
 	"httpslab bench $U/headers $U/status/201 -k -X POST -H 'Content-Type: application/json' -d @body.json -n 1000": {0, "Status codes:    200: "},
 	"httpslab bench $U/ --cacert ca.pem --conn resume -c 20 -n 2000":                                               {0, "Requests:        2000 completed, 0 failed"},
 	"httpslab audit https://127.0.0.1:8443/ --cacert ca.pem --http-port 8080":                                      {0, "http-no-redirect"},
+	"httpslab bench --json -n 2000 https://127.0.0.1:8443/ --cacert ca.pem > h1.json":                              {0, ""},
+	"httpslab bench --json -n 2000 --http2 https://127.0.0.1:8443/ --cacert ca.pem > h2.json":                      {0, ""},
+	"httpslab report h1.json h2.json --label HTTP/1.1 --label HTTP/2 -o report.html":                               {0, ""},
 }
 
 // exampleTimeout caps each example.
