@@ -15,6 +15,7 @@ import (
 
 type auditFlags struct {
 	jsonOut     bool
+	html        string // --html FILE
 	failOn      string
 	httpPort    int
 	largePath   string
@@ -78,6 +79,7 @@ finding at or above --fail-on was found.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v3) instead of text")
+	addHTMLFlag(fl, &f.html)
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
 	f.req.addOnly(fl, "cacert", "insecure", "max-header-size")
 	fl.Lookup("insecure").Usage = "audit a server whose certificate does not verify (reported as a finding)"
@@ -139,6 +141,9 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 }
 
 func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
 	cfg, failOn, fail, err := f.config(arg, httpPortSet)
 	if err != nil {
 		return err
@@ -153,6 +158,9 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 	if rep != nil {
 		// Also after Ctrl-C: what was found so far is worth printing.
 		if werr := writeAudit(e.stdout, rep, f.jsonOut); werr != nil {
+			return werr
+		}
+		if werr := e.writeResultHTML(f.html, "audit", rep); werr != nil {
 			return werr
 		}
 	}

@@ -26,6 +26,7 @@ type benchFlags struct {
 	serverPIDs                        []int
 	failIf                            []string
 	jsonOut, csvOut                   bool
+	html                              string // --html FILE
 	inputFile                         string
 	threads                           int
 	// req holds the shared request flags bench takes: not all of them,
@@ -126,6 +127,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
+	addHTMLFlag(fl, &f.html)
 	fl.BoolVar(&f.csvOut, "csv", false, "write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
 	f.req.addOnly(fl, "resolve", "connect-to", "ipv4", "ipv6", "request", "header", "http1.1", "http2", "http3", "max-header-size")
@@ -137,6 +139,9 @@ max of the total latency (p99>200ms), errors as a share or a count
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
 	out, err := outputOf(f.jsonOut, f.csvOut)
 	if err != nil {
 		return err
@@ -167,6 +172,9 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 		return usageError{err}
 	}
 	if err := e.writeBench(res, out); err != nil {
+		return err
+	}
+	if err := e.writeResultHTML(f.html, "bench", report.NewBenchJSON(res)); err != nil {
 		return err
 	}
 	if res.Interrupted {

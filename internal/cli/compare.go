@@ -32,6 +32,7 @@ type compareFlags struct {
 	path      string
 	seed      uint64
 	json, csv bool
+	html      string // --html FILE
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -108,6 +109,7 @@ trip takes microseconds and the differences are computation.
 	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variant order (default: random, printed)")
 	fl.BoolVar(&f.json, "json", false, "print the result, with every sample, as JSON")
+	addHTMLFlag(fl, &f.html)
 	fl.BoolVar(&f.csv, "csv", false, "print the variants' table as CSV (a header line, one line per variant, times in ms)")
 	return cmd
 }
@@ -257,11 +259,14 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	return e.compareAndReport(target, where, keys, cfg, out)
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
+	return e.compareAndReport(target, where, keys, cfg, out, f.html)
 }
 
 // compareAndReport runs the comparison and prints it.
-func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out output) error {
+func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out output, html string) error {
 	variants, closeAll, err := target.Variants(keys)
 	if err != nil {
 		return withHint(usageError{err}, "--http-url gives the plain-HTTP URL, or --vary without scheme leaves plain HTTP out")
@@ -278,6 +283,9 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 	}
 	if res != nil {
 		if err := e.writeCompare(res, target, where, out); err != nil {
+			return err
+		}
+		if err := e.writeResultHTML(html, "compare", compareDocument(res, target, where)); err != nil {
 			return err
 		}
 	}
@@ -299,13 +307,10 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 
 // writeCompare prints the text report, the JSON document or the CSV table.
 func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, out output) error {
-	httpURL := target.HTTPURL
-	if slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
-		httpURL, _ = target.PlainURL()
-	}
+	httpURL := compareHTTPURL(res, target)
 	switch out {
 	case jsonOutput:
-		return report.WriteJSON(e.stdout, "compare", report.NewCompareJSON(res, where, target.URL, httpURL))
+		return report.WriteJSON(e.stdout, "compare", compareDocument(res, target, where))
 	case csvOutput:
 		return report.CompareCSV(e.stdout, res)
 	}
@@ -342,4 +347,18 @@ func (e *env) embeddedTarget(lf linkFlags, path string) (compare.Target, string,
 	t := compare.Target{URL: srv.HTTPSURL + path, HTTPURL: srv.HTTPURL + path}
 	t.Probe.TLS = srv.Trust()
 	return t, srv.Describe() + ", " + srv.HTTPSURL + path, func() { srv.Close() }, nil
+}
+
+// compareHTTPURL is the plain-HTTP URL the comparison used, if any.
+func compareHTTPURL(res *compare.Result, target compare.Target) string {
+	if slices.ContainsFunc(res.Variants, func(v compare.VariantResult) bool { return v.Key.Scheme == "http" }) {
+		u, _ := target.PlainURL()
+		return u
+	}
+	return target.HTTPURL
+}
+
+// compareDocument is the --json document of a comparison.
+func compareDocument(res *compare.Result, target compare.Target, where string) report.CompareJSON {
+	return report.NewCompareJSON(res, where, target.URL, compareHTTPURL(res, target))
 }

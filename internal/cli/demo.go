@@ -15,6 +15,7 @@ import (
 type demoFlags struct {
 	runs      int
 	json      bool
+	html      string // --html FILE
 	benchTime time.Duration
 	noAudit   bool
 	link      linkFlags
@@ -61,6 +62,7 @@ with confidence intervals, significance and a summary.
 	}
 	cmd.Flags().IntVar(&f.runs, "runs", demo.DefaultRuns, "measured requests per variant")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")
+	addHTMLFlag(cmd.Flags(), &f.html)
 	cmd.Flags().DurationVar(&f.benchTime, "bench-time", time.Second, "load the server this long per connection mode (0: no load)")
 	cmd.Flags().BoolVar(&f.noAudit, "no-audit", false, "leave out the audit")
 	f.link.add(cmd.Flags())
@@ -68,6 +70,9 @@ with confidence intervals, significance and a summary.
 }
 
 func (e *env) runDemo(f demoFlags) error {
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
 	if f.runs < 1 || f.runs > 1000 {
 		return usagef("--runs %d: want 1 to 1000", f.runs)
 	}
@@ -103,6 +108,9 @@ func (e *env) runDemo(f demoFlags) error {
 		return runErr
 	}
 	if err := e.writeDemo(res, f.json); err != nil {
+		return err
+	}
+	if err := e.writeResultHTML(f.html, "demo", res); err != nil {
 		return err
 	}
 	switch {

@@ -25,6 +25,7 @@ type experimentFlags struct {
 	seed       uint64
 	maxTime    string
 	jsonOut    bool
+	html       string // --html FILE
 	effect     float64
 	serverCPUs string
 	clientCPUs string
@@ -122,10 +123,14 @@ first Ctrl-C stops and reports the blocks completed.`,
 	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
 	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
+	addHTMLFlag(fl, &f.html)
 	return cmd
 }
 
 func (e *env) runExperiment(f experimentFlags, args []string) error {
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
 	cfg, err := f.config()
 	if err != nil {
 		return err
@@ -152,6 +157,9 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 		err = report.WriteJSON(e.stdout, "experiment", report.ExperimentResultJSON(res))
 	} else {
 		err = report.Experiment(e.stdout, res)
+	}
+	if err == nil {
+		err = e.writeResultHTML(f.html, "experiment", report.ExperimentResultJSON(res))
 	}
 	if err != nil {
 		return err
@@ -260,8 +268,8 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "bench", args); err != nil {
 		return nil, t, err
 	}
-	if f.jsonOut || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
-		return nil, t, withHint(usagef("bench's --json, --fail-if, --server-pid and -t do not apply inside experiment"),
+	if f.jsonOut || f.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
+		return nil, t, withHint(usagef("bench's --json, --html, --fail-if, --server-pid and -t do not apply inside experiment"),
 			"experiment measures the server's CPU itself and writes its own --json")
 	}
 	urls, err := f.urls(fl.Args())
@@ -286,8 +294,8 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "probe", args); err != nil {
 		return nil, t, err
 	}
-	if f.json || f.writeOut != "" || f.har != "" || f.location {
-		return nil, t, withHint(usagef("probe's --json, -w, --har and -L do not apply inside experiment"),
+	if f.json || f.html != "" || f.writeOut != "" || f.har != "" || f.location {
+		return nil, t, withHint(usagef("probe's --json, --html, -w, --har and -L do not apply inside experiment"),
 			"experiment writes its own --json; give the final URL rather than -L")
 	}
 	if fl.NArg() != 1 {

@@ -23,6 +23,7 @@ type pageFlags struct {
 	protocols, httpURL string
 	path, reqTimeout   string
 	har                string
+	html               string // --html FILE
 	rounds, conns      int
 	streams, resources int
 	warm, json         bool
@@ -81,6 +82,7 @@ link with the link flags.
 	fl.StringVar(&f.reqTimeout, "request-timeout", "30s", "give up one request after this long")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema httpslab/page/v1)")
+	addHTMLFlag(fl, &f.html)
 	fl.StringVar(&f.har, "har", "", "write each protocol's median load as HAR 1.2 to `file`, for browser tools")
 	return cmd
 }
@@ -93,6 +95,9 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 	defer closeSrv()
 	har, err := createHAR(f.har) // after every usage check: no empty file for a bad command line
 	if err != nil {
+		return err
+	}
+	if err := checkHTMLPath(f.html); err != nil {
 		return err
 	}
 	if har != nil {
@@ -124,6 +129,9 @@ func (e *env) writePage(res *page.Result, f *pageFlags, har *os.File) error {
 		err = report.WriteJSON(e.stdout, "page", res)
 	} else {
 		err = report.Page(e.stdout, res, 60)
+	}
+	if err == nil {
+		err = e.writeResultHTML(f.html, "page", res)
 	}
 	if err != nil || har == nil {
 		return err

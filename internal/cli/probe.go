@@ -23,6 +23,7 @@ type probeFlags struct {
 	writeOut  string
 	har       string
 	json      bool
+	html      string // --html FILE
 	silent    bool
 	output    string
 	// curl's spellings of a few request options
@@ -92,6 +93,7 @@ A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
 	fl.StringVarP(&f.writeOut, "write-out", "w", "", "print curl's write-out `format` (@file reads it from a file, @- from stdin)")
 	fl.StringVar(&f.har, "har", "", "write the requests as HAR 1.2 to `file`")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	addHTMLFlag(fl, &f.html)
 	fl.BoolVarP(&f.silent, "silent", "s", false, "print no waterfall (errors, -w and --json still print)")
 	fl.StringVarP(&f.output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
 	fl.StringVarP(&f.userAgent, "user-agent", "A", "", "send this User-Agent (default httpslab; a -H User-Agent wins)")
@@ -181,6 +183,9 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 }
 
 func (e *env) runProbe(url string, f probeFlags) error {
+	if err := checkHTMLPath(f.html); err != nil {
+		return err
+	}
 	p, err := f.plan()
 	if err != nil {
 		return err
@@ -272,6 +277,9 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", har.Name(), err)
 		}
+	}
+	if err := e.writeResultHTML(f.html, "probe", report.NewProbeJSON(results, interrupted)); err != nil {
+		return err
 	}
 	switch {
 	case f.json:

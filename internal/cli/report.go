@@ -9,6 +9,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newReportCmd(e *env) *cobra.Command {
@@ -88,4 +89,41 @@ func (e *env) writeHTML(path string, in []report.HTMLInput) error {
 		return fmt.Errorf("writing the html report: %w", err)
 	}
 	return nil
+}
+
+// addHTMLFlag adds --html FILE to a command that writes a result: the
+// HTML report of that result, as report would write it from --json.
+func addHTMLFlag(fs *pflag.FlagSet, path *string) {
+	fs.StringVar(path, "html", "", "also write the result's self-contained HTML report to `FILE` (as httpslab report makes from --json)")
+}
+
+// checkHTMLPath refuses, before a run, an --html file that cannot be
+// written, so that a long run does not end without its report.
+func checkHTMLPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return withHint(usagef("--html %s: no directory %s", path, filepath.Dir(path)), "give a file in a directory that exists and that you can write to")
+	}
+	return nil
+}
+
+// writeResultHTML writes the HTML report of one result of kind to path
+// (nothing when path is empty). The result goes through its --json
+// document and is read back, so the report is exactly the one
+// 'httpslab report' makes from that document.
+func (e *env) writeResultHTML(path, kind string, v any) error {
+	if path == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, kind, v); err != nil {
+		return err
+	}
+	doc, err := report.Read(&b)
+	if err != nil {
+		return fmt.Errorf("writing the html report: %w", err)
+	}
+	return e.writeHTML(path, []report.HTMLInput{{Label: kind, Doc: doc}})
 }

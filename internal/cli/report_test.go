@@ -66,3 +66,39 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLFlag runs each command with --html and checks that the report
+// it writes is the HTML report of its result.
+func TestHTMLFlag(t *testing.T) {
+	s := labtest.StartServer(t, lab.Config{})
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, s.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"probe", "--cacert", ca, s.HTTPSURL + "/"}, "Waterfall"},
+		{[]string{"bench", "--cacert", ca, "-n", "50", "-c", "2", s.HTTPSURL + "/"}, "Latency percentile spectrum"},
+		{[]string{"audit", "--cacert", ca, "--attempts", "2", s.HTTPSURL + "/"}, "Findings by severity"},
+		{[]string{"compare", "--cacert", ca, "--vary", "tls", "-n", "3", s.HTTPSURL + "/"}, "Difference against the baseline"},
+		{[]string{"page", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", s.HTTPSURL + "/page/styled"}, "Waterfall of the median h2 load"},
+	} {
+		path := filepath.Join(dir, tc.args[0]+".html")
+		args := append(append([]string{}, tc.args...), "--html", path)
+		if code, _, errOut := run(t, context.Background(), args...); code != ExitOK {
+			t.Errorf("httpslab %q = %d: %s", args, code, errOut)
+			continue
+		}
+		page, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(page), tc.want) || !strings.Contains(string(page), "<h2>"+tc.args[0]+": "+tc.args[0]+"</h2>") {
+			t.Errorf("httpslab %q: --html wrote %d bytes (%v) without %q", args, len(page), err, tc.want)
+		}
+	}
+	code, _, errOut := run(t, context.Background(), "bench", "-n", "5", "--html", filepath.Join(dir, "no", "x.html"), s.HTTPSURL+"/")
+	if code != ExitUsage || !strings.Contains(errOut, "--html") {
+		t.Errorf("bench --html into a missing directory = %d, %q; want a usage error before the run", code, errOut)
+	}
+}

@@ -83,11 +83,16 @@ func runLabel(i int, r *probe.Result) string {
 // (ProbeJSON): the URL of the first run, every run, and whether the
 // probe was interrupted.
 func WriteProbeJSON(w io.Writer, results []*probe.Result, interrupted bool) error {
+	return WriteJSON(w, "probe", NewProbeJSON(results, interrupted))
+}
+
+// NewProbeJSON returns the JSON form of a probe's runs.
+func NewProbeJSON(results []*probe.Result, interrupted bool) ProbeJSON {
 	doc := ProbeJSON{Runs: results, Interrupted: interrupted}
 	if len(results) > 0 && len(results[0].Hops) > 0 {
 		doc.URL = results[0].Hops[0].URL
 	}
-	return WriteJSON(w, "probe", doc)
+	return doc
 }
 
 // WriteOutRuns executes the -w format once per run; filename is the -o
