@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole httpslab test suite: the gate (gofmt, go vet, staticcheck,
 # go mod tidy) and go test -race. It installs what the tests need (nginx,
-# curl, openssl, iproute2, sslscan, testssl.sh from Debian's packages and
+# curl, openssl, iproute2, sslscan, testssl.sh, chromium from Debian's packages and
 # a pinned staticcheck) when missing, and fails loudly when it cannot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,7 @@ STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
 declare -A packages=(
 	[nginx]=nginx [curl]=curl [openssl]=openssl [ip]=iproute2
 	[sslscan]=sslscan [testssl]=testssl.sh [python3]=python3
+	[chromium]=chromium # opens the HTML reports in the report package's browser test
 )
 missing=()
 for cmd in "${!packages[@]}"; do
