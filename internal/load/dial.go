@@ -23,7 +23,8 @@ type endpoint struct {
 	// the one that answered last, tried first.
 	addrs  []string
 	pref   atomic.Int32
-	tls    *tls.Config // nil for plain HTTP (and h2c)
+	tls    *tls.Config  // nil for plain HTTP (and h2c)
+	verify *verifyCache // nil without verification (-k) or TLS
 	dialer net.Dialer
 }
 
@@ -66,6 +67,10 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 		tc.SessionTicketsDisabled = true
 	case transport.Resumed:
 		tc.ClientSessionCache = tls.NewLRUClientSessionCache(max(64, cfg.Conns*cfg.Streams))
+	}
+	if !tc.InsecureSkipVerify {
+		ep.verify = newVerifyCache(tc.RootCAs)
+		ep.verify.install(tc)
 	}
 	// In keep-alive mode there is no session cache: every connection
 	// makes a full handshake, so that no resumption happens silently.
