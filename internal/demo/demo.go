@@ -2,9 +2,10 @@
 // measures plain HTTP, HTTPS with HTTP/1.1 and HTTP/2, and HTTP/3, on fresh,
 // resumed, 0-RTT and kept-alive connections with compare's engine
 // (interleaved rounds in a shuffled order, medians with their intervals),
-// then loads the server briefly in each connection mode and audits it.
-// Behind an emulated link it measures compare's default matrix alone, whose
-// differences in round trips are the point there.
+// loads a short page over HTTP/1.1 and HTTP/2 with page's engine, then
+// loads the server briefly in each connection mode and audits it. Behind
+// an emulated link it measures compare's default matrix and the page
+// alone, whose differences in round trips are the point there.
 package demo
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/embedded"
+	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/tlsscan"
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -28,6 +30,11 @@ type Config struct {
 	LoadTime time.Duration
 	// NoAudit leaves the audit out. Behind a link there is no audit.
 	NoAudit bool
+	// NoPage leaves the page loads out.
+	NoPage bool
+	// PageRounds is the number of measured loads of the page per
+	// protocol; 0 means DefaultPageRounds.
+	PageRounds int
 	// LinkKeys are the variants measured behind a link; nil means
 	// compare.DefaultMatrix().
 	LinkKeys []compare.Key
@@ -93,6 +100,10 @@ type Result struct {
 	BehindLink bool `json:"behind_link"`
 	// Comparison holds the variants' samples and their analysis.
 	Comparison *compare.Result `json:"comparison"`
+	// Page is the page loaded over HTTP/1.1 and HTTP/2 (PagePath), or
+	// PageErr why it failed.
+	Page    *page.Result `json:"page,omitempty"`
+	PageErr string       `json:"page_error,omitempty"`
 	// Load holds one short load run per connection mode, with LoadTime
 	// and LoadConns the setup they share.
 	Load      []Load        `json:"load,omitempty"`
@@ -117,8 +128,14 @@ func Run(ctx context.Context, srv *embedded.Server, cfg Config) (*Result, error)
 		return nil, err
 	}
 	res.Comparison = cmp
-	if err != nil || res.BehindLink {
+	if err != nil {
 		return res, err
+	}
+	if !cfg.NoPage && ctx.Err() == nil {
+		res.Page, res.PageErr = runPage(ctx, srv, cfg)
+	}
+	if res.BehindLink {
+		return res, ctx.Err()
 	}
 	if cfg.LoadTime > 0 {
 		res.Load, res.LoadTime, res.LoadConns = runLoad(ctx, srv, cfg.LoadTime), cfg.LoadTime, loadConns
@@ -166,20 +183,27 @@ func compareVariants(ctx context.Context, srv *embedded.Server, cfg Config, behi
 }
 
 // Failure returns an error when a part of a finished demo failed: a
-// variant that was dropped, a load run or the audit. Behind a link a
-// dropped variant is told by compare's own rule (Result.Failure of the
-// comparison), since loss on the link can drop one.
+// variant that was dropped, the page loads, a load run or the audit.
+// Behind a link a dropped variant is told by compare's own rule
+// (Result.Failure of the comparison), since loss on the link can drop
+// one.
 func (r *Result) Failure() error {
 	if r.Comparison == nil {
 		return errors.New("demo: nothing was measured")
 	}
 	if r.BehindLink {
-		return r.Comparison.Failure()
+		if err := r.Comparison.Failure(); err != nil {
+			return err
+		}
+		return r.pageFailure()
 	}
 	for _, v := range r.Comparison.Variants {
 		if v.Dropped != "" {
 			return fmt.Errorf("demo: %s failed: %w", v.Name, dropErr(v))
 		}
+	}
+	if err := r.pageFailure(); err != nil {
+		return err
 	}
 	for _, l := range r.Load {
 		if l.Err != "" {
@@ -188,6 +212,16 @@ func (r *Result) Failure() error {
 	}
 	if r.AuditErr != "" {
 		return fmt.Errorf("demo: audit failed: %s", r.AuditErr)
+	}
+	return nil
+}
+
+// pageFailure is the failure of the page loads: the embedded server
+// serves every resource of its page, behind a link too (TCP retransmits
+// what the link loses).
+func (r *Result) pageFailure() error {
+	if r.PageErr != "" {
+		return fmt.Errorf("demo: the page loads failed: %s", r.PageErr)
 	}
 	return nil
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/embedded"
+	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/netem"
+	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -44,6 +46,18 @@ func TestRunBehindLink(t *testing.T) {
 	if rtt := res.Comparison.RTT; rtt < 18*time.Millisecond || rtt > 30*time.Millisecond {
 		t.Errorf("RTT %v behind a 20 ms link", rtt)
 	}
+	// The page behind the link: every load takes at least the handshake,
+	// the document's round trip and the images' (4 RTT), and HTTP/1.1's
+	// six connections, each taking its images one round trip at a time,
+	// take longer than HTTP/2's one.
+	if res.Page == nil || res.PageErr != "" || len(res.Page.Protocols) != 2 {
+		t.Fatalf("page %+v (%s); want h1 and h2 loaded", res.Page, res.PageErr)
+	}
+	h1, h2 := res.Page.Protocols[0], res.Page.Protocols[1]
+	if h1.LoadTime.Min < 80 || h2.LoadTime.Min < 80 || h1.LoadTime.Median <= h2.LoadTime.Median {
+		t.Errorf("page loads: h1 %v ms (min %v), h2 %v ms (min %v); want each above 4 RTT (80 ms), h1 the longer",
+			h1.LoadTime.Median, h1.LoadTime.Min, h2.LoadTime.Median, h2.LoadTime.Min)
+	}
 }
 
 // TestFailure: on loopback a dropped variant, a failed load run or a
@@ -62,6 +76,8 @@ func TestFailure(t *testing.T) {
 		{Result{Comparison: &compare.Result{Variants: []compare.VariantResult{measured, https, dropped}}}, "demo: HTTP/3 failed: no QUIC"},
 		{Result{Comparison: &compare.Result{Variants: []compare.VariantResult{measured, https}}, Load: []Load{{Name: KeepAlive, Err: "refused"}}}, "demo: load keep-alive failed: refused"},
 		{Result{Comparison: &compare.Result{Variants: []compare.VariantResult{measured, https}}, AuditErr: "timeout"}, "demo: audit failed: timeout"},
+		{Result{Comparison: &compare.Result{Variants: []compare.VariantResult{measured, https}}, PageErr: "refused", AuditErr: "timeout"}, "demo: the page loads failed: refused"},
+		{Result{BehindLink: true, Comparison: &compare.Result{Stop: compare.StopRuns, Variants: []compare.VariantResult{measured, https}}, PageErr: "refused"}, "demo: the page loads failed: refused"},
 		{Result{BehindLink: true, Comparison: &compare.Result{Stop: compare.StopRuns, Variants: []compare.VariantResult{measured, https, dropped}}}, ""},
 	} {
 		err := tt.res.Failure()
@@ -76,4 +92,29 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestRunPage: on loopback the demo loads its page over HTTP/1.1 and
+// HTTP/2, the rounds asked for, every resource, on six connections and
+// on one; NoPage leaves it out.
+func TestRunPage(t *testing.T) {
+	srv := startServer(t, embedded.Config{Server: lab.Config{NoHTTP3: true}})
+	res, err := Run(context.Background(), srv, Config{Runs: 1, NoAudit: true, PageRounds: 3})
+	if res == nil || res.Page == nil || res.PageErr != "" || len(res.Page.Protocols) != 2 || len(res.Page.Differences) != 1 {
+		t.Fatalf("Run: %v; page %+v; want h1 and h2 and their difference", err, res)
+	}
+	for i, want := range []struct {
+		proto page.Protocol
+		conns float64
+	}{{page.HTTP1, 6}, {page.HTTP2, 1}} {
+		p := res.Page.Protocols[i]
+		if p.Protocol != want.proto || len(p.Loads) != 3 || p.Requests != 31 || p.Failed != 0 || p.Conns != want.conns {
+			t.Errorf("%s: %d loads, %v requests, %v failed, %v connections; want %s, 3, 31, 0, %v",
+				p.Protocol, len(p.Loads), p.Requests, p.Failed, p.Conns, want.proto, want.conns)
+		}
+	}
+	noPage, _ := Run(context.Background(), srv, Config{Runs: 1, NoAudit: true, NoPage: true})
+	if noPage == nil || noPage.Page != nil || noPage.PageErr != "" {
+		t.Errorf("NoPage: %+v; want no page", noPage)
+	}
 }

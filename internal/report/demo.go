@@ -22,7 +22,10 @@ func WriteDemo(w io.Writer, res *demo.Result) error {
 	cmp := res.Comparison
 	if res.BehindLink {
 		fmt.Fprintf(w, "httpslab demo: %s, %s\nplain HTTP from %s\n\n", res.Server, res.URL, res.HTTPURL)
-		return Compare(w, cmp)
+		if err := Compare(w, cmp); err != nil {
+			return err
+		}
+		return writeDemoPage(w, res)
 	}
 	fmt.Fprintf(w, "httpslab demo: embedded server %s (and %s), ECDSA P-256, TLS 1.2-1.3, tickets, 0-RTT\n",
 		strings.TrimSuffix(res.URL, "/"), strings.TrimSuffix(res.HTTPURL, "/"))
@@ -30,6 +33,9 @@ func WriteDemo(w io.Writer, res *demo.Result) error {
 		"medians, and the %s confidence interval of the total's median in ms\n\n", cmp.Rounds, demoPercent(cmp.Level))
 	writeDemoTable(w, cmp)
 	writeDemoLoopback(w, cmp.RTT)
+	if err := writeDemoPage(w, res); err != nil {
+		return err
+	}
 	if res.Load != nil {
 		writeDemoLoad(w, res)
 	}
@@ -149,6 +155,21 @@ func writeDemoLoopback(w io.Writer, rtt time.Duration) {
 	fmt.Fprintf(w, "\nround trip on loopback: %.0f µs (median of the connections): the handshake times above are\n"+
 		"CPU, not round trips. 'httpslab demo --rtt 50ms' (root) puts the server behind an emulated link.\n",
 		float64(rtt)/float64(time.Microsecond))
+}
+
+// writeDemoPage writes the page loads as page's report does, under a
+// heading that says what was loaded.
+func writeDemoPage(w io.Writer, res *demo.Result) error {
+	if res.Page == nil && res.PageErr == "" {
+		return nil
+	}
+	fmt.Fprintf(w, "\npage %s over HTTP/1.1 and HTTP/2 ('httpslab page' for more)\n", demo.PagePath)
+	if res.Page == nil {
+		fmt.Fprintf(w, "failed: %s\n", termSafe(res.PageErr))
+		return nil
+	}
+	fmt.Fprintf(w, "%d loads per protocol after a warm-up round, interleaved; cold loads\n", res.Page.Rounds)
+	return pageBody(w, res.Page, 60)
 }
 
 func writeDemoLoad(w io.Writer, res *demo.Result) {

@@ -31,6 +31,12 @@ func Page(w io.Writer, res *page.Result, width int) error {
 		mode = "warm loads (TLS sessions resumed from the load before, no cache)"
 	}
 	fmt.Fprintf(w, "page %s\n%d rounds, protocols interleaved in a shuffled order; %s\n\n", res.URL, res.Rounds, mode)
+	return pageBody(w, res, width)
+}
+
+// pageBody is the report of page loads after its heading: the protocols'
+// table, the differences, the failures and the waterfalls.
+func pageBody(w io.Writer, res *page.Result, width int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "protocol\tn\tload ms\t%.0f%% CI\tTTFB ms\trequests\tfailed\tconns\thandshakes\thandshake B\tpayload B\tcpu ms\t\n", res.Level*100)
 	for _, p := range res.Protocols {

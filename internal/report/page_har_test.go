@@ -107,8 +107,8 @@ func TestPageHARLoads(t *testing.T) {
 			t.Errorf("entry %s (%s): priority %q; want %q", e.Request.URL, e.ResourceType, e.Priority, want)
 		}
 	}
-	if n1, n2 := len(conns["page_h1"]), len(conns["page_h2"]); n1 < 2 || n1 > 6 || n2 != 1 || conns["page_h2"]["h2-1"] != true {
-		t.Errorf("connections %v; want 2 to 6 over h1, h2-1 alone over h2", conns)
+	if n1, n2 := len(conns["page_h1"]), len(conns["page_h2"]); n1 < 1 || n1 > 6 || n2 != 1 || conns["page_h2"]["h2-1"] != true {
+		t.Errorf("connections %v; want 1 to 6 over h1 (on loopback the first can take them all), h2-1 alone over h2", conns)
 	}
 	if doc["log"].(map[string]any)["entries"].([]any)[0].(map[string]any)["pageref"] != "page_h1" {
 		t.Error("the first entry is not the h1 page's")
