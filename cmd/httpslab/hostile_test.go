@@ -92,6 +92,11 @@ func hostileCases() []hostileCase {
 			return args
 		}
 	}
+	page := func(extra ...string) func(*labtest.Misbehaving, string) []string {
+		return func(s *labtest.Misbehaving, _ string) []string {
+			return append([]string{"page", s.URL(), "-n", "1"}, extra...)
+		}
+	}
 	audit := func(s *labtest.Misbehaving, ca string) []string {
 		return []string{"audit", s.URL(), "--cacert", ca, "--max-time", "5"}
 	}
@@ -108,5 +113,9 @@ func hostileCases() []hostileCase {
 		{"bench --http2, CONTINUATION forever", labtest.H2HeadersForever, bench("--http2", "-n", "3"), 1, "response header over the limit of 1 MiB", 15 * time.Second},
 		{"bench --http2, 1xx forever", labtest.H2InformationalForever, bench("--http2", "-n", "3"), 1, "response header over the limit of 1 MiB", 15 * time.Second},
 		{"bench --http2, GOAWAY after 10", labtest.H2GoAwayAfter(10), bench("--http2", "-n", "100"), 0, "100 completed, 0 failed", 15 * time.Second},
+		{"page, endless HTML", labtest.PageEndless, page("--max-time", "3"), 1, "document: larger than the discovery reads", 15 * time.Second},
+		{"page, endless HTML trickled", labtest.PageTrickle(100 * time.Millisecond), page("--max-time", "2"), 1, "hint: the server did not answer in time", 10 * time.Second},
+		{"page, 100,000 resources", labtest.PageResources, page(), 0, "98,001 resources the page named were left out", 15 * time.Second},
+		{"page, recursive CSS @import", labtest.PageCSSImports, page(), 0, "1 resource the page named was left out", 10 * time.Second},
 	}
 }

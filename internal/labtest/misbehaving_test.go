@@ -178,3 +178,28 @@ func TestBinaryDoesNotLinkTesting(t *testing.T) {
 		}
 	}
 }
+
+// TestPageCSSImports checks the Handler mode through PageCSSImports: the
+// stylesheets it serves, two requests kept alive on one connection, and
+// the end of its chain.
+func TestPageCSSImports(t *testing.T) {
+	s := NewMisbehaving(t, PageCSSImports)
+	for _, tt := range []struct{ path, want string }{
+		{"self.css", `@import "/self.css";`},
+		{"chain/7.css", `@import "/chain/8.css";`},
+		{"chain/1000.css", "404 page not found"},
+	} {
+		resp, err := http.Get(s.URL() + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), tt.want) {
+			t.Errorf("GET /%s = %q; want %q", tt.path, body, tt.want)
+		}
+	}
+	if got := s.Accepted(); got != 1 {
+		t.Errorf("Accepted() = %d; want 1 (the connection kept alive)", got)
+	}
+}

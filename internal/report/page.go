@@ -163,6 +163,16 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	if s := phaseShares(ld); s != "" {
 		fmt.Fprintf(w, "  the requests' time: %s\n", s)
 	}
+	if ld.Skipped > 0 {
+		// A page that names more than the load fetches is measured in
+		// part: say so, or the request count reads as the whole page.
+		noun := "resources the page named were"
+		if ld.Skipped == 1 {
+			noun = "resource the page named was"
+		}
+		fmt.Fprintf(w, "  %s %s left out (over --max-resources, or stylesheets imported past %d levels)\n",
+			groupDigits(int64(ld.Skipped)), noun, page.DefaultMaxCSSDepth)
+	}
 	lanes := pageLanes(ld, width)
 	labels := make([]string, len(ld.Conns))
 	wide := 0

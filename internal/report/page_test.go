@@ -61,3 +61,26 @@ func TestPageReportGolden(t *testing.T) {
 	}
 	labtest.Golden(t, "page.golden", b.Bytes())
 }
+
+// TestPageWaterfallSkipped checks that a load that left out resources
+// over its limits says how many, so that its request count does not read
+// as the whole page.
+func TestPageWaterfallSkipped(t *testing.T) {
+	for _, tt := range []struct {
+		skipped int
+		want    string
+	}{
+		{0, ""},
+		{1, "1 resource the page named was left out"},
+		{98001, "98,001 resources the page named were left out"},
+	} {
+		ld := pageLoad(page.HTTP1, 1)
+		ld.Skipped = tt.skipped
+		var b bytes.Buffer
+		PageWaterfall(&b, ld, 30)
+		got := b.String()
+		if tt.want == "" && strings.Contains(got, "left out") || !strings.Contains(got, tt.want) {
+			t.Errorf("PageWaterfall with %d skipped:\n%s\nwant a line with %q", tt.skipped, got, tt.want)
+		}
+	}
+}
