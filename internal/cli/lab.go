@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/netem"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 )
@@ -78,49 +78,16 @@ func (e *env) runLab(f linkFlags, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "httpslab: %s runs at %s behind an emulated link (%s); namespace %s\n",
 		args[0], link.ServerIP, link.Config, link.Namespace)
-	return e.waitLabCommand(c, args[0], sigs)
-}
-
-// waitLabCommand passes signals on to the command and returns its exit
-// status as lab's own.
-func (e *env) waitLabCommand(c *exec.Cmd, name string, sigs <-chan os.Signal) error {
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	var kill <-chan time.Time
-	for {
-		select {
-		case err := <-done:
-			return commandExit(err, name)
-		case s := <-sigs:
-			// A terminal's Ctrl-C already reached the command, which
-			// shares the foreground process group; pass on the rest.
-			if s != os.Interrupt || !isTerminal(os.Stdin) {
-				_ = c.Process.Signal(s)
-			}
-			if kill == nil {
-				kill = time.After(labKillAfter)
-			}
-		case <-kill:
-			fmt.Fprintf(e.stderr, "httpslab: %s did not exit within %v; killing it\n", name, labKillAfter)
-			_ = c.Process.Kill()
-		}
+	code, err := netem.Supervise(c, sigs, isTerminal(os.Stdin), labKillAfter, func() {
+		fmt.Fprintf(e.stderr, "httpslab: %s did not exit within %v; killing it\n", args[0], labKillAfter)
+	})
+	if err != nil {
+		return fmt.Errorf("running %s: %w", args[0], err)
 	}
-}
-
-// commandExit maps the command's end to lab's exit status: its exit code,
-// or 128 plus the signal that ended it, as shells do.
-func commandExit(err error, name string) error {
-	if err == nil {
-		return nil
+	if code != 0 {
+		return exitError{code: code}
 	}
-	var x *exec.ExitError
-	if !errors.As(err, &x) {
-		return fmt.Errorf("running %s: %w", name, err)
-	}
-	if ws, ok := x.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitError{code: 128 + int(ws.Signal())}
-	}
-	return exitError{code: x.ExitCode()}
+	return nil
 }
 
 // isTerminal reports whether f is a terminal.
