@@ -101,7 +101,10 @@ func diffLane(name string, d compare.Diff) interval {
 
 // diffText is a difference, or "~" and its value when not significant.
 func diffText(d compare.Diff) string {
-	s := fmt.Sprintf("%+.3g", d.MS)
+	s := "+" + fmtMS(d.MS)
+	if d.MS < 0 {
+		s = "-" + fmtMS(-d.MS)
+	}
 	if !d.Significant {
 		return "~ " + s
 	}
@@ -127,6 +130,10 @@ func compareSection(res *compare.Result, findings []string) section {
 	dt := table{Caption: "differences against the baseline, ms", Head: []string{"variant", "difference", "CI low", "CI high", "p"}}
 	for i, v := range res.Variants {
 		meds = append(meds, summaryLane(v.Name, v.Total, seriesClass(0)))
+		if v.Total.N == 0 {
+			mt.Rows = append(mt.Rows, []string{v.Name, "0", "not measured", "-", "-"})
+			continue
+		}
 		mt.Rows = append(mt.Rows, []string{v.Name, fmt.Sprint(v.Total.N), fmtMS(v.Total.Median), fmtMS(ciBound(v.Total, v.Total.Lo)), fmtMS(ciBound(v.Total, v.Total.Hi))})
 		if i > 0 && v.VsBaseline != nil {
 			d := *v.VsBaseline

@@ -1,0 +1,29 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/labtest"
+)
+
+// TestHTMLGolden renders the fixed bench result and comparison of the
+// text reports' golden tests as HTML (with -update to regenerate): the
+// SVG of the spectrum and of the interval charts, and their tables.
+func TestHTMLGolden(t *testing.T) {
+	defer func(v string) { Version = v }(Version)
+	Version = "v0.0.0-test"
+	created := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	bench := NewBenchJSON(sampleBench())
+	cmp := NewCompareJSON(goldenComparison(t), "https://127.0.0.1:8443/", "https://127.0.0.1:8443/", "http://127.0.0.1:8080/")
+	in := []HTMLInput{
+		{Label: "bench.json", Doc: &Document{Kind: "bench", Schema: SchemaName("bench"), Version: Version, Created: created, Result: &bench}},
+		{Label: "compare.json", Doc: &Document{Kind: "compare", Schema: SchemaName("compare"), Version: Version, Created: created, Result: &cmp}},
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	labtest.Golden(t, "report.html.golden", b.Bytes())
+}
