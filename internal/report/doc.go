@@ -14,7 +14,10 @@
 //
 // and the versioned JSON envelope every command writes for --json
 // (json.go), with a strict JSON Schema per schema in schema/, read back
-// by Read (read.go) against the same schemas. Shared
+// by Read (read.go) against the same schemas; and the self-contained
+// HTML report of any of them (html.go, html.tmpl, html_chart.go and a
+// file per kind of drawing: html_bench.go, html_waterfall.go,
+// html_compare.go, html_audit.go). Shared
 // helpers: units.go (numbers), color.go, escape.go (strings from the
 // network on their way to a terminal).
 //

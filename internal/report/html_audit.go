@@ -161,7 +161,8 @@ func verdictRow(v experimentVerdictJSON, unit string) []string {
 	return []string{v.Variant, quantity(v.Baseline, unit), quantity(v.Value, unit), strings.TrimSpace(verdictChange(v)), lo, hi, pValue(v.PHolm)}
 }
 
-// demoSection draws the demo: its comparison, its load runs and its audit.
+// demoSection draws the demo: its comparison, its load runs, its page
+// loads and its audit.
 func demoSection(r *demo.Result) section {
 	s := compareSection(r.Comparison, nil)
 	s.Meta = append([]string{r.Server}, s.Meta...)
@@ -172,6 +173,11 @@ func demoSection(r *demo.Result) section {
 				fmt.Sprintf("%.0f", l.HandshakeRate), msOf(l.P50), msOf(l.P99)})
 		}
 		s.Tables = append(s.Tables, t)
+	}
+	if r.Page != nil {
+		s.Charts = append(s.Charts, pageSection(r.Page).Charts...)
+	} else if r.PageErr != "" {
+		s.Notes = append(s.Notes, "page load failed: "+r.PageErr)
 	}
 	if r.Audit != nil {
 		a := auditSection(r.Audit)

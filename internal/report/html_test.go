@@ -87,7 +87,7 @@ func TestHTMLEveryKind(t *testing.T) {
 		"audit":      {"Findings by severity", "sev-"},
 		"compare":    {"Median total time per variant", "Difference against the baseline"},
 		"page":       {"Median page load per protocol", "Waterfall of the median h1 load", "Waterfall of the median h2 load"},
-		"demo":       {"Median total time per variant", "Findings by severity", "load runs"},
+		"demo":       {"Median total time per variant", "Findings by severity", "load runs", "Median page load per protocol"},
 		"experiment": {"Change in", "against the baseline"},
 	}
 	for kind, doc := range docs {
