@@ -18,6 +18,8 @@ import (
 
 type experimentFlags struct {
 	nginx, nginxBin string
+	// server is --server, a command-line template in place of --nginx.
+	server string
 	// design holds --vary, --all-at-once, --factorial and --together,
 	// or --file's variants.
 	design     experiment.Design
@@ -37,8 +39,8 @@ type experimentFlags struct {
 func newExperimentCmd(e *env) *cobra.Command {
 	var f experimentFlags
 	cmd := &cobra.Command{
-		Use:   "experiment --nginx FILE --vary 'NAME=V1|V2' [flags] -- bench|probe ARGS...",
-		Short: "Which nginx setting really helps: variants measured in randomised blocks",
+		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe ARGS...",
+		Short: "Which nginx (or other server) setting really helps: variants measured in randomised blocks",
 		Long: `experiment runs nginx in several configuration variants and says, per variant
 and metric, what changed against the baseline, with a confidence interval, or
 "~" where nothing significant did.
@@ -54,6 +56,15 @@ combination of the values instead, and --together moves every --vary at once
 (variant i sets each directive to its i-th value: a certificate with its
 key). Nothing else in the template changes: each variant differs from it in
 the varied lines only.
+
+--server takes any other server instead (caddy, h2o, a Go service, httpslab
+serve): its command line, one command run as a shell would, with {NAME}
+where --vary NAME puts each value. It is started for every run in its own
+process group, waited on until it answers where the measurement goes,
+and stopped (SIGTERM, SIGKILL after 5 s); a variant is verified by any
+difference a client sees from the baseline's, or measured as unverified.
+A certificate the measurement trusts must be the same at every start:
+httpslab serve takes one with --cert-file and --key-file.
 
 Each variant is checked (nginx -t), started as a private nginx (its own
 prefix, pid and logs; restarted for every run, never reloaded) and verified
@@ -86,10 +97,12 @@ first Ctrl-C stops and reports the blocks completed.`,
       --vary 'ssl_certificate_key=ec.key|rsa.key' -- bench --conn new -d 3s https://localhost:8443/ -k
   httpslab experiment --nginx nginx.conf --vary 'ssl_protocols=TLSv1.2 TLSv1.3|TLSv1.3' \
       -- probe -n 20 https://localhost:8443/ --cacert ca.pem
+  httpslab experiment --server 'httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem {t}' \
+      --vary 't=--no-tickets|--no-tickets=false' -- bench --conn resume -d 3s https://localhost:8443/ --cacert cert.pem
   httpslab experiment --file exp.toml     # nginx, measure, [baseline], [[variant]] name and set`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.fileName != "" {
-				if len(args) > 0 || f.nginx != "" || len(f.design.Varies) > 0 {
+				if len(args) > 0 || f.nginx != "" || f.server != "" || len(f.design.Varies) > 0 {
 					return usagef("--file holds the template, the variants and the measurement: give no --nginx, --vary or -- with it")
 				}
 				measure, err := f.readFile()
@@ -110,6 +123,7 @@ first Ctrl-C stops and reports the blocks completed.`,
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
+	fl.StringVar(&f.server, "server", "", "the template: a server's `command` line whose {NAME} each --vary NAME fills (instead of --nginx)")
 	fl.StringVar(&f.fileName, "file", "", "an experiment `file` (TOML): template, named variants of any number of directives, measurement")
 	fl.StringArrayVar(&f.design.Varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
 	fl.BoolVar(&f.design.AllAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
@@ -150,6 +164,8 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 	switch {
 	case errors.As(err, &noAnswer):
 		return withHint(err, fmt.Sprintf("the template must listen where the measured URL points (%s), with a certificate the measurement trusts (--cacert, -k)", noAnswer.Addr))
+	case err != nil && f.server != "":
+		return withHint(err, "run the baseline's command on its own: "+string(cfg.Variants[0].Config))
 	case err != nil:
 		return withHint(err, "check the template on its own: nginx -t -c "+f.nginx)
 	}
@@ -174,8 +190,9 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 // without its measurement.
 func (f experimentFlags) config() (experiment.Config, error) {
 	var cfg experiment.Config
-	if f.nginx == "" {
-		return cfg, withHint(usagef("no template: give --nginx FILE"), "a complete nginx.conf whose server the measurement targets")
+	if f.nginx == "" && f.server == "" || f.nginx != "" && f.server != "" {
+		return cfg, withHint(usagef("give one template: --nginx FILE or --server COMMAND"),
+			"a complete nginx.conf, or a server's command line such as 'httpslab serve --https-port 8443 --no-tickets={off}' with --vary 'off=false|true'")
 	}
 	if len(f.design.Varies) == 0 && f.design.File == nil {
 		return cfg, withHint(usagef("nothing to vary: give --vary 'NAME=V1|V2'"), "e.g. --vary 'ssl_session_tickets=off|on'")
@@ -186,12 +203,9 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	if !(f.effect > 0 && f.effect < 1000) {
 		return cfg, usagef("--effect %v: want a percentage above 0, e.g. 5", f.effect)
 	}
-	template, err := readInput(f.nginx, stdin, nginxconf.MaxSize)
+	template, err := f.template()
 	if err != nil {
-		return cfg, usagef("reading --nginx %s: %v", f.nginx, err)
-	}
-	if _, err := nginxconf.Parse(template); err != nil {
-		return cfg, usagef("--nginx %s: %v", f.nginx, err)
+		return cfg, err
 	}
 	cfg.Variants, err = f.design.Variants(template)
 	if err != nil {
@@ -208,9 +222,28 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		}
 	}
 	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx), CPUs: f.serverCPUs}
+	if f.server != "" {
+		cfg.Server = &lab.CommandConfig{Line: f.server, CPUs: f.serverCPUs}
+	}
 	cfg.ClientCPUs = f.clientCPUs
 	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100
 	return cfg, nil
+}
+
+// template reads --nginx, or takes --server's command line.
+func (f *experimentFlags) template() ([]byte, error) {
+	if f.server != "" {
+		f.design.Command = true
+		return []byte(f.server), nil
+	}
+	template, err := readInput(f.nginx, stdin, nginxconf.MaxSize)
+	if err != nil {
+		return nil, usagef("reading --nginx %s: %v", f.nginx, err)
+	}
+	if _, err := nginxconf.Parse(template); err != nil {
+		return nil, usagef("--nginx %s: %v", f.nginx, err)
+	}
+	return template, nil
 }
 
 // readFile reads --file into the flags it stands for and returns the

@@ -60,7 +60,7 @@ func TestExperimentUsage(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"--vary", "a=1|2", "--", "bench", url}, "no template: give --nginx FILE"},
+		{[]string{"--vary", "a=1|2", "--", "bench", url}, "give one template: --nginx FILE or --server COMMAND"},
 		{append([]string{"--nginx", conf}, bench...), "nothing to vary"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench or probe command line after --"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "bench", "--conn", "resume", url}, "hint: the measurement's own flags go after --"},

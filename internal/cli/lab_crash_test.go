@@ -30,6 +30,13 @@ func TestMain(m *testing.M) {
 		code := Run(ctx, []string{"serve", "--rtt", "5ms"}, os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
+	case "httpslab":
+		// httpslab itself, with the arguments given: a server that tests
+		// start as a command, as a user starts the built binary.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	case "serve-broken-stdout":
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		code := Run(ctx, []string{"serve", "--rtt", "5ms"}, os.Stdout, os.Stderr)

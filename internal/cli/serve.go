@@ -2,12 +2,14 @@ package cli
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
@@ -21,6 +23,7 @@ type serveFlags struct {
 	noTickets, no0RTT bool
 	noHTTP3, noHSTS   bool
 	caOut             string
+	certFile, keyFile string
 	writeSite         string
 	link              linkFlags
 }
@@ -35,6 +38,9 @@ to clients that start with its preface: h2c), HTTPS with HTTP/1.1 and HTTP/2
 (chosen by ALPN), and HTTP/3 over UDP on the HTTPS port number,
 advertised with Alt-Svc. It generates a private CA and a leaf certificate at
 start and writes the CA to a file, so clients verify for real with --cacert.
+--cert-file and --key-file serve a certificate of yours instead, the same at
+every start (as nginx's ssl_certificate and ssl_certificate_key), so a client
+given its issuer with --cacert verifies across restarts (experiment --server).
 
 It prints the URLs it serves, one per line, and serves until interrupted.
 
@@ -55,6 +61,7 @@ and its URLs carry its address there (in 198.18.0.0/15: 198.18.x.y or 198.19.x.y
 		Example: `  httpslab serve
   httpslab serve --https-port 8443 --cert rsa-2048 --ca-out ca.pem
   httpslab serve --tls-max 1.2 --no-tickets     # a server that never resumes
+  httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem   # the same certificate at every start
   httpslab serve --rtt 50ms                     # behind a link with a 50 ms RTT
   httpslab serve --profile 3g --loss 1%
   httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
@@ -73,6 +80,8 @@ and its URLs carry its address there (in 198.18.0.0/15: 198.18.x.y or 198.19.x.y
 	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
 	fl.BoolVar(&f.noHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
 	fl.StringVar(&f.caOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
+	fl.StringVar(&f.certFile, "cert-file", "", "serve this certificate chain (PEM), as nginx's ssl_certificate, instead of a new one: the same at every start")
+	fl.StringVar(&f.keyFile, "key-file", "", "the private key (PEM) of --cert-file, as nginx's ssl_certificate_key")
 	fl.StringVar(&f.writeSite, "write-site", "", "write the /page/ test pages as static files under `dir` for another server, and exit")
 	f.link.add(fl)
 	return cmd
@@ -92,11 +101,37 @@ func (f serveFlags) labConfig() (lab.Config, error) {
 	if err := cmp.Or(minErr, maxErr, transport.CheckVersions(minV, maxV)); err != nil {
 		return lab.Config{}, usageError{err}
 	}
+	cert, err := f.certificate()
+	if err != nil {
+		return lab.Config{}, err
+	}
 	return lab.Config{
-		Host: f.host, HTTPPort: f.httpPort, HTTPSPort: f.tlsPort, Cert: kind,
+		Host: f.host, HTTPPort: f.httpPort, HTTPSPort: f.tlsPort, Cert: kind, Certificate: cert,
 		MinVersion: minV, MaxVersion: maxV, NoTickets: f.noTickets, No0RTT: f.no0RTT,
 		NoHTTP3: f.noHTTP3, NoHSTS: f.noHSTS,
 	}, nil
+}
+
+// certificate reads --cert-file and --key-file: a certificate kept across
+// starts (a new CA at every start would make a client's --cacert of the
+// last start fail at the next), or nil without them.
+func (f serveFlags) certificate() (*tls.Certificate, error) {
+	if f.certFile == "" && f.keyFile == "" {
+		return nil, nil
+	}
+	if f.certFile == "" || f.keyFile == "" {
+		return nil, usagef("--cert-file and --key-file go together")
+	}
+	if f.caOut != "" || f.link.fs != nil && f.link.fs.Changed("cert") {
+		return nil, withHint(usagef("--cert-file excludes --cert and --ca-out: the certificate and its issuer are yours"),
+			"give clients the certificate's issuer, or the certificate itself when it is self-signed, with --cacert")
+	}
+	cert, err := tls.LoadX509KeyPair(f.certFile, f.keyFile)
+	if err != nil {
+		return nil, withHint(usagef("--cert-file %s, --key-file %s: %v", f.certFile, f.keyFile, err),
+			"e.g. openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout key.pem -out cert.pem")
+	}
+	return &cert, nil
 }
 
 func (e *env) runServe(f serveFlags) error {
@@ -130,7 +165,7 @@ func (e *env) runServe(f serveFlags) error {
 		return err
 	}
 	defer srv.Close()
-	caPath, removeCA, err := srv.CA.Save(f.caOut)
+	caPath, removeCA, err := saveCA(srv, f)
 	if err != nil {
 		return withHint(err, "give --ca-out a file in a directory you can write to, or leave it out for a private temporary file")
 	}
@@ -146,7 +181,12 @@ func (e *env) runServe(f serveFlags) error {
 	if srv.Link != nil {
 		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", srv.Link.Config, srv.Link.Namespace))
 	}
-	notes = append(notes, "CA certificate: "+caPath, "Ctrl-C stops")
+	if caPath != "" {
+		notes = append(notes, "CA certificate: "+caPath)
+	} else {
+		notes = append(notes, "certificate: "+f.certFile)
+	}
+	notes = append(notes, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
 	select {
 	case <-hup.Done():
@@ -154,4 +194,13 @@ func (e *env) runServe(f serveFlags) error {
 	case err := <-srv.Err():
 		return fmt.Errorf("serving: %w", err)
 	}
+}
+
+// saveCA writes the server's CA for clients (--ca-out or a temporary
+// file); a server given --cert-file has none, and the path is empty.
+func saveCA(srv *embedded.Server, f serveFlags) (string, func(), error) {
+	if srv.CA == nil {
+		return "", func() {}, nil
+	}
+	return srv.CA.Save(f.caOut)
 }

@@ -15,10 +15,14 @@ type Design struct {
 	AllAtOnce, Factorial, Together bool
 	// File, when set, gives the variants instead (File.RenderVariants).
 	File *File
+	// Command says the template is a server's command line with {NAME}
+	// placeholders, not an nginx.conf.
+	Command bool
 }
 
 // Variants renders the design's variants of template.
-func (d Design) Variants(template []byte) ([]Variant, error) {
+func (d Design) Variants(src []byte) ([]Variant, error) {
+	template := Template{Src: src, Command: d.Command}
 	var varies []Vary
 	for _, s := range d.Varies {
 		v, err := ParseVary(s)

@@ -126,7 +126,7 @@ func sortedChanges(m map[string]string) []Change {
 }
 
 // RenderVariants renders the file's baseline and variants on the template.
-func (f File) RenderVariants(template []byte) ([]Variant, error) {
+func (f File) RenderVariants(template Template) ([]Variant, error) {
 	base := Variant{Name: "baseline", Baseline: true, Settings: sortedChanges(f.Baseline)}
 	out := []Variant{base}
 	for _, fv := range f.Variants {

@@ -33,7 +33,7 @@ func TestParseFile(t *testing.T) {
 	if f.Nginx != "nginx.conf" || f.Blocks != 12 || f.Seed != 7 || len(f.Measure) != 8 || len(f.Variants) != 2 {
 		t.Errorf("ParseFile = %+v", f)
 	}
-	vs, err := f.RenderVariants([]byte(template))
+	vs, err := f.RenderVariants(NginxTemplate([]byte(template)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func FuzzParseFile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		vs, err := file.RenderVariants([]byte(template))
+		vs, err := file.RenderVariants(NginxTemplate([]byte(template)))
 		if err == nil && len(vs) != len(file.Variants)+1 {
 			t.Fatalf("%d variants rendered from %d", len(vs), len(file.Variants))
 		}

@@ -75,6 +75,9 @@ func (r *Result) CompleteBlocks() []int {
 // Environment is the fingerprint of the machine and server an experiment
 // ran on, for telling later whether two experiments compare.
 type Environment struct {
+	// Server is the command-line template of a server other than nginx;
+	// empty for nginx.
+	Server       string
 	NginxVersion string // nginx -V, in full
 	OpenSSL      string // the OpenSSL nginx was built with and runs with
 	Kernel       string

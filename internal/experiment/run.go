@@ -26,6 +26,10 @@ type Config struct {
 	// Nginx names the nginx binary and the template's directory; each
 	// variant's Config is run with them.
 	Nginx lab.NginxFileConfig
+	// Server, when set, says the variants are command lines (a Template
+	// with Command set): each variant's Config is run as its Line, with
+	// its CPUs and Wrap. Nginx is then unused.
+	Server *lab.CommandConfig
 	// Target is where the measurement goes; each variant is observed there.
 	Target Target
 	// Measure is the measurement run in each variant in each block.
@@ -72,6 +76,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Seed = uint64(time.Now().UnixNano())
 	}
 	r.Env = fingerprint(cfg.Nginx.Binary, runtime.NumCPU())
+	if cfg.Server != nil {
+		r.Env.Server, r.Env.NginxVersion, r.Env.OpenSSL = cfg.Server.Line, "", ""
+	}
 	r.Env.Pinning = pinning(cfg)
 	if cfg.ClientCPUs != "" {
 		restore, err := pinClient(cfg.ClientCPUs)
@@ -131,8 +138,8 @@ func preflight(ctx context.Context, cfg Config, r *Result) error {
 	for i, v := range cfg.Variants {
 		progress(cfg, "checking %s", v.Name)
 		vr := &r.Variants[i]
-		err := withInstance(ctx, cfg, r, i, func(p *lab.NginxProcess) error {
-			vr.Warnings = p.Warnings
+		err := withInstance(ctx, cfg, r, i, func(p instance) error {
+			vr.Warnings = p.warnings()
 			obs, err := observe(ctx, cfg.Target)
 			vr.Observation = obs
 			return err
@@ -149,6 +156,10 @@ func preflight(ctx context.Context, cfg Config, r *Result) error {
 		}
 		if v.Baseline {
 			vr.Status, vr.Evidence = Base, "the reference"
+			continue
+		}
+		if cfg.Server != nil {
+			vr.Status, vr.Evidence = verifyCommand(vr.Observation, r.Variants[0].Observation)
 			continue
 		}
 		vr.Status, vr.Evidence = verify(v, vr.Observation, r.Variants[0].Observation, vr.Warnings)
@@ -217,7 +228,7 @@ func runBlocks(ctx context.Context, cfg Config, r *Result) {
 func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 	vr := &r.Variants[i]
 	var s Sample
-	err := withInstance(ctx, cfg, r, i, func(p *lab.NginxProcess) error {
+	err := withInstance(ctx, cfg, r, i, func(p instance) error {
 		if err := cfg.Measure.WarmUp(ctx); err != nil {
 			return err
 		}
@@ -231,7 +242,12 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 		if ok && s.Requests > 0 && len(s.Values) > 0 {
 			s.Values["server CPU/request"] = float64(server) / float64(time.Microsecond) / float64(s.Requests)
 		}
-		vr.ErrorLog = p.ErrorLogLines(10)
+		if isNginx(p) {
+			// nginx's error log is quiet unless something is wrong; a
+			// command's output (caddy's request log, serve's URLs) is not,
+			// and is shown where the server fails instead.
+			vr.ErrorLog = p.log(10)
+		}
 		return err
 	})
 	switch {
@@ -246,20 +262,18 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 }
 
 // withInstance flushes the kernel's TCP metrics for the target, starts
-// variant i on a private nginx, waits until it answers, runs fn and stops
-// the instance, whatever happens.
-func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p *lab.NginxProcess) error) error {
+// variant i's server (a private nginx or its command), waits until it
+// answers, runs fn and stops the instance, whatever happens.
+func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p instance) error) error {
 	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target)
-	ncfg := cfg.Nginx
-	ncfg.Config = cfg.Variants[i].Config
-	p, err := lab.StartNginxFile(ctx, ncfg)
+	p, err := startInstance(ctx, cfg, cfg.Variants[i])
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	if err := waitAnswer(ctx, cfg.Target); err != nil {
-		if log := p.ErrorLogLines(5); len(log) > 0 {
-			return fmt.Errorf("%w; nginx's error log: %s", err, log[len(log)-1])
+	if err := waitAnswer(ctx, cfg.Target, p); err != nil {
+		if log := p.log(5); len(log) > 0 {
+			return fmt.Errorf("%w; the server's log ends with: %s", err, log[len(log)-1])
 		}
 		return err
 	}
@@ -279,7 +293,7 @@ func (e *NoAnswerError) Error() string {
 		return fmt.Sprintf("the server on %s failed the TLS handshake: %v", e.Addr, e.Err)
 	}
 	if errors.Is(e.Err, syscall.ECONNREFUSED) {
-		return fmt.Sprintf("nothing listens on %s once nginx runs: %v", e.Addr, e.Err)
+		return fmt.Sprintf("nothing listens on %s once the server runs: %v", e.Addr, e.Err)
 	}
 	return fmt.Sprintf("the server did not answer on %s within %s: %v", e.Addr, answerWait, e.Err)
 }
@@ -288,7 +302,7 @@ func (e *NoAnswerError) Unwrap() error { return e.Err }
 
 // waitAnswer waits until the target accepts a connection and, for
 // https, completes a TLS handshake.
-func waitAnswer(ctx context.Context, t Target) error {
+func waitAnswer(ctx context.Context, t Target, p instance) error {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return err
@@ -300,10 +314,14 @@ func waitAnswer(ctx context.Context, t Target) error {
 		if err == nil {
 			return nil
 		}
+		if exit := p.exited(); exit != nil {
+			return exit
+		}
 		// nginx writes its pid file after binding its sockets, so a port
 		// still refused a moment later is one the template does not
-		// listen on: no need to wait the whole answerWait for it.
-		refused := errors.Is(err, syscall.ECONNREFUSED) && time.Since(start) > refusedWait
+		// listen on: no need to wait the whole answerWait for it. Any
+		// other server may bind whenever it is ready.
+		refused := errors.Is(err, syscall.ECONNREFUSED) && time.Since(start) > refusedWait && isNginx(p)
 		if tlsRefused(err) || refused || time.Since(start) > answerWait {
 			return &NoAnswerError{Addr: addr, Err: err}
 		}

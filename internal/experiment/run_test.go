@@ -75,7 +75,7 @@ func (s setup) config(t *testing.T, blocks int, varies ...string) Config {
 		}
 		vs = append(vs, vary)
 	}
-	variants, err := Variants(conf, vs, false)
+	variants, err := Variants(NginxTemplate(conf), vs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestRestartStartsEmpty(t *testing.T) {
 	r := &Result{}
 	var got []bool
 	for range 2 {
-		err := withInstance(context.Background(), cfg, r, 0, func(*lab.NginxProcess) error {
+		err := withInstance(context.Background(), cfg, r, 0, func(instance) error {
 			got = append(got, resumed(), resumed())
 			return nil
 		})

@@ -63,10 +63,12 @@ type Variant struct {
 	Changes []Change
 	// Settings are all the values set in the template, baseline's included.
 	Settings []Change
-	// Config is the rendered configuration.
+	// Config is the rendered configuration (an nginx.conf, or a command
+	// line).
 	Config []byte
 	// Edits says, per setting, how many directives of the template it
-	// changed; 0 means it was added to the http block.
+	// changed (0 means it was added to the http block), or how many
+	// placeholders of a command it filled.
 	Edits []int
 }
 
@@ -74,7 +76,7 @@ type Variant struct {
 // variant per further value of each Vary, the others at the baseline's;
 // allAtOnce adds one variant with every Vary at its last value, as a
 // study that changes everything together would.
-func Variants(template []byte, varies []Vary, allAtOnce bool) ([]Variant, error) {
+func Variants(template Template, varies []Vary, allAtOnce bool) ([]Variant, error) {
 	if len(varies) == 0 {
 		return nil, fmt.Errorf("no --vary: nothing to compare")
 	}
@@ -118,7 +120,7 @@ const MaxVariants = 64
 // Factorial renders the baseline (every Vary at its first value) and a
 // variant for every other combination of the values, named by the
 // settings in which it differs from the baseline.
-func Factorial(template []byte, varies []Vary) ([]Variant, error) {
+func Factorial(template Template, varies []Vary) ([]Variant, error) {
 	specs, err := Variants(template, varies, false) // checks the varies and the template
 	if err != nil {
 		return nil, err
@@ -155,7 +157,7 @@ func Factorial(template []byte, varies []Vary) ([]Variant, error) {
 // that directives that only work together (ssl_certificate and
 // ssl_certificate_key) change together. Every Vary must have as many
 // values.
-func Together(template []byte, varies []Vary) ([]Variant, error) {
+func Together(template Template, varies []Vary) ([]Variant, error) {
 	specs, err := Variants(template, varies, false) // checks the varies and the template
 	if err != nil {
 		return nil, err
@@ -191,15 +193,11 @@ func joinChanges(cs []Change) string {
 }
 
 // render applies the variant's settings to the template, one after the
-// other, each on a fresh parse of the result of the last.
-func (v *Variant) render(template []byte) error {
-	src := template
+// other, each on the result of the last.
+func (v *Variant) render(template Template) error {
+	src := template.Src
 	for _, s := range v.Settings {
-		c, err := nginxconf.Parse(src)
-		if err != nil {
-			return err
-		}
-		out, n, err := c.Set(s.Directive, s.Value)
+		out, n, err := template.set(src, s)
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}

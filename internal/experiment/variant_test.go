@@ -28,7 +28,7 @@ http {
 `
 
 func TestVariants(t *testing.T) {
-	vs, err := Variants([]byte(template), []Vary{
+	vs, err := Variants(NginxTemplate([]byte(template)), []Vary{
 		{"ssl_session_tickets", []string{"off", "on"}},
 		{"gzip", []string{"off", "on"}},
 	}, true)
@@ -54,16 +54,16 @@ func TestVariants(t *testing.T) {
 	if c := string(vs[2].Config); !strings.Contains(c, "gzip on;") || strings.Contains(c, "ssl_session_tickets on") {
 		t.Errorf("gzip variant config:\n%s\nwant gzip on and tickets at the baseline's off", c)
 	}
-	if _, err := Variants([]byte(template), []Vary{{"a", []string{"1", "2"}}}, true); err == nil {
+	if _, err := Variants(NginxTemplate([]byte(template)), []Vary{{"a", []string{"1", "2"}}}, true); err == nil {
 		t.Error("--all-at-once with one --vary: want an error")
 	}
-	if _, err := Variants([]byte("events { }"), []Vary{{"a", []string{"1", "2"}}}, false); err == nil {
+	if _, err := Variants(NginxTemplate([]byte("events { }")), []Vary{{"a", []string{"1", "2"}}}, false); err == nil {
 		t.Error("a directive absent from a template without http: want an error")
 	}
 }
 
 func TestFactorial(t *testing.T) {
-	vs, err := Factorial([]byte(template), []Vary{
+	vs, err := Factorial(NginxTemplate([]byte(template)), []Vary{
 		{"ssl_session_tickets", []string{"off", "on"}},
 		{"gzip", []string{"off", "on", "always"}},
 	})
@@ -86,13 +86,13 @@ func TestFactorial(t *testing.T) {
 	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g"} {
 		many = append(many, Vary{name, []string{"1", "2"}})
 	}
-	if _, err := Factorial([]byte(template), many); err == nil {
+	if _, err := Factorial(NginxTemplate([]byte(template)), many); err == nil {
 		t.Error("128 combinations: want them refused")
 	}
 }
 
 func TestTogether(t *testing.T) {
-	vs, err := Together([]byte(template), []Vary{
+	vs, err := Together(NginxTemplate([]byte(template)), []Vary{
 		{"ssl_certificate", []string{"ec.pem", "rsa.pem"}},
 		{"ssl_certificate_key", []string{"ec.key", "rsa.key"}},
 	})
@@ -105,7 +105,7 @@ func TestTogether(t *testing.T) {
 	if c := string(vs[1].Config); !strings.Contains(c, "ssl_certificate rsa.pem;") || !strings.Contains(c, "ssl_certificate_key rsa.key;") {
 		t.Errorf("together variant's config:\n%s", c)
 	}
-	if _, err := Together([]byte(template), []Vary{{"a", []string{"1", "2"}}, {"b", []string{"1", "2", "3"}}}); err == nil {
+	if _, err := Together(NginxTemplate([]byte(template)), []Vary{{"a", []string{"1", "2"}}, {"b", []string{"1", "2", "3"}}}); err == nil {
 		t.Error("varies of unequal lengths: want an error")
 	}
 }

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -110,4 +112,32 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// verifyCommand compares a command variant's observation with the
+// baseline's in every fact: what a placeholder of a command line means is
+// the user's, so any fact that moved is the evidence, and a variant with
+// none is measured as unverified (its change may not show from outside).
+func verifyCommand(obs, base Observation) (Status, string) {
+	var moved []string
+	for _, f := range slices.Sorted(maps.Keys(unionKeys(obs, base))) {
+		if a, b := orNone(base[f]), orNone(obs[f]); a != b {
+			moved = append(moved, fmt.Sprintf("%s: %s → %s", f, a, b))
+		}
+	}
+	if len(moved) == 0 {
+		return Unverified, "no difference from the baseline seen from a client"
+	}
+	return Verified, strings.Join(moved, "; ")
+}
+
+func unionKeys(a, b Observation) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }

@@ -33,6 +33,11 @@ type Config struct {
 	HTTPPort, HTTPSPort int
 	// Cert is the leaf (and CA) key kind; empty means ECDSA P-256.
 	Cert KeyKind
+	// Certificate, when set, is served instead of a generated one, and
+	// the server has no CA of its own (Server.CA is nil): a certificate
+	// kept across starts, so that clients trusting its issuer verify
+	// every start alike.
+	Certificate *tls.Certificate
 	// Hosts are the names the leaf certificate is valid for; nil means DefaultHosts.
 	Hosts []string
 	// MinVersion and MaxVersion bound the TLS versions; 0 means 1.2 and 1.3.
@@ -68,6 +73,7 @@ type Stats struct {
 
 // Server is a running embedded server.
 type Server struct {
+	// CA issued Leaf; nil when Config.Certificate was given.
 	CA      *CA
 	Leaf    *Leaf
 	HTTPURL string // http://host:port
@@ -88,11 +94,7 @@ type Server struct {
 // background until Close.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	ca, err := NewCA(cfg.Cert)
-	if err != nil {
-		return nil, err
-	}
-	leaf, err := ca.Issue(cfg.Cert, cfg.Hosts...)
+	ca, leaf, err := certificates(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +115,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.HTTPSURL = "https://" + tcp.Addr().String()
 	s.serve(cfg, plainLn, tcp, udp)
 	return s, nil
+}
+
+// certificates returns the CA and the leaf of a start: the given
+// certificate with no CA, or a new CA and a leaf it issued.
+func certificates(cfg Config) (*CA, *Leaf, error) {
+	if cfg.Certificate != nil {
+		return nil, &Leaf{TLS: *cfg.Certificate}, nil
+	}
+	ca, err := NewCA(cfg.Cert)
+	if err != nil {
+		return nil, nil, err
+	}
+	leaf, err := ca.Issue(cfg.Cert, cfg.Hosts...)
+	return ca, leaf, err
 }
 
 func (cfg Config) withDefaults() Config {

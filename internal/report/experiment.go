@@ -27,8 +27,8 @@ import (
 func Experiment(w io.Writer, r *experiment.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "experiment: %s\n", termSafe(r.Command))
-	fmt.Fprintf(&b, "%d of %d blocks, variants in shuffled order (seed %d), a fresh nginx for each run\n\n",
-		len(r.Order), r.Blocks, r.Seed)
+	fmt.Fprintf(&b, "%d of %d blocks, variants in shuffled order (seed %d), a fresh %s for each run\n\n",
+		len(r.Order), r.Blocks, r.Seed, serverNoun(r))
 	experimentVariants(&b, r)
 	if err := experimentVerdicts(&b, r); err != nil {
 		return err
@@ -176,7 +176,7 @@ func experimentProblems(b *strings.Builder, r *experiment.Result) {
 			}
 		}
 		if len(v.ErrorLog) > 0 && v.Status.Measured() {
-			fmt.Fprintf(b, "%s: nginx's error log ends with: %s\n", termSafe(v.Name), termSafe(v.ErrorLog[len(v.ErrorLog)-1]))
+			fmt.Fprintf(b, "%s: %s ends with: %s\n", termSafe(v.Name), serverLog(r), termSafe(v.ErrorLog[len(v.ErrorLog)-1]))
 		}
 	}
 	switch r.Stopped {
@@ -208,11 +208,32 @@ func experimentNoise(b *strings.Builder, r *experiment.Result) {
 
 func experimentEnv(b *strings.Builder, r *experiment.Result) {
 	e := r.Env
-	version, _, _ := strings.Cut(e.NginxVersion, "\n")
-	fmt.Fprintf(b, "\n%s, %s; kernel %s; %d × %s; TCP metrics %s", termSafe(version), termSafe(e.OpenSSL),
+	server, _, _ := strings.Cut(e.NginxVersion, "\n")
+	server += ", " + e.OpenSSL
+	if e.Server != "" {
+		server = "server: " + e.Server
+	}
+	fmt.Fprintf(b, "\n%s; kernel %s; %d × %s; TCP metrics %s", termSafe(server),
 		termSafe(e.Kernel), e.CPUs, termSafe(e.CPUModel), termSafe(e.TCPMetrics))
 	if e.Pinning != "" && e.Pinning != "none" {
 		fmt.Fprintf(b, "; %s", termSafe(e.Pinning))
 	}
 	b.WriteString("\n")
+}
+
+// serverNoun names the server of an experiment: nginx, or a server from a
+// command line.
+func serverNoun(r *experiment.Result) string {
+	if r.Env.Server != "" {
+		return "server"
+	}
+	return "nginx"
+}
+
+// serverLog names where the lines of ErrorLog come from.
+func serverLog(r *experiment.Result) string {
+	if r.Env.Server != "" {
+		return "the server's output"
+	}
+	return "nginx's error log"
 }

@@ -74,6 +74,9 @@ type experimentVerdictJSON struct {
 }
 
 type experimentEnvironmentJSON struct {
+	// Server is the command-line template of a server other than nginx;
+	// absent for nginx, whose nginx -V is NginxV.
+	Server     string `json:"server,omitempty"`
 	NginxV     string `json:"nginx_v"`
 	OpenSSL    string `json:"openssl"`
 	Kernel     string `json:"kernel"`
@@ -106,7 +109,7 @@ func ExperimentResultJSON(r *experiment.Result) ExperimentJSON {
 		j.Analysis.Verdicts = append(j.Analysis.Verdicts, vj)
 	}
 	e := r.Env
-	j.Env = experimentEnvironmentJSON{NginxV: e.NginxVersion, OpenSSL: e.OpenSSL, Kernel: e.Kernel, CPUModel: e.CPUModel,
+	j.Env = experimentEnvironmentJSON{Server: e.Server, NginxV: e.NginxVersion, OpenSSL: e.OpenSSL, Kernel: e.Kernel, CPUModel: e.CPUModel,
 		CPUs: e.CPUs, Governor: e.Governor, TCPMetrics: e.TCPMetrics, Pinning: e.Pinning}
 	return j
 }
