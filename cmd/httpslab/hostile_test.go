@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,17 @@ func hostileCases() []hostileCase {
 			return append([]string{"page", s.URL(), "-n", "1"}, extra...)
 		}
 	}
+	// withBody writes a body of 100,000 bytes (100 of the tiny window's
+	// 1000 bytes) next to the CA file and adds flag @FILE to args.
+	withBody := func(flag string, args func(*labtest.Misbehaving, string) []string) func(*labtest.Misbehaving, string) []string {
+		return func(s *labtest.Misbehaving, ca string) []string {
+			body := filepath.Join(filepath.Dir(ca), "body.bin")
+			if err := os.WriteFile(body, bytes.Repeat([]byte("0123456789"), 10000), 0o644); err != nil {
+				panic(err)
+			}
+			return append(args(s, ca), flag, "@"+body)
+		}
+	}
 	audit := func(s *labtest.Misbehaving, ca string) []string {
 		return []string{"audit", s.URL(), "--cacert", ca, "--max-time", "5"}
 	}
@@ -113,6 +125,13 @@ func hostileCases() []hostileCase {
 		{"bench --http2, CONTINUATION forever", labtest.H2HeadersForever, bench("--http2", "-n", "3"), 1, "response header over the limit of 1 MiB", 15 * time.Second},
 		{"bench --http2, 1xx forever", labtest.H2InformationalForever, bench("--http2", "-n", "3"), 1, "response header over the limit of 1 MiB", 15 * time.Second},
 		{"bench --http2, GOAWAY after 10", labtest.H2GoAwayAfter(10), bench("--http2", "-n", "100"), 0, "100 completed, 0 failed", 15 * time.Second},
+		{"probe --http3, header flood", labtest.H3HeaderFlood, probe("--http3"), 1, "the response header is larger than the limit of 1048576 bytes", 10 * time.Second},
+		{"probe --http3, 1xx forever", labtest.H3InformationalForever, probe("--http3"), 1, "too many 1xx informational responses", 10 * time.Second},
+		{"probe --http3, tiny receive window", labtest.H3TinyWindow, withBody("--data-binary", probe("--http3", "-s", "-w", "sent %{size_upload}, got %{http_code} with %{size_download} bytes")), 0,
+			"sent 100000, got 200 with 18 bytes", 10 * time.Second},
+		{"bench --http3, header flood", labtest.H3HeaderFlood, bench("--http3", "-n", "3"), 1, "response header over the limit of 1 MiB", 15 * time.Second},
+		{"bench --http3, 1xx forever", labtest.H3InformationalForever, bench("--http3", "-n", "3"), 1, "too many 1xx informational responses", 15 * time.Second},
+		{"bench --http3, tiny receive window", labtest.H3TinyWindow, withBody("--data", bench("--http3", "-n", "20")), 0, "20 completed, 0 failed", 15 * time.Second},
 		{"page, endless HTML", labtest.PageEndless, page("--max-time", "3"), 1, "document: larger than the discovery reads", 15 * time.Second},
 		{"page, endless HTML trickled", labtest.PageTrickle(100 * time.Millisecond), page("--max-time", "2"), 1, "hint: the server did not answer in time", 10 * time.Second},
 		{"page, 100,000 resources", labtest.PageResources, page(), 0, "98,001 resources the page named were left out", 15 * time.Second},

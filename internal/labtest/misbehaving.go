@@ -28,6 +28,9 @@ type Mode struct {
 	tls  bool
 	alpn []string
 	cert func(ca *lab.CA) (tls.Certificate, error)
+	// h3, when set, makes the mode an HTTP/3 server on a loopback UDP
+	// port instead of a raw TCP one (h3modes.go); serve is not used.
+	h3 *h3Server
 }
 
 // String returns the mode's name, for test names.
@@ -66,6 +69,10 @@ func NewMisbehaving(t testing.TB, mode Mode) *Misbehaving {
 		cfg = s.tlsConfig(t)
 	}
 	ctx := t.Context()
+	if mode.h3 != nil {
+		s.Addr = mode.h3.serve(t, s, cfg)
+		return s
+	}
 	s.Addr = ServeTCP(t, func(c net.Conn) {
 		s.accepted.Add(1)
 		if cfg != nil {

@@ -118,3 +118,19 @@ func TestHTTP2DecodedHeaderLimit(t *testing.T) {
 		t.Errorf("%d completed, %d failed %v on %d connections; want 1 and 1 with the header limit, on 1", res.Requests, res.Errors, res.ErrorCounts, res.Connections)
 	}
 }
+
+// TestHTTP3HeaderFlood runs against labtest's HTTP/3 server whose
+// response header block is 2 MiB: quic-go refuses its HEADERS frame by
+// its length, before reading it, and the request fails with the header
+// limit, named as on HTTP/1.1 and HTTP/2, rather than with quic-go's text.
+func TestHTTP3HeaderFlood(t *testing.T) {
+	s := labtest.NewMisbehaving(t, labtest.H3HeaderFlood)
+	res, err := Run(context.Background(), Config{Targets: []Target{{URL: s.URL()}}, Protocol: transport.HTTP3, Requests: 1,
+		Timeout: 5 * time.Second, TLS: transport.TLS{Trust: transport.Trust{RootCAs: s.CA.Pool()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := errorOf[*HeaderTooLargeError](res); res.Errors != 1 || !ok || e.Limit != transport.MaxHeaderBytes {
+		t.Errorf("%d completed, %d failed %v; want 1 failed with a header limit of %d", res.Requests, res.Errors, res.ErrorCounts, transport.MaxHeaderBytes)
+	}
+}

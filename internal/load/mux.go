@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // muxConn is one HTTP/2 or HTTP/3 connection that carries concurrent
@@ -224,13 +226,16 @@ func (s *stream) do(p muxPending) {
 
 // headerLimitError names the header limit in the errors with which x/net
 // and quic-go enforce it (as MaxResponseHeaderBytes, h2.go), known by
-// their text as they are unexported. x/net refuses a single field longer
-// than the limit with a COMPRESSION_ERROR of the connection, as it does
-// a malformed block: that error gets a note saying it may be either.
+// their text as they are unexported: transport keeps the one list of
+// those texts (quic-go refuses a HEADERS frame longer than the limit
+// before it reads it, and a decoded block over it after). x/net refuses
+// a single field longer than the limit with a COMPRESSION_ERROR of the
+// connection, as it does a malformed block: that error gets a note
+// saying it may be either.
 func headerLimitError(err error, limit int64) error {
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "response header list larger than advertised limit"), strings.Contains(msg, "http3: headers too large"):
+	case transport.IsHeaderLimit(transport.AsHeaderLimit(err, limit)):
 		return &HeaderTooLargeError{Limit: limit}
 	case strings.Contains(msg, "COMPRESSION_ERROR"):
 		return fmt.Errorf("%w (a header field over the limit of %s, or a malformed header block)", err, sizeName(limit))
