@@ -22,7 +22,7 @@ type pageFlags struct {
 	link               linkFlags
 	protocols, httpURL string
 	path, reqTimeout   string
-	har                string
+	har, urls          string
 	html               string // --html FILE
 	rounds, conns      int
 	streams, resources int
@@ -49,7 +49,13 @@ shuffled order after a warm-up round, and gives the median load time with its
 95% interval, the differences between neighbouring protocols with their
 intervals ("~": not significant), and a waterfall of each median load, one
 lane per connection. --har FILE writes those median loads as HAR 1.2, one
-HAR page each. Every load starts cold unless --warm. A response over
+HAR page each. Every load starts cold unless --warm.
+
+--urls FILE surveys many pages (one URL a line, optionally followed by its
+plain-HTTP URL): each is loaded -n times per protocol, interleaved, and the
+report gives per page the median per protocol and the differences with their
+intervals, and across pages the quantiles of each difference in ms and round
+trips ("for 90% of pages, TLS alone adds more than X ms"). A response over
 another protocol than asked fails the load; a 404 or an unreachable origin is
 a failed resource of a load that completes and says so.
 
@@ -60,9 +66,15 @@ link with the link flags.
 		Example: `  httpslab page --protocols http,h1,h2,h3 --rtt 40ms
   httpslab page --path '/page/scripts?n=360&size=33100' --protocols h1,h2 --profile 3g -n 5
   httpslab page https://127.0.0.1:8443/page/mixed --cacert ca.pem --http2 --har mixed.har
-  httpslab page https://example.test/ --protocols http,h1 --http-url http://example.test:8080/ --json`,
+  httpslab page https://example.test/ --protocols http,h1 --http-url http://example.test:8080/ --json
+  httpslab page --urls pages.txt --protocols http,h1,h2 -n 20`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.runPage(args, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.urls != "" {
+				return e.runPageSurvey(args, &f)
+			}
+			return e.runPage(args, &f)
+		},
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
@@ -83,6 +95,7 @@ link with the link flags.
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema httpslab/page/v1)")
 	addHTMLFlag(fl, &f.html)
+	fl.StringVar(&f.urls, "urls", "", "load each page of `file` (one URL a line, optionally its plain-HTTP URL after it) and report what each protocol adds across pages")
 	fl.StringVar(&f.har, "har", "", "write each protocol's median load as HAR 1.2 to `file`, for browser tools")
 	return cmd
 }
@@ -159,10 +172,8 @@ func joinProtocols(ps []page.Protocol) string {
 func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, func(), error) {
 	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.rounds, Warm: f.warm, Seed: f.seed}
 	closeSrv := func() {}
-	for _, n := range []string{"request", "data", "data-binary"} {
-		if f.link.fs.Changed(n) {
-			return c, "", closeSrv, usagef("--%s: page sends GET requests as a browser does", n)
-		}
+	if err := f.getOnly(); err != nil {
+		return c, "", closeSrv, err
 	}
 	cfg, err := f.loadConfig()
 	if err != nil {
@@ -203,6 +214,17 @@ func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, fu
 		}
 	}
 	return c, where, closeSrv, nil
+}
+
+// getOnly refuses the request flags that page hides: it sends GET
+// requests.
+func (f *pageFlags) getOnly() error {
+	for _, n := range []string{"request", "data", "data-binary"} {
+		if f.link.fs.Changed(n) {
+			return usagef("--%s: page sends GET requests as a browser does", n)
+		}
+	}
+	return nil
 }
 
 // loadConfig reads the TLS, route, header and limit flags.

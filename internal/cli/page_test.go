@@ -170,3 +170,56 @@ func TestPageHAR(t *testing.T) {
 		t.Errorf("page --har in a missing directory = %d, %q; want a usage error with a hint", code, stderr)
 	}
 }
+
+// TestPageSurvey surveys generated sites of the embedded server from a
+// --urls file and checks the report: a line per page, the spread of the
+// difference across pages and its sentence; then the usage errors.
+func TestPageSurvey(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, srv.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/page/images?n=5&size=1000", "/page/images?n=20&size=3000", "/page/styled"}
+	list := "# generated sites\n"
+	for _, p := range paths {
+		list += srv.HTTPSURL + p + " " + srv.HTTPURL + p + "\n"
+	}
+	urls := filepath.Join(dir, "pages.txt")
+	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "page", "--urls", urls, "--cacert", ca, "--protocols", "http,h1,h2", "-n", "3")
+	if code != ExitOK {
+		t.Fatalf("page --urls = %d, stderr %q", code, stderr)
+	}
+	want := []string{"page survey: 3 pages, 3 loads per protocol each", "http ms", "http → h1", "h1 → h2",
+		"TLS alone (http → h1) across 3 pages", "multiplexing (h1 → h2) across 3 pages", "10%", "90%"}
+	for _, p := range paths {
+		want = append(want, srv.HTTPSURL+p)
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("page --urls output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if n := strings.Count(stdout, "% of pages, "); n != 2 {
+		t.Errorf("%d sentences across pages; want 2:\n%s", n, stdout)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--urls", urls, srv.HTTPSURL + "/"}, "give no URL with it"},
+		{[]string{"--urls", urls, "--json"}, "describe one page, not a survey"},
+		{[]string{"--urls", urls, "--rtt", "40ms"}, "loads the pages as they are"},
+		{[]string{"--urls", filepath.Join(dir, "missing.txt")}, "hint: give a file with one page's URL per line"},
+		{[]string{"--urls", ca}, "line 1: "},
+	} {
+		code, _, stderr := run(t, context.Background(), append([]string{"page"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("page %v = %d, %q; want a usage error with %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
