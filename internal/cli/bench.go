@@ -25,7 +25,7 @@ type benchFlags struct {
 	conn                              string
 	serverPIDs                        []int
 	failIf                            []string
-	jsonOut, csvOut                   bool
+	jsonOut, csvOut, firstVisit       bool
 	html                              string // --html FILE
 	inputFile                         string
 	threads                           int
@@ -124,6 +124,7 @@ max of the total latency (p99>200ms), errors as a share or a count
 	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
 	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
 	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
+	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
@@ -363,7 +364,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.Routes, err = f.req.routes(); err != nil {
 		return cfg, nil, err
 	}
-	cfg.ServerPIDs = f.serverPIDs
+	cfg.ServerPIDs, cfg.FirstVisit = f.serverPIDs, f.firstVisit
 	var ths []load.Threshold
 	for _, s := range f.failIf {
 		t, err := load.ParseThreshold(s)

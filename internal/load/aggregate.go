@@ -75,6 +75,7 @@ type Result struct {
 	Connections  int64            // connections opened, TLS or not
 	DialErrors   int64            // connections that failed to open
 	TLS          []TLSCount
+	KeyShares    KeyShareUse // the groups offered; the ones used are in TLS
 	Latency      Latency
 	// Open model: sends more than LateAfter behind schedule, the largest
 	// lag, and tickets dropped because every worker was busy: the queue
@@ -199,6 +200,9 @@ func (a *aggregator) addHandshake(e *event) {
 	}
 	record(a.r.Latency.TLS, e.tls)
 	a.r.Handshakes++
+	if e.retried {
+		a.r.KeyShares.HelloRetries++
+	}
 	key := TLSCount{Version: e.version, Cipher: e.cipher, Curve: e.curve}
 	i, ok := a.tlsIdx[key]
 	if !ok {

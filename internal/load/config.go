@@ -108,6 +108,11 @@ type Config struct {
 	// a response over it fails its request with a HeaderTooLargeError
 	// (see there for what counts); 0 means transport.MaxHeaderBytes.
 	MaxHeaderBytes int64
+	// FirstVisit keeps the configured key-exchange groups on every
+	// handshake, as a browser's first visit offers them, instead of
+	// offering the server's group alone once a handshake showed it (see
+	// KeyShareUse).
+	FirstVisit bool
 	// ServerPIDs are local server processes whose CPU time is measured.
 	ServerPIDs []int
 	// Progress, when set, is called about once a second from the

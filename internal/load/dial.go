@@ -23,8 +23,9 @@ type endpoint struct {
 	// the one that answered last, tried first.
 	addrs  []string
 	pref   atomic.Int32
-	tls    *tls.Config  // nil for plain HTTP (and h2c)
-	verify *verifyCache // nil without verification (-k) or TLS
+	tls    *tls.Config   // nil for plain HTTP (and h2c)
+	verify *verifyCache  // nil without verification (-k) or TLS
+	shares *shareLearner // nil for plain HTTP
 	dialer net.Dialer
 }
 
@@ -75,6 +76,7 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	// In keep-alive mode there is no session cache: every connection
 	// makes a full handshake, so that no resumption happens silently.
 	ep.tls = tc
+	ep.shares = newShareLearner(tc, cfg.FirstVisit)
 	return ep, nil
 }
 
@@ -99,7 +101,7 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 		ev.end = connected
 		return nc, nil
 	}
-	tc := tls.Client(nc, ep.tls)
+	tc := tls.Client(nc, ep.shares.config())
 	err = tc.HandshakeContext(ctx)
 	ev.end = now()
 	ev.tls = ev.end - connected
@@ -107,7 +109,7 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 		nc.Close()
 		return nil, fmt.Errorf("TLS handshake: %w", err)
 	}
-	noteTLS(ev, tc.ConnectionState())
+	ep.noteTLS(ev, tc.ConnectionState())
 	return tc, nil
 }
 
@@ -172,15 +174,18 @@ func route(ctx context.Context, cfg Config, addr string) ([]string, error) {
 	return out, nil
 }
 
-// noteTLS records a handshake's parameters. A resumed TLS 1.2 handshake
-// exchanges no key, though crypto/tls reports the group of the session's
-// first handshake: it is left out, so that the report does not show a
-// key exchange that did not happen.
-func noteTLS(ev *event, cs tls.ConnectionState) {
+// noteTLS records a handshake's parameters and learns the server's
+// group from it. A resumed TLS 1.2 handshake exchanges no key, though
+// crypto/tls reports the group of the session's first handshake: it is
+// left out, so that the report does not show a key exchange that did not
+// happen.
+func (ep *endpoint) noteTLS(ev *event, cs tls.ConnectionState) {
 	ev.version, ev.cipher, ev.curve, ev.resumed = cs.Version, cs.CipherSuite, cs.CurveID, cs.DidResume
+	ev.retried = cs.HelloRetryRequest
 	if cs.DidResume && cs.Version <= tls.VersionTLS12 {
 		ev.curve = 0
 	}
+	ep.shares.learn(ev.curve)
 }
 
 // conns tracks the open connections of a run so that an interrupted run

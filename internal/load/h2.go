@@ -65,14 +65,14 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	ctx, cancel := context.WithDeadline(r.ctx, deadline)
 	defer cancel()
 	qc, err := connect(ctx, r.ep, func(ctx context.Context, addr string) (*quic.Conn, error) {
-		return transport.DialQUICAddr(ctx, addr, r.ep.tls, &quic.Config{})
+		return transport.DialQUICAddr(ctx, addr, r.ep.shares.config(), &quic.Config{})
 	})
 	ev.end = r.now()
 	ev.tls = ev.end - ev.start
 	if err != nil {
 		return nil, fmt.Errorf("QUIC handshake: %w", err)
 	}
-	noteTLS(ev, qc.ConnectionState().TLS)
+	r.ep.noteTLS(ev, qc.ConnectionState().TLS)
 	if ev.version == 0 {
 		qc.CloseWithError(0, "")
 		return nil, errors.New("QUIC handshake: no TLS state")

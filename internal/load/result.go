@@ -22,6 +22,7 @@ type event struct {
 	status   int
 	bytes    int64 // response body bytes (see Result.Bytes)
 	resumed  bool
+	retried  bool // the server sent a HelloRetryRequest
 	version  uint16
 	cipher   uint16
 	curve    tls.CurveID

@@ -98,6 +98,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Interrupted, res.Client = stopped, client
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == transport.HTTP3)
+	if ep.shares != nil {
+		retries := res.KeyShares.HelloRetries
+		res.KeyShares = ep.shares.use()
+		res.KeyShares.HelloRetries = retries
+	}
 	r.noteSource(res)
 	return res, nil
 }

@@ -170,9 +170,38 @@ func benchTLS(b *strings.Builder, r *load.Result) {
 		fmt.Fprintf(b, "                 %-8s %-*s %-16s %9d %9d\n",
 			tls.VersionName(t.Version), width, tls.CipherSuiteName(t.Cipher), curve, t.Full, t.Resumed)
 	}
+	benchKeyShares(b, r.KeyShares)
 	if r.Handshakes > 0 {
 		fmt.Fprintf(b, "Resumption rate: %.1f%%\n", 100*float64(r.Resumed)/float64(r.Handshakes))
 	}
+}
+
+// benchKeyShares writes which groups the handshakes offered and which had
+// a key share, labelled with what a full handshake stood for: a browser's
+// first visit (every share each time) or a returning one (the server's
+// group alone, once learned).
+func benchKeyShares(b *strings.Builder, k load.KeyShareUse) {
+	if len(k.Offered) == 0 {
+		return
+	}
+	switch {
+	case k.Learned != 0:
+		fmt.Fprintf(b, "Key shares:      returning visit: %s (learned; first handshake %s), offered %s",
+			groupList(k.LearnedShares, "+"), groupList(k.Shares, "+"), groupList(k.LearnedOffered, ", "))
+	case k.FirstVisit:
+		fmt.Fprintf(b, "Key shares:      first visit: %s on every handshake, offered %s", groupList(k.Shares, "+"), groupList(k.Offered, ", "))
+	default:
+		fmt.Fprintf(b, "Key shares:      %s, offered %s", groupList(k.Shares, "+"), groupList(k.Offered, ", "))
+	}
+	fmt.Fprintf(b, "; %d HelloRetryRequests\n", k.HelloRetries)
+}
+
+func groupList(ids []tls.CurveID, sep string) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = transport.GroupName(id)
+	}
+	return strings.Join(names, sep)
 }
 
 // benchTimes writes the ab-style table. Connect and TLS count once per
