@@ -31,6 +31,7 @@ type experimentFlags struct {
 	effect     float64
 	serverCPUs string
 	clientCPUs string
+	link       linkFlags
 	// fileName is --file, whose content takes the place of --nginx,
 	// --vary and the measurement after --.
 	fileName string
@@ -66,6 +67,12 @@ difference a client sees from the baseline's, or measured as unverified.
 A certificate the measurement trusts must be the same at every start:
 httpslab serve takes one with --cert-file and --key-file.
 
+With --rtt (or another link flag) the servers run behind an emulated link:
+each starts inside the link's namespace, where it must listen on the port
+alone or on $HTTPSLAB_SERVER_IP (set for a --server command), and the
+measurement's connections to the URL's port go there, through the link,
+while the URL, and so the certificate's name, stays the same.
+
 Each variant is checked (nginx -t), started as a private nginx (its own
 prefix, pid and logs; restarted for every run, never reloaded) and verified
 from outside: resumption, protocol version, ALPN, certificate, TLS 1.2
@@ -86,7 +93,9 @@ The verdicts compare each variant with the baseline block by block
 Holm-corrected across variants and metrics: more variants need more blocks,
 and the report says how many when too few were given; a ~ whose interval
 reaches past --effect is called too noisy to rule that change out. The
-first Ctrl-C stops and reports the blocks completed.`,
+first Ctrl-C stops and reports the blocks completed.
+
+` + linkHelp(),
 		Example: `  httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -n 10 \
       -- bench --conn resume -d 3s https://localhost:8443/ --cacert ca.pem
   httpslab experiment --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k|1400' \
@@ -99,6 +108,8 @@ first Ctrl-C stops and reports the blocks completed.`,
       -- probe -n 20 https://localhost:8443/ --cacert ca.pem
   httpslab experiment --server 'httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem {t}' \
       --vary 't=--no-tickets|--no-tickets=false' -- bench --conn resume -d 3s https://localhost:8443/ --cacert cert.pem
+  httpslab experiment --rtt 50ms --nginx nginx.conf --vary 'ssl_buffer_size=16k|4k' \
+      -- probe -n 20 https://localhost:8443/100k.bin --cacert ca.pem
   httpslab experiment --file exp.toml     # nginx, measure, [baseline], [[variant]] name and set`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.fileName != "" {
@@ -136,6 +147,7 @@ first Ctrl-C stops and reports the blocks completed.`,
 	fl.StringVar(&f.clientCPUs, "client-cpus", "", "keep the measuring client on these `CPUs`, apart from the server's")
 	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
 	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
+	f.link.add(fl)
 	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
 	addHTMLFlag(fl, &f.html)
 	return cmd
@@ -162,6 +174,10 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 	res, err := experiment.Run(ctx, cfg)
 	var noAnswer *experiment.NoAnswerError
 	switch {
+	case errors.As(err, new(*experiment.LinkError)):
+		return linkHint(errors.Unwrap(err))
+	case errors.As(err, &noAnswer) && cfg.Link != nil:
+		return withHint(err, "behind the link the server runs in its own namespace: it must listen on the port alone (listen 8443 ssl) or on $HTTPSLAB_SERVER_IP, not on 127.0.0.1")
 	case errors.As(err, &noAnswer):
 		return withHint(err, fmt.Sprintf("the template must listen where the measured URL points (%s), with a certificate the measurement trusts (--cacert, -k)", noAnswer.Addr))
 	case err != nil && f.server != "":
@@ -224,6 +240,13 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx), CPUs: f.serverCPUs}
 	if f.server != "" {
 		cfg.Server = &lab.CommandConfig{Line: f.server, CPUs: f.serverCPUs}
+	}
+	if f.link.set() {
+		link, err := linkConfig(f.link)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Link = &link
 	}
 	cfg.ClientCPUs = f.clientCPUs
 	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100

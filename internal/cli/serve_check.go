@@ -24,9 +24,16 @@ func (f serveFlags) checkListen() error {
 	if f.host == "localhost" || f.host == "" {
 		return nil
 	}
-	if a, err := netip.ParseAddr(f.host); err != nil || !a.IsLoopback() {
-		return withHint(usagef("--host %q: want a loopback address (127.0.0.0/8 or ::1)", f.host),
+	// 198.18.0.0/15 holds the emulated link's addresses: serve run behind
+	// a link by another command (lab, experiment --server) listens on
+	// its $HTTPSLAB_SERVER_IP there.
+	if a, err := netip.ParseAddr(f.host); err != nil || !a.IsLoopback() && !linkRange.Contains(a) {
+		return withHint(usagef("--host %q: want a loopback address (127.0.0.0/8 or ::1) or the emulated link's (198.18.0.0/15)", f.host),
 			"the lab server is a local target; to put it behind a network, use --rtt and the other link flags")
 	}
 	return nil
 }
+
+// linkRange is the range set aside for network benchmarking, from which
+// the emulated link takes its addresses.
+var linkRange = netip.MustParsePrefix("198.18.0.0/15")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Metric is a quantity each measurement gives.
@@ -40,6 +41,9 @@ type Measurement interface {
 	// WarmUp runs a short version of the measurement whose result is
 	// thrown away: caches, connection pools and the CPU's clock settle.
 	WarmUp(ctx context.Context) error
+	// routed returns the measurement with its connections routed by c
+	// first (to a server behind the emulated link).
+	routed(c transport.ConnectTo) Measurement
 }
 
 // Bench measures with bench's load generator, the code behind
@@ -58,6 +62,11 @@ var benchMetrics = []Metric{
 
 // Metrics implements Measurement.
 func (b Bench) Metrics() []Metric { return benchMetrics }
+
+func (b Bench) routed(c transport.ConnectTo) Measurement {
+	b.Config.Routes = withRoute(b.Config.Routes, c)
+	return b
+}
 
 // Run implements Measurement.
 func (b Bench) Run(ctx context.Context, _ []int) (Sample, error) {

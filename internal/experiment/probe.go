@@ -6,6 +6,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/probe"
 	"github.com/httpslab/httpslab/internal/stats"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Probe measures with probe's client, the code behind 'httpslab probe
@@ -14,6 +15,11 @@ import (
 type Probe struct {
 	Config probe.Config
 	Plan   probe.Plan
+}
+
+func (p Probe) routed(c transport.ConnectTo) Measurement {
+	p.Config.Routes = withRoute(p.Config.Routes, c)
+	return p
 }
 
 var probeMetrics = []Metric{

@@ -86,6 +86,9 @@ type Environment struct {
 	Governor     string
 	// Pinning says which CPUs the server and the client were kept on.
 	Pinning string
+	// Link is the emulated link's setting the servers ran behind; empty
+	// without one.
+	Link string
 	// TCPMetrics says whether the kernel's cached TCP metrics for the
 	// server's address were flushed between variants.
 	TCPMetrics string

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/netem"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -26,6 +27,10 @@ type Config struct {
 	// Nginx names the nginx binary and the template's directory; each
 	// variant's Config is run with them.
 	Nginx lab.NginxFileConfig
+	// Link, when set, puts the servers behind an emulated link with
+	// this setting: each starts in the link's namespace, and the
+	// measurement's connections to the URL's port go to it there.
+	Link *netem.Config
 	// Server, when set, says the variants are command lines (a Template
 	// with Command set): each variant's Config is run as its Line, with
 	// its CPUs and Wrap. Nginx is then unused.
@@ -80,6 +85,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Env.Server, r.Env.NginxVersion, r.Env.OpenSSL = cfg.Server.Line, "", ""
 	}
 	r.Env.Pinning = pinning(cfg)
+	if cfg.Link != nil {
+		var link *netem.Link
+		var err error
+		if cfg, link, err = behindLink(ctx, cfg); err != nil {
+			return r, err
+		}
+		defer link.Close()
+		r.Env.Link = link.Config.String()
+	}
 	if cfg.ClientCPUs != "" {
 		restore, err := pinClient(cfg.ClientCPUs)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ type CommandConfig struct {
 	// Wrap, when set, prefixes the argv (ip netns exec NS, to start the
 	// server inside a namespace).
 	Wrap []string
+	// Env is added to the server's environment (the link's addresses).
+	Env []string
 }
 
 // CommandProcess is a running server started from a command line.
@@ -61,6 +64,9 @@ func StartCommand(ctx context.Context, cfg CommandConfig) (*CommandProcess, erro
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	if len(cfg.Env) > 0 {
+		p.cmd.Env = append(os.Environ(), cfg.Env...)
+	}
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the server %q: %w", cfg.Line, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type NginxFileConfig struct {
 	// CPUs, when set, pins nginx (its master, and so the workers it
 	// forks) to these CPUs, e.g. "1" or "2-3", through taskset.
 	CPUs string
+	// Wrap, when set, prefixes nginx's command line (ip netns exec NS:
+	// nginx behind an emulated link); nginx -t runs without it.
+	Wrap []string
 }
 
 // NginxProcess is a running private nginx started from a configuration
@@ -83,7 +87,7 @@ func StartNginxFile(ctx context.Context, cfg NginxFileConfig) (*NginxProcess, er
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := p.start(ctx, bin, cfg.CPUs); err != nil {
+	if err := p.start(ctx, bin, cfg.CPUs, cfg.Wrap); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -219,8 +223,8 @@ func (p *NginxProcess) relative(msg string) string {
 	return strings.ReplaceAll(msg, p.Dir+"/", "")
 }
 
-func (p *NginxProcess) start(ctx context.Context, bin string, cpus string) error {
-	argv := p.argv(bin)
+func (p *NginxProcess) start(ctx context.Context, bin string, cpus string, wrap []string) error {
+	argv := append(slices.Clone(wrap), p.argv(bin)...)
 	if cpus != "" {
 		// taskset sets the affinity before nginx runs, so that every
 		// worker inherits it; setting it on a running master would race

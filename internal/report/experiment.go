@@ -218,6 +218,9 @@ func experimentEnv(b *strings.Builder, r *experiment.Result) {
 	if e.Pinning != "" && e.Pinning != "none" {
 		fmt.Fprintf(b, "; %s", termSafe(e.Pinning))
 	}
+	if e.Link != "" {
+		fmt.Fprintf(b, "; servers behind an emulated link (%s)", termSafe(e.Link))
+	}
 	b.WriteString("\n")
 }
 

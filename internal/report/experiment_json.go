@@ -85,6 +85,8 @@ type experimentEnvironmentJSON struct {
 	Governor   string `json:"governor"`
 	TCPMetrics string `json:"tcp_metrics"`
 	Pinning    string `json:"pinning"`
+	// Link is the emulated link's setting; absent without one.
+	Link string `json:"link,omitempty"`
 }
 
 // ExperimentResultJSON returns the JSON form of r.
@@ -110,7 +112,7 @@ func ExperimentResultJSON(r *experiment.Result) ExperimentJSON {
 	}
 	e := r.Env
 	j.Env = experimentEnvironmentJSON{Server: e.Server, NginxV: e.NginxVersion, OpenSSL: e.OpenSSL, Kernel: e.Kernel, CPUModel: e.CPUModel,
-		CPUs: e.CPUs, Governor: e.Governor, TCPMetrics: e.TCPMetrics, Pinning: e.Pinning}
+		CPUs: e.CPUs, Governor: e.Governor, TCPMetrics: e.TCPMetrics, Pinning: e.Pinning, Link: e.Link}
 	return j
 }
 
