@@ -18,19 +18,11 @@ func (f benchFlags) checkLimits() error {
 		return usagef("-t %d: want at most %d (threads past the cores add no parallelism)", f.threads, maxThreads)
 	}
 	err := load.CheckLimits(load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline})
-	var lim *load.LimitError
-	if !errors.As(err, &lim) {
-		return err
+	if lim, ok := errors.AsType[*load.LimitError](err); ok {
+		msg, hint := lim.Usage()
+		if err = (usageError{errors.New(msg)}); hint != "" {
+			return withHint(err, hint)
+		}
 	}
-	switch lim.Field {
-	case "Streams":
-		return usagef("-m %d: want at most %d", lim.Value, lim.Max)
-	case "Pipeline":
-		return usagef("--pipeline %d: want at most %d", lim.Value, lim.Max)
-	case "Conns":
-		return withHint(usagef("-c %d: want at most %d: %s", lim.Value, lim.Max, lim.Why),
-			"use fewer connections, or more streams per connection (-m) with --http2")
-	}
-	return withHint(usagef("-c %d with %d in flight per connection: %d requests at once, want at most %d",
-		f.conns, f.streams*f.pipeline, lim.Value, lim.Max), "fewer connections or fewer streams per connection")
+	return err
 }

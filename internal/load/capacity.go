@@ -24,6 +24,25 @@ type LimitError struct {
 	// Why says what sets Max for Conns: the open-file limit or the
 	// machine's local ports.
 	Why string
+	// Conns and PerConn are the connections and the requests in flight on
+	// each (Streams × Pipeline) behind an InFlight Value.
+	Conns, PerConn int64
+}
+
+// Usage says the same in the words of bench's flags (-c, -m, --pipeline),
+// with a hint where one helps, for a command line that asked too much.
+func (e *LimitError) Usage() (msg, hint string) {
+	switch e.Field {
+	case "Streams":
+		return fmt.Sprintf("-m %d: want at most %d", e.Value, e.Max), ""
+	case "Pipeline":
+		return fmt.Sprintf("--pipeline %d: want at most %d", e.Value, e.Max), ""
+	case "Conns":
+		return fmt.Sprintf("-c %d: want at most %d: %s", e.Value, e.Max, e.Why),
+			"use fewer connections, or more streams per connection (-m) with --http2"
+	}
+	return fmt.Sprintf("-c %d with %d in flight per connection: %d requests at once, want at most %d",
+		e.Conns, e.PerConn, e.Value, e.Max), "fewer connections or fewer streams per connection"
 }
 
 func (e *LimitError) Error() string {
@@ -56,7 +75,7 @@ func CheckLimits(c Config) error {
 	// conns is at most machine.ConnLimit's 1<<20 here and the others
 	// MaxInFlight: the product fits an int64.
 	if n := conns * streams * pipeline; n > MaxInFlight {
-		return &LimitError{Field: "InFlight", Value: n, Max: MaxInFlight}
+		return &LimitError{Field: "InFlight", Value: n, Max: MaxInFlight, Conns: conns, PerConn: streams * pipeline}
 	}
 	return nil
 }

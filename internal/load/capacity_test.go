@@ -47,3 +47,28 @@ func TestRunRefusesPastLimits(t *testing.T) {
 		t.Errorf("CheckLimits(100 × 1000) = %v; want nil, 100,000 in flight is the limit", err)
 	}
 }
+
+// TestLimitErrorUsage: each limit is told in the words of the flag that
+// sets it, with the numbers of the Config, and the limits a user can
+// trade against each other come with a hint.
+func TestLimitErrorUsage(t *testing.T) {
+	for _, tt := range []struct {
+		err       LimitError
+		msg, hint string
+	}{
+		{LimitError{Field: "Streams", Value: 200000, Max: MaxInFlight}, "-m 200000: want at most 100000", ""},
+		{LimitError{Field: "Pipeline", Value: 100001, Max: MaxInFlight}, "--pipeline 100001: want at most 100000", ""},
+		{LimitError{Field: "Conns", Value: 500, Max: 200, Why: "the open-file limit is 200"},
+			"-c 500: want at most 200: the open-file limit is 200", "use fewer connections, or more streams per connection (-m) with --http2"},
+		{LimitError{Field: "InFlight", Value: 200000, Max: MaxInFlight, Conns: 100, PerConn: 2000},
+			"-c 100 with 2000 in flight per connection: 200000 requests at once, want at most 100000", "fewer connections or fewer streams per connection"},
+	} {
+		if msg, hint := tt.err.Usage(); msg != tt.msg || hint != tt.hint {
+			t.Errorf("%s: Usage() = %q, %q; want %q, %q", tt.err.Field, msg, hint, tt.msg, tt.hint)
+		}
+	}
+	err := CheckLimits(Config{Conns: 100, Streams: 2000})
+	if le, ok := errors.AsType[*LimitError](err); !ok || le.Conns != 100 || le.PerConn != 2000 {
+		t.Errorf("CheckLimits(100 × 2000) = %#v; want an InFlight LimitError of 100 connections with 2000 each", err)
+	}
+}
