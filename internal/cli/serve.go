@@ -172,15 +172,7 @@ func (e *env) runServe(f serveFlags) error {
 	defer removeCA()
 	fmt.Fprintln(e.stdout, srv.HTTPURL)
 	fmt.Fprintln(e.stdout, srv.HTTPSURL)
-	var notes []string
-	if srv.HTTP3 {
-		notes = append(notes, "HTTP/3 on the same port over UDP")
-	} else if !f.noHTTP3 {
-		notes = append(notes, "no HTTP/3: QUIC needs TLS 1.3, above --tls-max")
-	}
-	if srv.Link != nil {
-		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", srv.Link.Config, srv.Link.Namespace))
-	}
+	notes := srv.Notes(f.noHTTP3)
 	if caPath != "" {
 		notes = append(notes, "CA certificate: "+caPath)
 	} else {

@@ -90,3 +90,19 @@ func (s *Server) Describe() string {
 	}
 	return fmt.Sprintf("the embedded server behind an emulated link (%s)", s.Link.Config)
 }
+
+// Notes says what a user of the running server should know beyond its
+// URLs: that HTTP/3 shares the HTTPS port, or why it is off when it was
+// not turned off (noHTTP3), and the link it runs behind.
+func (s *Server) Notes(noHTTP3 bool) []string {
+	var notes []string
+	if s.HTTP3 {
+		notes = append(notes, "HTTP/3 on the same port over UDP")
+	} else if !noHTTP3 {
+		notes = append(notes, "no HTTP/3: QUIC needs TLS 1.3, above --tls-max")
+	}
+	if s.Link != nil {
+		notes = append(notes, fmt.Sprintf("behind an emulated link: %s, namespace %s", s.Link.Config, s.Link.Namespace))
+	}
+	return notes
+}

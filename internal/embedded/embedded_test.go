@@ -63,6 +63,13 @@ func TestStartLoopback(t *testing.T) {
 	if got, want := srv.Describe(), "the embedded server on loopback"; got != want {
 		t.Errorf("Describe() = %q; want %q", got, want)
 	}
+	// Without HTTP/3 the notes say why only when it was not turned off.
+	if n := srv.Notes(true); len(n) != 0 {
+		t.Errorf("Notes(noHTTP3) = %q; want none", n)
+	}
+	if n := srv.Notes(false); len(n) != 1 || !strings.HasPrefix(n[0], "no HTTP/3: ") {
+		t.Errorf("Notes() = %q; want why HTTP/3 is off", n)
+	}
 	get(t, srv, srv.HTTPSURL+"/")
 	get(t, srv, srv.HTTPURL+"/")
 }
@@ -82,6 +89,9 @@ func TestStartBehindLink(t *testing.T) {
 	}
 	if d := srv.Describe(); !strings.Contains(d, "behind an emulated link (rtt 40ms)") {
 		t.Errorf("Describe() = %q; want the link named", d)
+	}
+	if n := srv.Notes(true); len(n) != 1 || n[0] != "behind an emulated link: rtt 40ms, namespace "+srv.Link.Namespace {
+		t.Errorf("Notes() = %q; want the link and its namespace", n)
 	}
 	// TCP connect, TLS 1.3 and the request: at least three round trips.
 	if d := get(t, srv, srv.HTTPSURL+"/"); d < 3*link.RTT {
