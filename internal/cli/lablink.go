@@ -65,11 +65,11 @@ func (e *env) startEmbedded(lf linkFlags, cfg lab.Config) (*embedded.Server, err
 	return srv, nil
 }
 
-// linkHint is the error of a link that could not be built, with its hint.
+// linkHint is the error of a link that could not be built, with
+// netem's hint.
 func linkHint(err error) error {
-	if errors.Is(err, netem.ErrPermission) {
-		return withHint(err, "run it as root (sudo), or leave out --rtt, --jitter, --loss, --bandwidth and --profile")
+	if !errors.Is(err, netem.ErrPermission) {
+		err = fmt.Errorf("building the emulated link: %w", err)
 	}
-	return withHint(fmt.Errorf("building the emulated link: %w", err),
-		"the link needs /dev/net/tun, network namespaces (ip netns) and the ip command from iproute2")
+	return withHint(err, netem.Hint(err))
 }
