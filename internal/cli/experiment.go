@@ -40,7 +40,7 @@ type experimentFlags struct {
 func newExperimentCmd(e *env) *cobra.Command {
 	var f experimentFlags
 	cmd := &cobra.Command{
-		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe ARGS...",
+		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe|page ARGS...",
 		Short: "Which nginx (or other server) setting really helps: variants measured in randomised blocks",
 		Long: `experiment runs nginx in several configuration variants and says, per variant
 and metric, what changed against the baseline, with a confidence interval, or
@@ -83,10 +83,11 @@ no difference (a directive in a server block that does not serve the URL) as
 "not live"; the others run. A directive that cannot be seen from outside
 (tcp_nopush, ssl_buffer_size) is measured and marked "unverified".
 
-The measurement after -- is a bench or a probe -n command line with that
-command's flags, run in this process by that command's own code. Each of the
--n blocks runs every live variant once, in shuffled order, after a warm-up;
-the kernel's TCP metrics for the server are flushed between runs.
+The measurement after -- is a bench, a probe -n or a page command line (page
+over one protocol, its -n loads per run) with that command's flags, run in
+this process by that command's own code. Each of the -n blocks runs every
+live variant once, in shuffled order, after a warm-up; the kernel's TCP
+metrics for the server are flushed between runs.
 
 The verdicts compare each variant with the baseline block by block
 (Wilcoxon signed-rank test, Hodges-Lehmann shift with its 95% interval),
@@ -123,7 +124,7 @@ first Ctrl-C stops and reports the blocks completed.
 				return e.runExperiment(f, measure)
 			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return withHint(usagef("no measurement: give a bench or probe command line after --"),
+				return withHint(usagef("no measurement: give a bench, probe or page command line after --"),
 					"e.g. httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -- bench --conn resume -d 3s https://localhost:8443/")
 			}
 			return e.runExperiment(f, args)
@@ -300,8 +301,10 @@ func (e *env) measurement(args []string) (experiment.Measurement, experiment.Tar
 		return e.benchMeasure(args[1:])
 	case "probe":
 		return e.probeMeasure(args[1:])
+	case "page":
+		return e.pageMeasure(args[1:])
 	}
-	return nil, experiment.Target{}, withHint(usagef("measurement %q: want bench or probe", args[0]),
+	return nil, experiment.Target{}, withHint(usagef("measurement %q: want bench, probe or page", args[0]),
 		"e.g. -- bench --conn resume -d 3s https://localhost:8443/, or -- probe -n 20 https://localhost:8443/")
 }
 
@@ -370,4 +373,36 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 		return nil, t, usageError{err}
 	}
 	return experiment.Probe{Config: cfg, Plan: p.Plan}, experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Routes}, nil
+}
+
+func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
+	var t experiment.Target
+	cmd, f := pageCommand(e)
+	fl := cmd.Flags()
+	if err := parseInner(fl, "page", args); err != nil {
+		return nil, t, err
+	}
+	if f.json || f.har != "" || f.urls != "" || f.html != "" || f.link.set() {
+		return nil, t, withHint(usagef("page's --json, --har, --urls, --html and link flags do not apply inside experiment"),
+			"experiment writes its own --json and takes the link flags itself, before --")
+	}
+	if fl.NArg() != 1 {
+		return nil, t, usagef("page: want the page's URL, got %d arguments", fl.NArg())
+	}
+	cfg, err := f.loadConfig()
+	if err != nil {
+		return nil, t, err
+	}
+	cfg.URL = fl.Arg(0)
+	ps, err := f.protocolList(cfg.URL)
+	if err != nil {
+		return nil, t, err
+	}
+	if len(ps) != 1 {
+		return nil, t, withHint(usagef("page: one protocol inside experiment, got %s", joinProtocols(ps)),
+			"give one with --protocols h2 or --http1.1, --http2, --http3; the variants are the server's")
+	}
+	cfg.Protocol = ps[0]
+	return experiment.Page{Config: cfg, Loads: f.rounds, Warm: f.warm},
+		experiment.Target{URL: cfg.URL, TLS: cfg.TLS, Routes: cfg.Dialer.Routes}, nil
 }

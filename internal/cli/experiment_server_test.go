@@ -91,3 +91,25 @@ func TestExperimentServerCommandFails(t *testing.T) {
 		t.Errorf("something listens on %s after the experiment", url)
 	}
 }
+
+// TestExperimentPage measures with page over HTTP/2: a page of 20
+// images from the embedded server, loaded 3 times per run, all on the one
+// connection HTTP/2 opens per origin.
+func TestExperimentPage(t *testing.T) {
+	line, url, ca := serverTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--server", line,
+		"--vary", "tickets=--no-tickets|--no-tickets=false", "-n", "2",
+		"--", "page", "--http2", "-n", "3", url+"page/images?n=20&size=1000", "--cacert", ca)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"tickets --no-tickets=false verified resumed: no → yes",
+		"tickets --no-tickets=false load p50 ", "tickets --no-tickets=false ttfb p50 ",
+		"tickets --no-tickets=false connections/load 1.000 conn 1.000 conn ",
+		"tickets --no-tickets=false wire bytes/load "} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}

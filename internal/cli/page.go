@@ -31,6 +31,13 @@ type pageFlags struct {
 }
 
 func newPageCmd(e *env) *cobra.Command {
+	cmd, _ := pageCommand(e)
+	return cmd
+}
+
+// pageCommand is page's command and the flags it fills; experiment
+// parses a page command line after its -- with it.
+func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	var f pageFlags
 	cmd := &cobra.Command{
 		Use:   "page [URL]",
@@ -97,7 +104,7 @@ link with the link flags.
 	addHTMLFlag(fl, &f.html)
 	fl.StringVar(&f.urls, "urls", "", "load each page of `file` (one URL a line, optionally its plain-HTTP URL after it) and report what each protocol adds across pages")
 	fl.StringVar(&f.har, "har", "", "write each protocol's median load as HAR 1.2 to `file`, for browser tools")
-	return cmd
+	return cmd, &f
 }
 
 func (e *env) runPage(args []string, f *pageFlags) error {
