@@ -1,3 +1,10 @@
+//go:build !race
+
+// The experiment tests start and restart real servers (nginx, or httpslab
+// serve as a command template) in several processes for every variant:
+// heavy integration tests that scripts/test.sh runs once, in its pass
+// without the race detector, where their statistics are not slowed by it.
+
 package cli
 
 import (

@@ -1,3 +1,9 @@
+//go:build !race
+
+// These tests start and restart private nginx instances: heavy
+// integration tests that scripts/test.sh runs once, in its pass without
+// the race detector.
+
 package experiment
 
 import (
