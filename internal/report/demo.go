@@ -121,22 +121,7 @@ func demoInterval(s compare.Summary) string {
 	if s.CILevel == 0 {
 		return "-"
 	}
-	return demoDigits(s.Lo) + "-" + demoDigits(s.Hi)
-}
-
-// demoDigits writes a positive number of ms with three significant
-// digits (at least one decimal), so that a wide interval on a busy
-// machine keeps its column.
-func demoDigits(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case v >= 1:
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.3f", v)
+	return compare.FormatMS(s.Lo) + "-" + compare.FormatMS(s.Hi)
 }
 
 func demoBytes(v float64) string {
