@@ -197,11 +197,7 @@ func benchKeyShares(b *strings.Builder, k load.KeyShareUse) {
 }
 
 func groupList(ids []tls.CurveID, sep string) string {
-	names := make([]string, len(ids))
-	for i, id := range ids {
-		names[i] = transport.GroupName(id)
-	}
-	return strings.Join(names, sep)
+	return strings.Join(groupNames(ids), sep)
 }
 
 // benchTimes writes the ab-style table. Connect and TLS count once per

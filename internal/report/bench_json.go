@@ -2,6 +2,7 @@ package report
 
 import (
 	"crypto/tls"
+	"slices"
 	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -37,6 +38,7 @@ type BenchJSON struct {
 	Status         map[string]int64     `json:"status"`
 	ErrorMessages  map[string]int64     `json:"error_messages"`
 	TLS            []BenchTLS           `json:"tls"`
+	KeyShares      *BenchKeyShares      `json:"key_shares,omitempty"` // HTTPS runs only
 	Latency        map[string]BenchHist `json:"latency_us"`
 	Late           int64                `json:"late_sends"`
 	Dropped        int64                `json:"dropped_sends"`
@@ -52,6 +54,23 @@ type BenchTLS struct {
 	Group   string `json:"group,omitempty"`
 	Full    int64  `json:"full"`
 	Resumed int64  `json:"resumed"`
+}
+
+// BenchKeyShares says which key-exchange groups a run's handshakes
+// offered and used, as load.KeyShareUse, and what a full handshake stood
+// for: Visit is "first" when every handshake offered the configured groups
+// (--first-visit), "returning" when later handshakes offered the group
+// learned from the server first and computed its key share alone, and
+// "unlearned" when no handshake showed the server's group.
+type BenchKeyShares struct {
+	Visit          string   `json:"visit"`
+	Offered        []string `json:"offered"`           // the first handshakes' groups, in the order offered
+	Shares         []string `json:"shares"`            // those of Offered that carried a key share
+	Learned        string   `json:"learned,omitempty"` // the server's group, once learned
+	LearnedOffered []string `json:"learned_offered,omitempty"`
+	LearnedShares  []string `json:"learned_shares,omitempty"`
+	Used           []string `json:"used"` // the groups the server chose, as in tls
+	HelloRetries   int64    `json:"hello_retry_requests"`
 }
 
 // BenchHist summarises one latency histogram.
@@ -150,7 +169,40 @@ func NewBenchJSON(r *load.Result) BenchJSON {
 		}
 		j.TLS = append(j.TLS, row)
 	}
+	j.KeyShares = benchKeySharesJSON(r)
 	return j
+}
+
+// benchKeySharesJSON returns the key shares of an HTTPS run, nil for
+// plain HTTP.
+func benchKeySharesJSON(r *load.Result) *BenchKeyShares {
+	k := r.KeyShares
+	if len(k.Offered) == 0 {
+		return nil
+	}
+	j := &BenchKeyShares{Visit: "unlearned", Offered: groupNames(k.Offered), Shares: groupNames(k.Shares),
+		Used: []string{}, HelloRetries: k.HelloRetries}
+	switch {
+	case k.FirstVisit:
+		j.Visit = "first"
+	case k.Learned != 0:
+		j.Visit, j.Learned = "returning", transport.GroupName(k.Learned)
+		j.LearnedOffered, j.LearnedShares = groupNames(k.LearnedOffered), groupNames(k.LearnedShares)
+	}
+	for _, t := range r.TLS {
+		if name := transport.GroupName(t.Curve); t.Curve != 0 && !slices.Contains(j.Used, name) {
+			j.Used = append(j.Used, name)
+		}
+	}
+	return j
+}
+
+func groupNames(ids []tls.CurveID) []string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = transport.GroupName(id)
+	}
+	return names
 }
 
 func benchHist(h *hdrhistogram.Histogram) BenchHist {
