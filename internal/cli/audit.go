@@ -38,41 +38,7 @@ func newAuditCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit HOST[:PORT] | https://HOST[:PORT]/PATH",
 		Short: "Find every TLS and HTTP setting that costs time, bytes or safety, with its fix",
-		Long: `audit inspects an HTTPS server and prices what it finds.
-
-Handshake level, with hand-built ClientHellos that stop at the ServerHello:
-protocol versions (SSLv3 to TLS 1.3), cipher suites per version (also those
-Go does not implement) and whether the server imposes its order, key-exchange
-groups (X25519MLKEM768 included), and whether a client sending an X25519 key
-share gets a HelloRetryRequest (+1 round trip).
-
-Behaviour, with real handshakes: the certificate chain (key, signature,
-expiry, name, order, a needless root, its bytes against the initial
-congestion window of 14.6 KB, OCSP responder and staple), session
-resumption by TLS 1.2 session ID and ticket and by TLS 1.3 PSK, the real hit
-rate ("resumed 17 of 20"), 0-RTT over TCP (read from the server's tickets)
-and over QUIC, ALPN, HTTP/3 advertised and reachable, and the size of the
-first TLS record of a response (ssl_buffer_size).
-
-HTTP level: redirect from http:// (status, hops, measured cost), HSTS,
-keep-alive, compression of text, Content-Security-Policy, and whether
-/.git/HEAD and /.env are served.
-
-Each finding has a stable id, a severity, its evidence, its cost (round
-trips and milliseconds at the measured RTT, bytes, CPU where known) and the
-nginx lines that fix it, matched to the nginx version in the Server header.
-Speed findings come first, then safety, then information.
-
-The whole audit stops after --max-time (30 s unless set) and reports what
-it measured by then.
-
-Exit status: 0; 1 when the audit failed or reached --max-time; 3 when a
-finding at or above --fail-on was found.`,
-		Example: `  httpslab audit example.com
-  httpslab audit https://127.0.0.1:8443/ --cacert ca.pem --http-port 8080
-  httpslab audit example.com --json > audit.json
-  httpslab audit example.com --fail-on high          # for CI: exit 3 on a high finding`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.runAudit(args[0], f, cmd.Flags().Changed("http-port"))
 		},

@@ -46,57 +46,6 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	cmd := &cobra.Command{
 		Use:   "bench URL... (or -i FILE)",
 		Short: "Load a server: requests/s, handshakes/s, latency per phase, CPU",
-		Long: `bench loads an HTTP or HTTPS server and reports what it held and what it cost.
-
-Closed model (default): -c connections, each with one request in flight (-m
-streams per connection on HTTP/2 and HTTP/3, --pipeline requests on HTTP/1.1).
-Open model (--rate R): R requests per second started on schedule whatever the
-server does; latency counts from the intended send time, so a stalling server
-shows up in the percentiles (coordinated omission corrected, as wrk2 does), and
-late or dropped sends are reported.
-
-Connection modes: --conn keepalive reuses connections; --conn new opens a new
-connection per request with a full TLS handshake (no session cache, no tickets);
---conn resume opens a new connection per request and resumes the session. The
-report counts full and resumed handshakes from the handshakes themselves.
-
-Several URLs (same scheme, host and port), given as arguments or one per line
-in a file (-i FILE, as h2load), are requested in rotation. The run
-ends after -n requests or -d duration (default 10s); requests in flight at the
-end complete and count. The first Ctrl-C stops and prints a partial report,
-the second exits.
-
---resolve HOST:PORT:ADDR and --connect-to HOST1:PORT1:HOST2:PORT2 send the
-connections elsewhere as in curl, while the Host header, SNI and the
-certificate check keep the URL's host; -4 and -6 pick the IP version. The
-route is worked out once, before the run: a host name is looked up once, not
-per connection.
-
-Clients: HTTP/1.1 and HTTP/2 run httpslab's own clients, in both models; the
-HTTP/2 one announces an HPACK table size of 0 (the server then sends headers
-without its dynamic table), reads only :status of a response's headers and
-sends request bodies of any size within the server's flow-control windows.
-HTTP/3 runs quic-go's client. The Client line of the report names the client
-that ran.
-
---http2 on an http:// URL speaks HTTP/2 in cleartext with prior knowledge
-(h2c), as h2load does; the report says so. The server must expect it: nginx's
-"listen 8080 http2;" does, and so does the plain port of 'httpslab serve'.
-
--d takes a duration as wrk does (-d 30s, or -d 30 in seconds); a value starting with @ is a request
-body file as in curl (-d @body.json). --data gives a literal body.
-
---fail-if sets exit code 3 when a condition holds on the result: pNN, mean and
-max of the total latency (p99>200ms), errors as a share or a count
-(errors>0.1%, errors>0) and requests/s (rps<1000).`,
-		Example: `  httpslab bench https://127.0.0.1:8443/ --cacert ca.pem -c 50 -d 10s
-  httpslab bench https://127.0.0.1:8443/bytes/1024 --cacert ca.pem --conn new -c 20 -n 5000
-  httpslab bench https://127.0.0.1:8443/ -k --http2 -c 10 -m 10 -d 5s
-  httpslab bench https://localhost:8443/ --resolve localhost:8443:127.0.0.1 --cacert ca.pem -c 20 -d 5s
-  httpslab bench http://127.0.0.1:8080/ --http2 -c 10 -m 10 -n 100000
-  httpslab bench -i urls.txt -k --http2 -c 4 -m 25 -d 30s
-  httpslab bench https://127.0.0.1:8443/delay/10ms -k --rate 1000 -d 20s --fail-if 'p99>50ms'
-  httpslab bench https://127.0.0.1:8443/ -k --conn resume --server-pid $(pgrep -o nginx) --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			urls, err := f.urls(args)
 			if err != nil {

@@ -40,56 +40,8 @@ func newCompareCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare [URL]",
 		Short: "What HTTPS, TLS 1.3, resumption, 0-RTT, HTTP/2 and HTTP/3 cost or save, with statistics",
-		Long: `compare measures a matrix of client-side variants against one server and states
-what each choice costs or saves, in milliseconds and in round trips of the
-measured RTT, with confidence intervals and a significance test:
-
-  scheme     plain HTTP vs HTTPS (the http:// URL is the https:// one on port 80,
-             or --http-url)
-  proto      HTTP/1.1, HTTP/2, HTTP/3
-  tls        TLS 1.3, TLS 1.2
-  handshake  full, resumed (session ticket), 0-RTT (HTTP/3)
-  conn       a fresh connection per request, or one kept alive
-
-Without --vary it runs the questions people ask: HTTP, HTTPS with TLS 1.3 and
-1.2, both resumed, HTTP/2, HTTP/3 with and without 0-RTT, and HTTP and HTTPS on
-a kept-alive connection. --vary scheme,tls (or all) measures every valid
-combination of the named dimensions instead. A variant that does not vary
-the TLS version uses TLS 1.3; for a server without it, --tls-max 1.2 makes
-them use TLS 1.2 and leaves out HTTP/3 and 0-RTT.
-
-The variants run interleaved after a warm-up round, in a new random order in
-every round, so that drift, caches and position do not favour one of them.
-Every request but the kept-alive ones opens a new connection; a request that
-did not do what its variant says (no resumption, 0-RTT refused) is an error,
-never a sample. A variant that fails in the warm-up is dropped with its error.
-Each request gives up after 30 s unless --max-time says otherwise (0: never).
-
-Per variant: the median total time with its distribution-free 95% interval,
-the median connect, TLS and wait phases, the difference from the first
-variant (the Hodges-Lehmann shift with its interval at 1 - alpha, which
-leaves out zero when the difference is significant, in ms and in RTTs), the
-Mann-Whitney p-value ("~" when not significant at --alpha; --holm adjusts
-the p-values for the number of comparisons), the bytes on the
-wire and the CPU time of this process per request (which includes the
-embedded server and the link when they run here). Below: the effect of each
-dimension between variants that differ in it alone, and a short summary
-written from those numbers.
-
-Without a URL, compare starts the embedded server (as 'httpslab serve') and
-measures it; with --rtt, --profile and the other link flags it puts that
-server behind an emulated link, so that round trips show. On loopback a round
-trip takes microseconds and the differences are computation.
-
-` + linkHelp(),
-		Example: `  httpslab compare --rtt 40ms
-  httpslab compare --profile 3g -n 15
-  httpslab compare --vary scheme,tls --precision 5% --max-runs 200
-  httpslab compare https://127.0.0.1:8443/ --http-url http://127.0.0.1:8080/ --cacert ca.pem --vary scheme,proto --tls-max 1.2
-  httpslab compare https://127.0.0.1:8443/ --http-url http://127.0.0.1:8080/ --cacert ca.pem
-  httpslab compare --rtt 50ms --json > compare.json`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.runCompare(args, &f) },
+		Args:  cobra.MaximumNArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return e.runCompare(args, &f) },
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)

@@ -26,39 +26,8 @@ func newDemoCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Show what HTTPS costs and what TLS 1.3, resumption, HTTP/2 and HTTP/3 save, with no setup",
-		Long: `demo starts the embedded server in this process and probes it over plain HTTP,
-HTTPS with HTTP/1.1, HTTP/2 and HTTP/3, on fresh connections, resumed TLS
-sessions, 0-RTT (HTTP/3) and a kept-alive connection. The variants run as
-'httpslab compare' runs them: a warm-up round, then interleaved rounds in a
-new random order each. A request that does not do what its row says (no
-resumption, 0-RTT refused) fails the demo. A table shows the medians:
-
-  connect    TCP connect (QUIC has none: its handshake is under TLS)
-  TLS        the TLS handshake (for HTTP/3 the whole QUIC handshake)
-  wait       last request byte written to the first response byte
-  total      the whole request, with the 95% confidence interval of its median
-  hs bytes   bytes on the wire up to the end of the handshake, both ways
-
-On loopback the round-trip time is tens of microseconds, so the handshakes'
-CPU cost dominates; over a real network each round trip counts (--rtt).
-
-Then it loads the server for --bench-time in each connection mode
-(keep-alive, a full handshake per request, a resumed handshake per request),
-as 'httpslab bench' does, and audits it as 'httpslab audit' does.
-
-With --rtt, --profile or another link flag, the embedded server runs behind
-an emulated link and demo shows the comparison matrix of 'httpslab compare'
-instead: each variant against plain HTTP, in milliseconds and round trips,
-with confidence intervals, significance and a summary.
-
-` + linkHelp(),
-		Example: `  httpslab demo
-  httpslab demo --runs 20
-  httpslab demo --rtt 50ms
-  httpslab demo --profile 3g
-  httpslab demo --json > demo.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(f) },
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return e.runDemo(f) },
 	}
 	cmd.Flags().IntVar(&f.runs, "runs", demo.DefaultRuns, "measured requests per variant")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")

@@ -22,22 +22,6 @@ func newLabCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lab [flags] -- COMMAND [ARGS...]",
 		Short: "Run a server command behind an emulated network link",
-		Long: `lab builds an emulated network link and runs COMMAND on its far side, in a
-private network namespace, so that any server (nginx, caddy, a test build) can
-be studied under a chosen RTT, jitter, loss and bandwidth. The server should
-listen on the address lab prints (198.18.x.y or 198.19.x.y), or on all addresses; clients on
-this host reach it there, through the link.
-
-COMMAND gets the addresses in its environment: HTTPSLAB_SERVER_IP (its own),
-HTTPSLAB_CLIENT_IP (this host's end of the link) and HTTPSLAB_NAMESPACE (the
-namespace name, for "ip netns exec"). SIGTERM and SIGHUP are passed on to it;
-Ctrl-C reaches it from the terminal. When it exits, lab removes the link and
-the namespace, ending whatever still runs inside, and exits with its exit code.
-
-` + linkHelp(),
-		Example: `  httpslab lab --rtt 50ms -- python3 -m http.server 8080 --bind 0.0.0.0
-  httpslab lab --profile 3g -- nginx -c /etc/nginx/nginx.conf -g 'daemon off;'
-  httpslab lab --rtt 100ms --loss 1% --bandwidth 10mbit -- sh -c 'exec my-server --listen $HTTPSLAB_SERVER_IP:443'`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return withHint(usagef("lab needs a command to run behind the link"),

@@ -84,11 +84,5 @@ func linkFlagList() string {
 // linkHelp explains the link flags and lists the profiles with their
 // numbers and source, for the Long help of the commands that take them.
 func linkHelp() string {
-	return `Emulated network (--rtt, --jitter, --loss, --bandwidth, --profile):
-the server side runs in a private network namespace joined to this host by
-a link that delays, drops and rate-limits every packet in user space, so
-round-trip effects show on one machine. It needs root. The server gets an
-address from 198.18.0.0/15; everything is removed on exit.
-Profiles (download/upload, RTT; flags given explicitly override them):
-` + netem.ProfileTable()
+	return helpLong("link") + "\n" + netem.ProfileTable()
 }

@@ -42,40 +42,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	cmd := &cobra.Command{
 		Use:   "page [URL]",
 		Short: "Load a whole page as a browser's network stack would, per protocol, with statistics and a waterfall",
-		Long: `page fetches the HTML, discovers its sub-resources while the document streams in
-(img, srcset, script, stylesheets, icons, preloads, video posters, and in the
-stylesheets their imports, and the fonts and background images the page uses),
-and fetches them as a browser schedules them: at most 6 connections per origin
-over HTTP/1.1, one multiplexed connection per origin over HTTP/2 and HTTP/3,
-the document, CSS, blocking scripts, fonts and images in that order.
-No JavaScript runs and nothing is laid out: the load time is from the start to
-the moment the document and every discovered resource completed.
-
---protocols http,h1,h2,h3 loads the page over each, -n rounds interleaved in a
-shuffled order after a warm-up round, and gives the median load time with its
-95% interval, the differences between neighbouring protocols with their
-intervals ("~": not significant), and a waterfall of each median load, one
-lane per connection. --har FILE writes those median loads as HAR 1.2, one
-HAR page each. Every load starts cold unless --warm.
-
---urls FILE surveys many pages (one URL a line, optionally followed by its
-plain-HTTP URL): each is loaded -n times per protocol, interleaved, and the
-report gives per page the median per protocol and the differences with their
-intervals, and across pages the quantiles of each difference in ms and round
-trips ("for 90% of pages, TLS alone adds more than X ms"). A response over
-another protocol than asked fails the load; a 404 or an unreachable origin is
-a failed resource of a load that completes and says so.
-
-Without a URL, page loads --path from the embedded server, behind an emulated
-link with the link flags.
-
-` + linkHelp(),
-		Example: `  httpslab page --protocols http,h1,h2,h3 --rtt 40ms
-  httpslab page --path '/page/scripts?n=360&size=33100' --protocols h1,h2 --profile 3g -n 5
-  httpslab page https://127.0.0.1:8443/page/mixed --cacert ca.pem --http2 --har mixed.har
-  httpslab page https://example.test/ --protocols http,h1 --http-url http://example.test:8080/ --json
-  httpslab page --urls pages.txt --protocols http,h1,h2 -n 20`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.urls != "" {
 				return e.runPageSurvey(args, &f)

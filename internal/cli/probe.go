@@ -53,34 +53,8 @@ func probeCommand(e *env) (*cobra.Command, *probeFlags) {
 	cmd := &cobra.Command{
 		Use:   "probe URL",
 		Short: "Time one HTTPS request phase by phase",
-		Long: `probe sends a request and shows where its time went: DNS, TCP connect (every
-dial attempt), TLS handshake, sending, waiting for the first byte, download.
-Each phase comes from its own monotonic timestamps, in milliseconds and in
-round trips of the measured RTT (the kernel's TCP_INFO estimate, or QUIC's).
-It also shows what the handshake negotiated (version, cipher suite, key
-exchange group, post-quantum or not, ALPN, resumed, HelloRetryRequest,
-certificate chain and its size, OCSP staple) and the bytes on the wire,
-split into handshake and request/response, so the cost of TLS shows in
-bytes as well as in time.
-
-  -n N       N requests, each on a fresh connection: min, median, p90, max per phase
-  --resume   further connections resume the first one's TLS session; says what it saved
-  --0rtt     HTTP/3: further connections send the request as 0-RTT early data
-  --reuse    a second request on the same connection (no DNS, connect or TLS)
-  -L         follow redirects, each hop timed on its own
-
-Output is a waterfall, or curl's -w/--write-out format (curl's variables,
-@file, %{json}), or --json, and --har FILE writes HAR 1.2 for browser tools.
-On failure it prints the phases that completed, the error and a hint.
-A probe gives up after 2 minutes unless --max-time says otherwise (0: never).`,
-		Example: `  httpslab probe https://example.test/ --cacert ca.pem
-  httpslab probe -n 20 --http2 https://127.0.0.1:8443/
-  httpslab probe --resume --tls-max 1.2 https://127.0.0.1:8443/ -k
-  httpslab probe --http3 --0rtt https://127.0.0.1:8443/ --cacert ca.pem
-  httpslab probe -w @testdata/curl-format.txt -o /dev/null -s https://127.0.0.1:8443/ -k
-  httpslab probe --resolve example.test:443:127.0.0.1 https://example.test/ --har run.har`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return e.runProbe(args[0], f) },
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)

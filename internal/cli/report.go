@@ -18,18 +18,7 @@ func newReportCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report RESULT.json... -o report.html",
 		Short: "Write one self-contained HTML report of httpslab --json results",
-		Long: `report reads results that httpslab commands wrote with --json (probe, bench,
-audit, compare, page, experiment, demo; several at once) and writes one HTML
-file with their charts, each with the table of its numbers beneath it.
-
-The file is self-contained: its CSS is inline, its charts are SVG drawn by
-httpslab, it runs no script and its Content-Security-Policy forbids every
-load, so it opens offline and nothing in it reaches the network. Several
-bench results are also drawn on one chart, named by file or --label.`,
-		Example: `  httpslab bench --json -d 10s https://127.0.0.1:8443/ --cacert ca.pem > h1.json
-  httpslab bench --json -d 10s --http2 https://127.0.0.1:8443/ --cacert ca.pem > h2.json
-  httpslab report h1.json h2.json --label HTTP/1.1 --label HTTP/2 -o report.html`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usagef("report needs -o FILE (the HTML file to write; - for stdout)")

@@ -52,14 +52,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "httpslab",
-		Short: "An HTTPS performance lab",
-		Long: `httpslab shows where the time of an HTTPS request goes, what HTTPS costs over
-HTTP (round trips, milliseconds, bytes, CPU), what TLS 1.3, resumption, 0-RTT,
-HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
-		Example: `  httpslab demo
-  httpslab serve
-  httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
+		Use:           "httpslab",
+		Short:         "An HTTPS performance lab",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -78,6 +72,7 @@ HTTP/2 and HTTP/3 save on a given server, and how much load it holds.`,
 	root.AddCommand(newExperimentCmd(e))
 	root.AddCommand(newReportCmd(e))
 	// Further commands register here.
+	setHelp(root)
 	return root
 }
 

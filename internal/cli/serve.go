@@ -33,40 +33,8 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the embedded HTTP, HTTPS and HTTP/3 target server",
-		Long: `serve runs the embedded target on loopback: plain HTTP (HTTP/1.1, and HTTP/2
-to clients that start with its preface: h2c), HTTPS with HTTP/1.1 and HTTP/2
-(chosen by ALPN), and HTTP/3 over UDP on the HTTPS port number,
-advertised with Alt-Svc. It generates a private CA and a leaf certificate at
-start and writes the CA to a file, so clients verify for real with --cacert.
---cert-file and --key-file serve a certificate of yours instead, the same at
-every start (as nginx's ssl_certificate and ssl_certificate_key), so a client
-given its issuer with --cacert verifies across restarts (experiment --server).
-
-It prints the URLs it serves, one per line, and serves until interrupted.
-
-Endpoints:
-  /               a small HTML page
-  /bytes/N        N bytes (at most 1 GiB)
-  /delay/D        answers after D (150ms, 2s; a bare number is seconds; at most 60s)
-  /redirect/N     N redirect hops, then /
-  /status/C       answers with status C (200-599)
-  /headers        the request headers and the body's size as JSON
-Every endpoint reads a request body (at most 1 GiB) in full before it answers,
-so an upload (POST or PUT to any of them) is timed to its last byte.
-
-With --rtt (or another link flag) the server runs behind an emulated link
-and its URLs carry its address there (in 198.18.0.0/15: 198.18.x.y or 198.19.x.y).
-
-` + linkHelp(),
-		Example: `  httpslab serve
-  httpslab serve --https-port 8443 --cert rsa-2048 --ca-out ca.pem
-  httpslab serve --tls-max 1.2 --no-tickets     # a server that never resumes
-  httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem   # the same certificate at every start
-  httpslab serve --rtt 50ms                     # behind a link with a 50 ms RTT
-  httpslab serve --profile 3g --loss 1%
-  httpslab probe https://127.0.0.1:8443/ --cacert ca.pem`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return e.runServe(f) },
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return e.runServe(f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.host, "host", "127.0.0.1", "address to listen on (loopback)")
