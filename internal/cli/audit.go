@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -14,8 +13,7 @@ import (
 )
 
 type auditFlags struct {
-	jsonOut     bool
-	html        string // --html FILE
+	out         outputFlags
 	failOn      string
 	httpPort    int
 	largePath   string
@@ -44,8 +42,7 @@ func newAuditCmd(e *env) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/audit/v3) instead of text")
-	addHTMLFlag(fl, &f.html)
+	f.out.add(fl, "write the result as JSON (schema httpslab/audit/v3) instead of text", "")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
 	f.req.addOnly(fl, "cacert", "insecure", "max-header-size")
 	fl.Lookup("insecure").Usage = "audit a server whose certificate does not verify (reported as a finding)"
@@ -107,7 +104,7 @@ func (f auditFlags) config(arg string, httpPortSet bool) (tlsscan.Config, tlssca
 }
 
 func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
-	if err := checkHTMLPath(f.html); err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
 	cfg, failOn, fail, err := f.config(arg, httpPortSet)
@@ -123,10 +120,7 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 	rep, err := tlsscan.Run(ctx, cfg)
 	if rep != nil {
 		// Also after Ctrl-C: what was found so far is worth printing.
-		if werr := writeAudit(e.stdout, rep, f.jsonOut); werr != nil {
-			return werr
-		}
-		if werr := e.writeResultHTML(f.html, "audit", rep); werr != nil {
+		if werr := e.write(f.out, "audit", rep, func() error { return report.Audit(e.stdout, rep) }, nil); werr != nil {
 			return werr
 		}
 	}
@@ -140,11 +134,4 @@ func (e *env) runAudit(arg string, f auditFlags, httpPortSet bool) error {
 		return exitError{code: ExitThreshold, err: fmt.Errorf("finding %s is %s (--fail-on %s)", fd.ID, fd.Severity, f.failOn)}
 	}
 	return nil
-}
-
-func writeAudit(w io.Writer, rep *tlsscan.Report, jsonOut bool) error {
-	if jsonOut {
-		return report.WriteJSON(w, "audit", rep)
-	}
-	return report.Audit(w, rep)
 }

@@ -25,8 +25,8 @@ type benchFlags struct {
 	conn                              string
 	serverPIDs                        []int
 	failIf                            []string
-	jsonOut, csvOut, firstVisit       bool
-	html                              string // --html FILE
+	firstVisit                        bool
+	out                               outputFlags
 	inputFile                         string
 	threads                           int
 	// req holds the shared request flags bench takes: not all of them,
@@ -76,9 +76,8 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
-	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text")
-	addHTMLFlag(fl, &f.html)
-	fl.BoolVar(&f.csvOut, "csv", false, "write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
+	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text",
+		"write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
 	f.req.addOnly(fl, "resolve", "connect-to", "ipv4", "ipv6", "request", "header", "http1.1", "http2", "http3", "max-header-size")
 	fl.Lookup("http1.1").Usage = "use HTTP/1.1 (the default)"
@@ -89,10 +88,7 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 }
 
 func (e *env) runBench(f benchFlags, urls []string) error {
-	if err := checkHTMLPath(f.html); err != nil {
-		return err
-	}
-	out, err := outputOf(f.jsonOut, f.csvOut)
+	out, err := f.out.check()
 	if err != nil {
 		return err
 	}
@@ -121,26 +117,14 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := e.writeBench(res, out); err != nil {
-		return err
-	}
-	if err := e.writeResultHTML(f.html, "bench", report.NewBenchJSON(res)); err != nil {
+	if err := e.write(f.out, "bench", report.NewBenchJSON(res), func() error { return report.Bench(e.stdout, res) },
+		func() error { return report.BenchCSV(e.stdout, res) }); err != nil {
 		return err
 	}
 	if res.Interrupted {
 		return e.interrupted() // the report itself is on stdout
 	}
 	return benchVerdict(res, thresholds)
-}
-
-func (e *env) writeBench(res *load.Result, out output) error {
-	switch out {
-	case jsonOutput:
-		return report.WriteJSON(e.stdout, "bench", report.NewBenchJSON(res))
-	case csvOutput:
-		return report.BenchCSV(e.stdout, res)
-	}
-	return report.Bench(e.stdout, res)
 }
 
 // benchVerdict maps a tripped threshold and a run where nothing

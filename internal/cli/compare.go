@@ -31,8 +31,7 @@ type compareFlags struct {
 	httpURL   string
 	path      string
 	seed      uint64
-	json, csv bool
-	html      string // --html FILE
+	out       outputFlags
 }
 
 func newCompareCmd(e *env) *cobra.Command {
@@ -60,9 +59,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.httpURL, "http-url", "", "the plain-HTTP URL of the same resource (default: the URL on port 80)")
 	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variant order (default: random, printed)")
-	fl.BoolVar(&f.json, "json", false, "print the result, with every sample, as JSON")
-	addHTMLFlag(fl, &f.html)
-	fl.BoolVar(&f.csv, "csv", false, "print the variants' table as CSV (a header line, one line per variant, times in ms)")
+	f.out.add(fl, "print the result, with every sample, as JSON", "print the variants' table as CSV (a header line, one line per variant, times in ms)")
 	return cmd
 }
 
@@ -207,18 +204,14 @@ func (e *env) runCompare(args []string, f *compareFlags) error {
 		}
 		target, where = compare.Target{URL: args[0], HTTPURL: f.httpURL, Probe: pcfg}, args[0]
 	}
-	out, err := outputOf(f.json, f.csv)
-	if err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
-	if err := checkHTMLPath(f.html); err != nil {
-		return err
-	}
-	return e.compareAndReport(target, where, keys, cfg, out, f.html)
+	return e.compareAndReport(target, where, keys, cfg, f.out)
 }
 
 // compareAndReport runs the comparison and prints it.
-func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out output, html string) error {
+func (e *env) compareAndReport(target compare.Target, where string, keys []compare.Key, cfg compare.Config, out outputFlags) error {
 	variants, closeAll, err := target.Variants(keys)
 	if err != nil {
 		return withHint(usageError{err}, "--http-url gives the plain-HTTP URL, or --vary without scheme leaves plain HTTP out")
@@ -234,10 +227,8 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	if res != nil {
-		if err := e.writeCompare(res, target, where, out); err != nil {
-			return err
-		}
-		if err := e.writeResultHTML(html, "compare", compareDocument(res, target, where)); err != nil {
+		if err := e.write(out, "compare", compareDocument(res, target, where), func() error { return e.writeCompare(res, target, where) },
+			func() error { return report.CompareCSV(e.stdout, res) }); err != nil {
 			return err
 		}
 	}
@@ -257,15 +248,9 @@ func (e *env) compareAndReport(target compare.Target, where string, keys []compa
 	return nil
 }
 
-// writeCompare prints the text report, the JSON document or the CSV table.
-func (e *env) writeCompare(res *compare.Result, target compare.Target, where string, out output) error {
+// writeCompare prints the text report.
+func (e *env) writeCompare(res *compare.Result, target compare.Target, where string) error {
 	httpURL := compareHTTPURL(res, target)
-	switch out {
-	case jsonOutput:
-		return report.WriteJSON(e.stdout, "compare", compareDocument(res, target, where))
-	case csvOutput:
-		return report.CompareCSV(e.stdout, res)
-	}
 	fmt.Fprintf(e.stdout, "compare %s\n", where)
 	if httpURL != "" {
 		fmt.Fprintf(e.stdout, "plain HTTP from %s\n", httpURL)

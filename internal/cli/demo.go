@@ -14,8 +14,7 @@ import (
 
 type demoFlags struct {
 	runs      int
-	json      bool
-	html      string // --html FILE
+	out       outputFlags
 	benchTime time.Duration
 	noAudit   bool
 	link      linkFlags
@@ -30,8 +29,7 @@ func newDemoCmd(e *env) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return e.runDemo(f) },
 	}
 	cmd.Flags().IntVar(&f.runs, "runs", demo.DefaultRuns, "measured requests per variant")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")
-	addHTMLFlag(cmd.Flags(), &f.html)
+	f.out.add(cmd.Flags(), "print the result as JSON", "")
 	cmd.Flags().DurationVar(&f.benchTime, "bench-time", time.Second, "load the server this long per connection mode (0: no load)")
 	cmd.Flags().BoolVar(&f.noAudit, "no-audit", false, "leave out the audit")
 	f.link.add(cmd.Flags())
@@ -39,7 +37,7 @@ func newDemoCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runDemo(f demoFlags) error {
-	if err := checkHTMLPath(f.html); err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
 	if f.runs < 1 || f.runs > 1000 {
@@ -76,10 +74,7 @@ func (e *env) runDemo(f demoFlags) error {
 	if res == nil {
 		return runErr
 	}
-	if err := e.writeDemo(res, f.json); err != nil {
-		return err
-	}
-	if err := e.writeResultHTML(f.html, "demo", res); err != nil {
+	if err := e.write(f.out, "demo", res, func() error { return report.WriteDemo(e.stdout, res) }, nil); err != nil {
 		return err
 	}
 	switch {
@@ -92,13 +87,6 @@ func (e *env) runDemo(f demoFlags) error {
 		return withHint(err, transport.Hint(err))
 	}
 	return nil
-}
-
-func (e *env) writeDemo(res *demo.Result, asJSON bool) error {
-	if asJSON {
-		return report.WriteJSON(e.stdout, "demo", res)
-	}
-	return report.WriteDemo(e.stdout, res)
 }
 
 // demoMatrix is the matrix demo shows behind a link; tests replace it.

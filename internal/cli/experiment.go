@@ -26,8 +26,7 @@ type experimentFlags struct {
 	blocks     int
 	seed       uint64
 	maxTime    string
-	jsonOut    bool
-	html       string // --html FILE
+	out        outputFlags
 	effect     float64
 	serverCPUs string
 	clientCPUs string
@@ -79,13 +78,12 @@ func newExperimentCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
 	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
 	f.link.add(fl)
-	fl.BoolVar(&f.jsonOut, "json", false, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)")
-	addHTMLFlag(fl, &f.html)
+	f.out.add(fl, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)", "")
 	return cmd
 }
 
 func (e *env) runExperiment(f experimentFlags, args []string) error {
-	if err := checkHTMLPath(f.html); err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
 	cfg, err := f.config()
@@ -98,7 +96,7 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 	cfg.Command = strings.Join(args, " ")
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && !f.jsonOut {
+	if tty, ok := e.stderr.(*os.File); ok && isTerminal(tty) && !f.out.json {
 		cfg.Progress = func(msg string) { fmt.Fprintf(e.stderr, "\r\033[K%s", msg) }
 		defer fmt.Fprint(e.stderr, "\r\033[K")
 	}
@@ -116,15 +114,7 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 	case err != nil:
 		return withHint(err, "check the template on its own: nginx -t -c "+f.nginx)
 	}
-	if f.jsonOut {
-		err = report.WriteJSON(e.stdout, "experiment", report.ExperimentResultJSON(res))
-	} else {
-		err = report.Experiment(e.stdout, res)
-	}
-	if err == nil {
-		err = e.writeResultHTML(f.html, "experiment", report.ExperimentResultJSON(res))
-	}
-	if err != nil {
+	if err := e.write(f.out, "experiment", report.ExperimentResultJSON(res), func() error { return report.Experiment(e.stdout, res) }, nil); err != nil {
 		return err
 	}
 	if res.Stopped == "interrupted" {
@@ -257,7 +247,7 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "bench", args); err != nil {
 		return nil, t, err
 	}
-	if f.jsonOut || f.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
+	if f.out.json || f.out.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
 		return nil, t, withHint(usagef("bench's --json, --html, --fail-if, --server-pid and -t do not apply inside experiment"),
 			"experiment measures the server's CPU itself and writes its own --json")
 	}
@@ -283,7 +273,7 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "probe", args); err != nil {
 		return nil, t, err
 	}
-	if f.json || f.html != "" || f.writeOut != "" || f.har != "" || f.location {
+	if f.out.json || f.out.html != "" || f.writeOut != "" || f.har != "" || f.location {
 		return nil, t, withHint(usagef("probe's --json, --html, -w, --har and -L do not apply inside experiment"),
 			"experiment writes its own --json; give the final URL rather than -L")
 	}
@@ -312,7 +302,7 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 	if err := parseInner(fl, "page", args); err != nil {
 		return nil, t, err
 	}
-	if f.json || f.har != "" || f.urls != "" || f.html != "" || f.link.set() {
+	if f.out.json || f.har != "" || f.urls != "" || f.out.html != "" || f.link.set() {
 		return nil, t, withHint(usagef("page's --json, --har, --urls, --html and link flags do not apply inside experiment"),
 			"experiment writes its own --json and takes the link flags itself, before --")
 	}

@@ -1,5 +1,10 @@
 package cli
 
+import (
+	"github.com/httpslab/httpslab/internal/report"
+	"github.com/spf13/pflag"
+)
+
 // output is the form a command writes its result in on stdout.
 type output int
 
@@ -9,16 +14,54 @@ const (
 	csvOutput                // CSV, one header line (--csv)
 )
 
-// outputOf is the output --json and --csv ask for; both at once is a
-// usage error.
-func outputOf(asJSON, asCSV bool) (output, error) {
+// outputFlags are the output flags of every command that writes a
+// result: --json, --html FILE and, where the result is a table, --csv.
+type outputFlags struct {
+	json, csv bool
+	html      string // --html FILE
+}
+
+// add registers --json and --html, and --csv unless csvUsage is "".
+func (o *outputFlags) add(fs *pflag.FlagSet, jsonUsage, csvUsage string) {
+	fs.BoolVar(&o.json, "json", false, jsonUsage)
+	fs.StringVar(&o.html, "html", "", "also write the result's self-contained HTML report to `FILE` (as httpslab report makes from --json)")
+	if csvUsage != "" {
+		fs.BoolVar(&o.csv, "csv", false, csvUsage)
+	}
+}
+
+// check returns the output on stdout before the run: an --html file that
+// cannot be written, or --json with --csv, is a usage error.
+func (o outputFlags) check() (output, error) {
+	if err := checkHTMLPath(o.html); err != nil {
+		return textOutput, err
+	}
 	switch {
-	case asJSON && asCSV:
+	case o.json && o.csv:
 		return textOutput, usagef("--json and --csv: give one of them")
-	case asJSON:
+	case o.json:
 		return jsonOutput, nil
-	case asCSV:
+	case o.csv:
 		return csvOutput, nil
 	}
 	return textOutput, nil
+}
+
+// write prints a result of kind on stdout, as the JSON document doc
+// with --json, as CSV with --csv, else as text, and then writes its
+// HTML report with --html.
+func (e *env) write(o outputFlags, kind string, doc any, text, csv func() error) error {
+	var err error
+	switch {
+	case o.json:
+		err = report.WriteJSON(e.stdout, kind, doc)
+	case o.csv:
+		err = csv()
+	default:
+		err = text()
+	}
+	if err != nil {
+		return err
+	}
+	return e.writeResultHTML(o.html, kind, doc)
 }

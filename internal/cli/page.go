@@ -23,10 +23,10 @@ type pageFlags struct {
 	protocols, httpURL string
 	path, reqTimeout   string
 	har, urls          string
-	html               string // --html FILE
+	out                outputFlags
 	rounds, conns      int
 	streams, resources int
-	warm, json         bool
+	warm               bool
 	seed               uint64
 }
 
@@ -67,8 +67,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	fl.IntVar(&f.resources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
 	fl.StringVar(&f.reqTimeout, "request-timeout", "30s", "give up one request after this long")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
-	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema httpslab/page/v1)")
-	addHTMLFlag(fl, &f.html)
+	f.out.add(fl, "print the result as JSON (schema httpslab/page/v1)", "")
 	fl.StringVar(&f.urls, "urls", "", "load each page of `file` (one URL a line, optionally its plain-HTTP URL after it) and report what each protocol adds across pages")
 	fl.StringVar(&f.har, "har", "", "write each protocol's median load as HAR 1.2 to `file`, for browser tools")
 	return cmd, &f
@@ -84,7 +83,7 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkHTMLPath(f.html); err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
 	if har != nil {
@@ -111,15 +110,7 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 // writePage prints the result, and writes the HAR file when har is not
 // nil.
 func (e *env) writePage(res *page.Result, f *pageFlags, har *os.File) error {
-	var err error
-	if f.json {
-		err = report.WriteJSON(e.stdout, "page", res)
-	} else {
-		err = report.Page(e.stdout, res, 60)
-	}
-	if err == nil {
-		err = e.writeResultHTML(f.html, "page", res)
-	}
+	err := e.write(f.out, "page", res, func() error { return report.Page(e.stdout, res, 60) }, nil)
 	if err != nil || har == nil {
 		return err
 	}

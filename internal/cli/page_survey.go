@@ -41,7 +41,7 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 		return s, usagef("--urls %s names the pages; give no URL with it", f.urls)
 	case f.link.set():
 		return s, usagef("--urls loads the pages as they are; the link flags are for the embedded server")
-	case f.json || f.har != "" || f.httpURL != "":
+	case f.out.json || f.har != "" || f.httpURL != "":
 		return s, withHint(usagef("--json, --har and --http-url describe one page, not a survey"),
 			"give a page's plain-HTTP URL after its URL on its line of the --urls file")
 	}

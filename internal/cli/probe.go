@@ -22,8 +22,7 @@ type probeFlags struct {
 	maxRedirs int
 	writeOut  string
 	har       string
-	json      bool
-	html      string // --html FILE
+	out       outputFlags
 	silent    bool
 	output    string
 	// curl's spellings of a few request options
@@ -66,8 +65,7 @@ func probeCommand(e *env) (*cobra.Command, *probeFlags) {
 	fl.IntVar(&f.maxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L (0: none, -1: up to 1000)")
 	fl.StringVarP(&f.writeOut, "write-out", "w", "", "print curl's write-out `format` (@file reads it from a file, @- from stdin)")
 	fl.StringVar(&f.har, "har", "", "write the requests as HAR 1.2 to `file`")
-	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
-	addHTMLFlag(fl, &f.html)
+	f.out.add(fl, "print the result as JSON", "")
 	fl.BoolVarP(&f.silent, "silent", "s", false, "print no waterfall (errors, -w and --json still print)")
 	fl.StringVarP(&f.output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
 	fl.StringVarP(&f.userAgent, "user-agent", "A", "", "send this User-Agent (default httpslab; a -H User-Agent wins)")
@@ -157,7 +155,7 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 }
 
 func (e *env) runProbe(url string, f probeFlags) error {
-	if err := checkHTMLPath(f.html); err != nil {
+	if _, err := f.out.check(); err != nil {
 		return err
 	}
 	p, err := f.plan()
@@ -252,11 +250,11 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 			return fmt.Errorf("writing %s: %w", har.Name(), err)
 		}
 	}
-	if err := e.writeResultHTML(f.html, "probe", report.NewProbeJSON(results, interrupted)); err != nil {
+	if err := e.writeResultHTML(f.out.html, "probe", report.NewProbeJSON(results, interrupted)); err != nil {
 		return err
 	}
 	switch {
-	case f.json:
+	case f.out.json:
 		return report.WriteProbeJSON(e.stdout, results, interrupted)
 	case wo != nil:
 		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.output)

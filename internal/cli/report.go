@@ -9,7 +9,6 @@ import (
 
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func newReportCmd(e *env) *cobra.Command {
@@ -78,12 +77,6 @@ func (e *env) writeHTML(path string, in []report.HTMLInput) error {
 		return fmt.Errorf("writing the html report: %w", err)
 	}
 	return nil
-}
-
-// addHTMLFlag adds --html FILE to a command that writes a result: the
-// HTML report of that result, as report would write it from --json.
-func addHTMLFlag(fs *pflag.FlagSet, path *string) {
-	fs.StringVar(path, "html", "", "also write the result's self-contained HTML report to `FILE` (as httpslab report makes from --json)")
 }
 
 // checkHTMLPath refuses, before a run, an --html file that cannot be
