@@ -76,7 +76,7 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
-	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v2, histograms HDR-encoded) instead of text",
+	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v3, histograms HDR-encoded) instead of text",
 		"write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
 	f.req.addOnly(fl, "resolve", "connect-to", "ipv4", "ipv6", "request", "header", "http1.1", "http2", "http3", "max-header-size")

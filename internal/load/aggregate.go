@@ -96,6 +96,9 @@ type Result struct {
 	// ClientH2, ClientNetH2 or ClientQUICH3.
 	Client string
 	CPU    CPU
+	// Run says which run this is and where it ran: the host, the worker,
+	// the clock's offset and the configuration's hash, for a merge.
+	Run RunInfo
 }
 
 // LateAfter is how far behind its intended start a send counts as late.

@@ -118,6 +118,15 @@ type Config struct {
 	// Progress, when set, is called about once a second from the
 	// aggregator with the counts so far.
 	Progress func(Progress)
+	// Worker is the run's place among several workers that share it; its
+	// counts (Conns, Requests, Rate) are then totals, of which Run takes
+	// the worker's share. The zero value is a run on its own.
+	Worker Worker
+	// StartAt, when set, is the wall-clock time the run starts at, once
+	// set up; a run later than StartGrace (0: DefaultStartGrace) past it
+	// fails with a LateError.
+	StartAt    time.Time
+	StartGrace time.Duration
 
 	// askedConns is Conns as given, when -n lowered it: the report says
 	// so.
@@ -208,6 +217,9 @@ func (c *Config) checkTargets() (*url.URL, error) {
 func (c *Config) validate() error {
 	if len(c.Targets) == 0 {
 		return errors.New("no target URL")
+	}
+	if c.Worker.Count < 0 || c.Worker.Index < 0 || c.Worker.Index >= max(c.Worker.Count, 1) || c.StartGrace < 0 {
+		return errors.New("worker index out of range, or a negative start grace")
 	}
 	if c.Conns < 0 || c.Streams < 0 || c.Pipeline < 0 || c.Requests < 0 || c.Rate < 0 || c.RequestsPerConn < 0 || c.MaxHeaderBytes < 0 {
 		return errors.New("negative count, rate or size")

@@ -49,16 +49,24 @@ func (r *runner) now() int64 { return int64(time.Since(r.start)) }
 // returns the partial result with Interrupted set. Failed requests are
 // part of the result; Run returns an error only for a bad Config.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	cfg = cfg.withDefaults()
+	total := cfg.withDefaults()
+	cfg, err := total.share()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	info := runInfo(ctx, total)
 	ep, err := newEndpoint(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	workers, client, err := newWorkers(cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := waitStart(ctx, cfg); err != nil {
 		return nil, err
 	}
 	cpu0 := readCPU(cfg.ServerPIDs)
@@ -95,7 +103,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// the whole of it, or 2 requests in 3 s showed as 1.0/s.
 		res.Elapsed = max(res.Elapsed, cfg.Duration)
 	}
-	res.Interrupted, res.Client = stopped, client
+	res.Interrupted, res.Client, res.Run = stopped, client, info
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == transport.HTTP3)
 	if ep.shares != nil {

@@ -4,14 +4,16 @@ import (
 	"crypto/tls"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/load"
+	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // BenchJSON is the JSON form of a bench result (load.Result), written inside the
-// httpslab/bench/v2 envelope. Latencies are in microseconds;
+// httpslab/bench/v3 envelope. Latencies are in microseconds;
 // each histogram also comes as HdrHistogram's compressed V2 encoding
 // (base64), which other HDR tools decode and merge across runs.
 type BenchJSON struct {
@@ -45,6 +47,27 @@ type BenchJSON struct {
 	MaxLagMicros   int64                `json:"max_lag_us"`
 	SendRate       float64              `json:"send_rate_per_s,omitempty"`
 	CPU            BenchCPU             `json:"cpu"`
+	Run            BenchRun             `json:"run"`
+}
+
+// BenchRun is what a merge of several workers' results needs: when the
+// measurement started, where, which worker of how many, the clock's
+// offset and the run's configuration hash (load.RunInfo).
+type BenchRun struct {
+	StartedAt time.Time    `json:"started_at"` // RFC 3339 with nanoseconds, UTC
+	Host      string       `json:"host"`
+	Worker    *BenchWorker `json:"worker,omitempty"` // absent for a run on its own
+	// ClockOffset is how far the host's clock was ahead of true time
+	// (negative: behind), absent when unknown (clock_source none).
+	ClockOffset *int64 `json:"clock_offset_ns,omitempty"`
+	ClockSource string `json:"clock_source"` // chronyc or none
+	ConfigHash  string `json:"config_hash"`  // sha256:<hex> of the totals, the same for every worker of a run
+}
+
+// BenchWorker is a worker's index among count.
+type BenchWorker struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
 }
 
 // BenchTLS is one row of the TLS summary.
@@ -141,6 +164,7 @@ func NewBenchJSON(r *load.Result) BenchJSON {
 			ServerUser: r.CPU.ServerUser.Seconds(), ServerSystem: r.CPU.ServerSystem.Seconds(),
 			ServerNotListening: r.CPU.NotListening},
 	}
+	j.Run = benchRun(r)
 	if b := r.CPU.ServerBusiest; r.CPU.ServerMeasured && b.PID != 0 {
 		j.CPU.ServerBusiest = &BenchProcBusy{PID: b.PID, CPU: b.CPU.Seconds(), Cores: b.Cores,
 			Share: b.Share(r.CPU.Wall), Saturated: r.CPU.ServerSaturated()}
@@ -203,6 +227,27 @@ func groupNames(ids []tls.CurveID) []string {
 		names[i] = transport.GroupName(id)
 	}
 	return names
+}
+
+func benchRun(r *load.Result) BenchRun {
+	info := r.Run
+	run := BenchRun{StartedAt: r.Start.UTC(), Host: info.Host, ClockSource: info.ClockSource, ConfigHash: info.ConfigHash}
+	if !info.Worker.Single() {
+		run.Worker = &BenchWorker{Index: info.Worker.Index, Count: info.Worker.Count}
+	}
+	if info.ClockOffset != nil {
+		ns := info.ClockOffset.Nanoseconds()
+		run.ClockOffset = &ns
+	}
+	if run.ClockSource == "" {
+		run.ClockSource = machine.ClockNone
+	}
+	if run.ConfigHash == "" {
+		// A result that load.Run did not make (a test's, or a caller's
+		// own): the hash of its configuration as it is.
+		run.ConfigHash = r.Config.Hash()
+	}
+	return run
 }
 
 func benchHist(h *hdrhistogram.Histogram) BenchHist {

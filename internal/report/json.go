@@ -50,8 +50,9 @@ type Envelope struct {
 // timelines. v3 of probe, audit and demo describes a certificate by one
 // type (transport.Cert) with the same field names in both. v4 of probe
 // names a run's connection mode as bench's --conn does
-// (transport.ConnMode: new, resume, 0-rtt, keepalive).
-var schemaVersions = map[string]int{"probe": 4, "bench": 2, "audit": 3, "demo": 3}
+// (transport.ConnMode: new, resume, 0-rtt, keepalive). v3 of bench
+// holds run, what a merge of several workers' results needs.
+var schemaVersions = map[string]int{"probe": 4, "bench": 3, "audit": 3, "demo": 3}
 
 // SchemaName returns the schema identifier for a result kind,
 // "httpslab/<kind>/v<n>".
