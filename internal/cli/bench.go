@@ -117,7 +117,7 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := e.write(f.out, "bench", report.NewBenchJSON(res), func() error { return report.Bench(e.stdout, res) },
+	if err := e.write(f.out, "bench", report.NewBenchJSON(res, thresholds...), func() error { return report.Bench(e.stdout, res) },
 		func() error { return report.BenchCSV(e.stdout, res) }); err != nil {
 		return err
 	}

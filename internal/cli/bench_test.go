@@ -34,6 +34,7 @@ func TestBenchCommand(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	page := filepath.Join(t.TempDir(), "bench.html")
 	tests := []struct {
 		args     []string
 		code     int
@@ -45,6 +46,8 @@ func TestBenchCommand(t *testing.T) {
 		{args: []string{"bench", u, "--cacert", ca, "-n", "20", "--fail-if", "errors>0", "--fail-if", "p99>10s"}, code: ExitOK},
 		{args: []string{"bench", u, "--cacert", ca, "-n", "20", "--fail-if", "rps<1e9"}, code: ExitThreshold, stderr: "threshold tripped: rps<1e9"},
 		{args: []string{"bench", u, "--cacert", ca, "-n", "10", "--json"}, code: ExitOK, wantJSON: true},
+		{args: []string{"bench", u, "--cacert", ca, "-n", "10", "--json", "--fail-if", "rps<1e9", "--fail-if", "errors>5", "--html", page},
+			code: ExitThreshold, stdout: `"tripped": true`},
 		{args: []string{"bench", u, "-n", "4", "-c", "1"}, code: ExitFailure, stderr: "--cacert"},
 		{args: []string{"bench", u, "--conn", "sometimes"}, code: ExitUsage, stderr: "unknown connection mode"},
 		{args: []string{"bench", u, "-d", "soon"}, code: ExitUsage, stderr: "want a duration"},
@@ -80,6 +83,16 @@ func TestBenchCommand(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Schema != "httpslab/bench/v3" || env.Result.Requests != 10 {
 				t.Errorf("--json output: %v, schema %q, requests %d; want httpslab/bench/v3 with 10", err, env.Schema, env.Result.Requests)
 			}
+		}
+	}
+	// The --fail-if thresholds, each passed or failed, in the JSON and the report.
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"<th scope=\"row\">errors&gt;5</th><td>0</td><td class=\"text\">passed</td>", "rps&lt;1e9</th>", "FAILED (exit code 3)"} {
+		if !strings.Contains(string(html), w) {
+			t.Errorf("bench --html with --fail-if: the report has no %q", w)
 		}
 	}
 }

@@ -48,6 +48,9 @@ type BenchJSON struct {
 	SendRate       float64              `json:"send_rate_per_s,omitempty"`
 	CPU            BenchCPU             `json:"cpu"`
 	Run            BenchRun             `json:"run"`
+	// Thresholds are the --fail-if conditions, each with the value it
+	// was checked against and whether it tripped (exit code 3).
+	Thresholds []BenchThreshold `json:"thresholds,omitempty"`
 }
 
 // BenchRun is what a merge of several workers' results needs: when the
@@ -68,6 +71,13 @@ type BenchRun struct {
 type BenchWorker struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
+}
+
+// BenchThreshold is one --fail-if condition checked on the result.
+type BenchThreshold struct {
+	Condition string `json:"condition"` // as given, e.g. "p99>200ms"
+	Measured  string `json:"measured"`  // the value checked, e.g. "312ms"
+	Tripped   bool   `json:"tripped"`
 }
 
 // BenchTLS is one row of the TLS summary.
@@ -144,8 +154,9 @@ type BenchProcBusy struct {
 	Saturated bool    `json:"saturated"`
 }
 
-// NewBenchJSON returns the JSON form of a bench result.
-func NewBenchJSON(r *load.Result) BenchJSON {
+// NewBenchJSON returns the JSON form of a bench result, with the
+// --fail-if thresholds checked on it.
+func NewBenchJSON(r *load.Result, thresholds ...load.Threshold) BenchJSON {
 	c := r.Config
 	j := BenchJSON{
 		Protocol: c.Protocol.String(), Client: r.Client, Conns: c.Conns, Streams: c.Streams, ServerStreams: r.ServerStreams, Pipeline: c.Pipeline,
@@ -179,6 +190,10 @@ func NewBenchJSON(r *load.Result) BenchJSON {
 	}
 	if c.Rate > 0 {
 		j.Latency["service"] = benchHist(r.Latency.Service)
+	}
+	for _, t := range thresholds {
+		hit, v := t.Tripped(r)
+		j.Thresholds = append(j.Thresholds, BenchThreshold{Condition: t.Text, Measured: v, Tripped: hit})
 	}
 	for _, t := range c.Targets {
 		j.Target = append(j.Target, t.URL)

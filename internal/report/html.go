@@ -77,6 +77,11 @@ func WriteHTML(w io.Writer, in []HTMLInput) error {
 		}
 		rep.Sections = append(rep.Sections, s)
 	}
+	for i, s := range rep.Sections {
+		for j := range s.Charts {
+			s.Charts[j].ID = fmt.Sprintf("s%dc%d", i, j)
+		}
+	}
 	if err := htmlPage.Execute(w, rep); err != nil {
 		return fmt.Errorf("writing the html report: %w", err)
 	}

@@ -111,6 +111,9 @@ func experimentSection(r *ExperimentJSON) section {
 		c.Legend = []legendItem{{Class: "sig", Text: "significant"}, {Class: "nosig", Text: "~ not significant"}}
 		c.Table = t
 		s.Charts = append(s.Charts, c)
+		if sc, ok := experimentScatter(r, m.Name, m.Unit); ok {
+			s.Charts = append(s.Charts, sc)
+		}
 	}
 	if len(s.Charts) == 0 {
 		s.Notes = append(s.Notes, "no comparison: no variant other than the baseline was measured in a complete block")

@@ -51,10 +51,85 @@ func benchSection(r *BenchJSON) section {
 	}
 	if len(series) > 0 {
 		s.Charts = append(s.Charts, spectrumChart("Latency percentile spectrum by phase", series))
+		if hs := histSeries(series); len(hs) > 0 {
+			s.Charts = append(s.Charts, histogramChart("Latency histogram", hs))
+		}
+		s.Tables = append(s.Tables, phaseTable(series))
 	}
-	s.Notes = append(s.Notes, "requests/s over time: this result holds no per-second data (the whole run's histograms only)")
+	if t, ok := omissionTable(series); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	if len(r.Thresholds) > 0 {
+		s.Tables = append(s.Tables, thresholdTable(r.Thresholds))
+	}
 	s.Tables = append(s.Tables, benchCounts(r))
+	s.Notes = append(s.Notes, "requests/s over time: this result holds no per-second data (the whole run's histograms only)")
 	return s
+}
+
+// histSeries are the series of the histogram: the total latency, and in
+// the open model also the uncorrected service time beside it.
+func histSeries(series []spectrumSeries) []spectrumSeries {
+	var hs []spectrumSeries
+	for _, sr := range series {
+		if sr.Name == "total" || sr.Name == "service (uncorrected)" {
+			hs = append(hs, sr)
+		}
+	}
+	return hs
+}
+
+// phaseTable lists each phase's count, mean and percentiles: where a
+// request's time went (TCP connect and TLS only on new connections).
+func phaseTable(series []spectrumSeries) table {
+	t := table{Caption: "latency by phase, ms", Head: []string{"phase", "count", "mean", "p50", "p90", "p99", "p99.9", "max"}}
+	for _, sr := range series {
+		h := sr.Hist
+		row := []string{sr.Name, fmt.Sprint(h.TotalCount()), fmtMS(h.Mean() / 1000)}
+		for _, p := range []float64{50, 90, 99, 99.9} {
+			row = append(row, fmtMS(float64(h.ValueAtPercentile(p))/1000))
+		}
+		t.Rows = append(t.Rows, append(row, fmtMS(float64(h.Max())/1000)))
+	}
+	return t
+}
+
+// omissionTable puts the open model's latency with the coordinated-
+// omission correction (from the intended send) beside the latency
+// without it (from the actual send), percentile by percentile.
+func omissionTable(series []spectrumSeries) (table, bool) {
+	var total, service *hdrhistogram.Histogram
+	for _, sr := range series {
+		switch sr.Name {
+		case "total":
+			total = sr.Hist
+		case "service (uncorrected)":
+			service = sr.Hist
+		}
+	}
+	if total == nil || service == nil {
+		return table{}, false
+	}
+	t := table{Caption: "open model: latency with and without the coordinated-omission correction, ms",
+		Head: []string{"percentile", "corrected (from the intended send)", "uncorrected (from the actual send)", "difference"}}
+	for _, p := range spectrumRows {
+		c, u := float64(total.ValueAtPercentile(p))/1000, float64(service.ValueAtPercentile(p))/1000
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("p%g", p), fmtMS(c), fmtMS(u), fmtMS(c - u)})
+	}
+	return t, true
+}
+
+// thresholdTable says whether each --fail-if condition held.
+func thresholdTable(ths []BenchThreshold) table {
+	t := table{Caption: "--fail-if thresholds", Head: []string{"condition", "measured", "result"}}
+	for _, th := range ths {
+		res := "passed"
+		if th.Tripped {
+			res = "FAILED (exit code 3)"
+		}
+		t.Rows = append(t.Rows, []string{th.Condition, th.Measured, res})
+	}
+	return t
 }
 
 // benchOverlay draws the total latency of several bench results on one
@@ -71,7 +146,9 @@ func benchOverlay(in []HTMLInput) section {
 		}
 		series = append(series, spectrumSeries{Name: d.Label, Hist: h})
 	}
-	s.Charts = append(s.Charts, spectrumChart("Total latency percentile spectrum", series))
+	if len(series) > 0 {
+		s.Charts = append(s.Charts, spectrumChart("Total latency percentile spectrum", series), histogramChart("Total latency histogram", series))
+	}
 	return s
 }
 

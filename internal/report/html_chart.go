@@ -26,6 +26,7 @@ const (
 
 // chart is one figure: an SVG drawing and the table of its numbers.
 type chart struct {
+	ID      string // the figure's id, for links: s2c1 is section 2's chart 1
 	Title   string
 	Width   float64
 	Height  float64

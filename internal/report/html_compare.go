@@ -144,6 +144,9 @@ func compareSection(res *compare.Result, findings []string) section {
 	c := intervalChart("Median total time per variant", "ms", fmt.Sprintf("dot: median; line: its %.0f%% confidence interval", res.Level*100), meds, false)
 	c.Table = mt
 	s.Charts = append(s.Charts, c)
+	if sc, ok := compareScatter(res); ok {
+		s.Charts = append(s.Charts, sc)
+	}
 	if len(diffs) > 0 {
 		d := intervalChart("Difference against the baseline ("+res.Variants[0].Name+")", "ms",
 			"dot: shift of the total time (Hodges-Lehmann); line: its interval; grey = not significant (~)", diffs, true)

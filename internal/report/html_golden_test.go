@@ -6,20 +6,33 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/load"
 )
 
-// TestHTMLGolden renders the fixed bench result and comparison of the
+// TestHTMLGolden renders the fixed bench result (open model, with two
+// --fail-if thresholds, one tripped), comparison and experiment of the
 // text reports' golden tests as HTML (with -update to regenerate): the
-// SVG of the spectrum and of the interval charts, and their tables.
+// SVG of the spectrum, the histogram, the interval charts and the
+// per-round scatters, and their tables.
 func TestHTMLGolden(t *testing.T) {
 	defer func(v string) { Version = v }(Version)
 	Version = "v0.0.0-test"
 	created := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	bench := NewBenchJSON(sampleBench())
+	var ths []load.Threshold
+	for _, c := range []string{"p99>5ms", "errors>5"} {
+		th, err := load.ParseThreshold(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ths = append(ths, th)
+	}
+	bench := NewBenchJSON(sampleBench(), ths...)
+	exp := ExperimentResultJSON(experimentFixture())
 	cmp := NewCompareJSON(goldenComparison(t), "https://127.0.0.1:8443/", "https://127.0.0.1:8443/", "http://127.0.0.1:8080/")
 	in := []HTMLInput{
 		{Label: "bench.json", Doc: &Document{Kind: "bench", Schema: SchemaName("bench"), Version: Version, Created: created, Result: &bench}},
 		{Label: "compare.json", Doc: &Document{Kind: "compare", Schema: SchemaName("compare"), Version: Version, Created: created, Result: &cmp}},
+		{Label: "experiment.json", Doc: &Document{Kind: "experiment", Schema: SchemaName("experiment"), Version: Version, Created: created, Result: &exp}},
 	}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, in); err != nil {

@@ -98,7 +98,7 @@ func TestHTMLEveryKind(t *testing.T) {
 				t.Errorf("%s report: no %q", kind, w)
 			}
 		}
-		if f, tb := strings.Count(page, "<figure>"), strings.Count(page, "<table>"); f == 0 || tb < f {
+		if f, tb := strings.Count(page, "<figure "), strings.Count(page, "<table>"); f == 0 || tb < f {
 			t.Errorf("%s report: %d charts, %d tables; want every chart with its table", kind, f, tb)
 		}
 	}
