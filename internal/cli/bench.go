@@ -29,6 +29,7 @@ type benchFlags struct {
 	out                               outputFlags
 	inputFile                         string
 	threads                           int
+	plan                              load.Plan // --workers, --index, --start-at, --start-grace
 	// req holds the shared request flags bench takes: not all of them,
 	// since -d and -m mean duration and streams here.
 	req requestFlags
@@ -76,6 +77,10 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
+	fl.IntVar(&f.plan.Workers, "workers", 0, "one of N workers that share the run: -c, -n and --rate are totals, split across them")
+	fl.StringVar(&f.plan.Index, "index", "", "this worker's index, 0 to N-1 (default: $"+load.IndexEnv+", as a Kubernetes Indexed Job sets it)")
+	fl.StringVar(&f.plan.StartAt, "start-at", "", "start at this wall-clock `time`, RFC 3339 or +DURATION (+5s), once set up")
+	fl.DurationVar(&f.plan.StartGrace, "start-grace", load.DefaultStartGrace, "refuse to run when set up later than this past --start-at")
 	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v3, histograms HDR-encoded) instead of text",
 		"write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
@@ -110,9 +115,8 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if cfg.Progress != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
-	var routeErr *load.RouteError
-	if errors.As(err, &routeErr) {
-		return withHint(err, transport.Hint(err))
+	if errors.As(err, new(*load.RouteError)) || errors.As(err, new(*load.LateError)) {
+		return withHint(err, load.Hint(err))
 	}
 	if err != nil {
 		return usageError{err}
@@ -298,6 +302,9 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 		return cfg, nil, err
 	}
 	cfg.ServerPIDs, cfg.FirstVisit = f.serverPIDs, f.firstVisit
+	if err := f.plan.Apply(&cfg, time.Now()); err != nil {
+		return cfg, nil, usageError{withHint(err, load.Hint(err))}
+	}
 	var ths []load.Threshold
 	for _, s := range f.failIf {
 		t, err := load.ParseThreshold(s)

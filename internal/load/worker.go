@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,10 +70,61 @@ func NewWorker(count int, index, env string) (Worker, error) {
 }
 
 // WorkerError is a configuration of workers that cannot run: an index
-// out of range, or a total too small to give every worker a share.
+// out of range, or a total too small to give every worker a share; Hint
+// says what to do, or is "".
 type WorkerError struct{ Msg, Hint string }
 
 func (e *WorkerError) Error() string { return e.Msg }
+
+// Plan is a run's part in a run shared by several workers, as bench's
+// flags give it; the zero value is a run on its own, started at once.
+type Plan struct {
+	Workers    int           // --workers: the number of workers; 0 or 1 alone
+	Index      string        // --index; "": the value of IndexEnv
+	StartAt    string        // --start-at: RFC 3339 or +DURATION; "": at once
+	StartGrace time.Duration // --start-grace; 0: DefaultStartGrace
+}
+
+// Apply sets cfg's Worker, StartAt and StartGrace from p (a relative
+// start counts from now) and checks that every worker gets a share of
+// cfg's totals; its errors are WorkerErrors.
+func (p Plan) Apply(cfg *Config, now time.Time) error {
+	w, err := NewWorker(p.Workers, p.Index, os.Getenv(IndexEnv))
+	if err != nil {
+		return err
+	}
+	if p.StartGrace < 0 {
+		return &WorkerError{Msg: fmt.Sprintf("--start-grace %s: want a positive duration", p.StartGrace)}
+	}
+	var at time.Time
+	if p.StartAt != "" {
+		if at, err = ParseStartAt(p.StartAt, now); err != nil {
+			return &WorkerError{Msg: "--start-at: " + err.Error(), Hint: "give every worker the same time, e.g. --start-at $(date -u -d +30sec +%FT%TZ)"}
+		}
+	}
+	c := *cfg
+	c.Worker, c.StartAt, c.StartGrace = w, at, p.StartGrace
+	if _, err := c.withDefaults().share(); err != nil {
+		return err
+	}
+	*cfg = c
+	return nil
+}
+
+// Hint says what to do about an error of Run or Plan.Apply, or "".
+func Hint(err error) string {
+	var werr *WorkerError
+	var late *LateError
+	switch {
+	case errors.As(err, &werr):
+		return werr.Hint
+	case errors.As(err, &late):
+		return late.Hint()
+	case errors.As(err, new(*RouteError)):
+		return transport.Hint(err)
+	}
+	return ""
+}
 
 // split returns worker i's share of total among count: the same for
 // each, with the remainder going to the lowest indices.

@@ -223,3 +223,26 @@ func TestRunWorkerShare(t *testing.T) {
 		t.Errorf("Run 2 s after its start time = %v; want a LateError", err)
 	}
 }
+
+func TestPlanApply(t *testing.T) {
+	t.Setenv(IndexEnv, "2")
+	now := time.Date(2026, 11, 24, 7, 0, 0, 0, time.UTC)
+	cfg := Config{Targets: []Target{{URL: "https://a.test/"}}, Conns: 3, Rate: 3000}
+	if err := (Plan{Workers: 3, StartAt: "+1m", StartGrace: 2 * time.Second}).Apply(&cfg, now); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Worker != (Worker{Index: 2, Count: 3}) || !cfg.StartAt.Equal(now.Add(time.Minute)) || cfg.StartGrace != 2*time.Second || cfg.Conns != 3 {
+		t.Errorf("Apply: worker %v, start %v, grace %v, -c %d; want worker 2 of 3 from %s, +1m, 2s, the total -c 3 kept",
+			cfg.Worker, cfg.StartAt, cfg.StartGrace, cfg.Conns, IndexEnv)
+	}
+	before := cfg
+	for _, p := range []Plan{{Workers: 4}, {Workers: 3, StartAt: "later"}, {Workers: 3, StartGrace: -time.Second}, {Workers: 3, Index: "3"}} {
+		err := p.Apply(&cfg, now)
+		if !errors.As(err, new(*WorkerError)) || Hint(err) == "" && p.Workers == 4 {
+			t.Errorf("Apply(%+v) = %v; want a WorkerError", p, err)
+		}
+		if cfg.Worker != before.Worker || !cfg.StartAt.Equal(before.StartAt) {
+			t.Errorf("Apply(%+v) failed but changed the configuration", p)
+		}
+	}
+}
