@@ -130,9 +130,9 @@ var resourceTypes = map[string]string{
 	"woff2": "font/woff2", "ico": "image/x-icon",
 }
 
-// serveResource serves ?size= bytes of filler with the content type of
-// the name's extension. No client runs or decodes them: page only
-// downloads them.
+// serveResource serves ?size= bytes of a resource of the content type of
+// the name's extension (writeResource: images that decode, scripts and
+// stylesheets that parse).
 func serveResource(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	m := resourceName.FindStringSubmatch(name)
@@ -147,7 +147,10 @@ func serveResource(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", resourceTypes[m[1]])
 	w.Header().Set("Cache-Control", "max-age=3600")
-	writeFiller(w, r, int64(size))
+	w.Header().Set("Content-Length", strconv.Itoa(size))
+	if r.Method != http.MethodHead {
+		_ = writeResource(w, m[1], int64(size))
+	}
 }
 
 // serveText writes a generated text resource with its length.
@@ -268,7 +271,9 @@ func WriteSite(dir string) error {
 		}
 	}
 	for name, size := range sizes {
-		if err := writeSiteFile(dir, name, bytes.Repeat(filler, size/len(filler)+1)[:size]); err != nil {
+		var b bytes.Buffer
+		writeResource(&b, strings.TrimPrefix(filepath.Ext(name), "."), int64(size))
+		if err := writeSiteFile(dir, name, b.Bytes()); err != nil {
 			return err
 		}
 	}
