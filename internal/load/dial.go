@@ -38,7 +38,9 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing target URL: %w", err)
 	}
-	ep := &endpoint{addr: transport.HostPort(u)}
+	// No TCP keep-alive probes: a run's connections are busy, and each
+	// new connection saved four setsockopt(2) calls.
+	ep := &endpoint{addr: transport.HostPort(u), dialer: net.Dialer{KeepAlive: -1}}
 	if ep.addrs, err = route(ctx, cfg, ep.addr); err != nil {
 		return nil, &RouteError{Addr: ep.addr, Err: err}
 	}
@@ -102,7 +104,14 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 		return nc, nil
 	}
 	tc := tls.Client(nc, ep.shares.config())
+	raw, _ := nc.(*rawConn)
+	if raw != nil {
+		raw.holdFlight(true)
+	}
 	err = tc.HandshakeContext(ctx)
+	if raw != nil {
+		raw.holdFlight(false)
+	}
 	ev.end = now()
 	ev.tls = ev.end - connected
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -32,7 +34,29 @@ type rawConn struct {
 	rerr, werr syscall.Errno
 	readFn     func(fd uintptr) bool
 	writeFn    func(fd uintptr) bool
+	// The client's last handshake flight, held back to leave in one
+	// segment with the first request (see holdFlight); writes counts the
+	// write(2) calls that sent data, for tests.
+	// HTTP/2 reads and writes a connection from two goroutines, so the
+	// first of them after the handshake takes held under heldMu.
+	holding, answered bool
+	pending           atomic.Bool // held has bytes
+	heldMu            sync.Mutex
+	held              []byte
+	writes            int
 }
+
+// holdFlight, while on, keeps back what is written after the first read:
+// in a TLS handshake, the client's flight that answers the server's (TLS
+// 1.3's Finished). Sent at once, it is a segment of its own that the
+// server's kernel takes in, acknowledges and wakes the server for, just
+// before the request arrives in the next segment; held, it leaves with
+// the first write after the handshake (the request, or HTTP/2's
+// preface), in one write(2) and one segment, as a browser sends its
+// Finished and its request together. A read sends what is held first, so
+// a handshake that waits for the server after its flight (TLS 1.2, a
+// HelloRetryRequest) runs as before.
+func (c *rawConn) holdFlight(on bool) { c.holding, c.answered = on, false }
 
 // withRawIO returns c with raw reads and writes, or c itself when its
 // descriptor cannot be had.
@@ -54,6 +78,12 @@ func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if c.pending.Load() {
+		if err := c.sendHeld(nil); err != nil {
+			return 0, err
+		}
+	}
+	c.answered = true
 	c.rbuf, c.rn, c.rerr = b, 0, 0
 	err := c.rc.Read(c.readFn)
 	c.rbuf = nil
@@ -82,9 +112,43 @@ func (c *rawConn) read(fd uintptr) bool {
 }
 
 func (c *rawConn) Write(b []byte) (int, error) {
+	switch {
+	case c.holding && c.answered: // in the handshake: one goroutine
+		c.held = append(c.held, b...)
+		c.pending.Store(true)
+		return len(b), nil
+	case c.pending.Load():
+		if err := c.sendHeld(b); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
+	return c.writeAll(b)
+}
+
+// sendHeld writes the held flight and b, if that is still to be done, in
+// one write(2).
+func (c *rawConn) sendHeld(b []byte) error {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if !c.pending.Load() {
+		if len(b) == 0 {
+			return nil
+		}
+		_, err := c.writeAll(b)
+		return err
+	}
+	_, err := c.writeAll(append(c.held, b...))
+	c.held = nil
+	c.pending.Store(false)
+	return err
+}
+
+func (c *rawConn) writeAll(b []byte) (int, error) {
 	c.wbuf, c.wn, c.werr = b, 0, 0
 	err := c.rc.Write(c.writeFn)
 	c.wbuf = nil
+	c.writes++
 	switch {
 	case err != nil:
 		return c.wn, c.opError("write", err)

@@ -2,12 +2,15 @@ package load
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
 )
 
 // rawPair returns a raw client connection and the server side of a
@@ -96,5 +99,62 @@ func TestRawConn(t *testing.T) {
 	c.Close()
 	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Read after Close: %v; want net.ErrClosed", err)
+	}
+}
+
+// TestHoldFlight: the client's last handshake flight leaves with the first
+// write after the handshake, in one write(2), in TLS 1.3; a handshake that
+// waits for the server after its flight (TLS 1.2) still completes, and the
+// server reads every byte in order either way.
+func TestHoldFlight(t *testing.T) {
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := leaf.TLS
+	for _, tt := range []struct {
+		version    uint16
+		wantWrites int
+	}{
+		{tls.VersionTLS13, 2}, // ClientHello; Finished with the request
+		{tls.VersionTLS12, 3}, // ClientHello; ClientKeyExchange, Finished; the request
+	} {
+		c, s := rawPair(t)
+		raw := c.(*rawConn)
+		served := make(chan string, 1)
+		go func() {
+			ts := tls.Server(s, &tls.Config{Certificates: []tls.Certificate{cert}, MaxVersion: tt.version})
+			b := make([]byte, 4)
+			if _, err := io.ReadFull(ts, b); err != nil {
+				served <- err.Error()
+				return
+			}
+			ts.Write([]byte("pong"))
+			served <- string(b)
+		}()
+		raw.holdFlight(true)
+		tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true, MaxVersion: tt.version})
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if err := tc.Handshake(); err != nil {
+			t.Fatalf("TLS %x: handshake: %v", tt.version, err)
+		}
+		raw.holdFlight(false)
+		if n, err := tc.Write([]byte("ping")); n != 4 || err != nil {
+			t.Fatalf("TLS %x: Write = %d, %v", tt.version, n, err)
+		}
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(tc, b); err != nil || string(b) != "pong" {
+			t.Fatalf("TLS %x: read %q, %v; want pong", tt.version, b, err)
+		}
+		if got := <-served; got != "ping" {
+			t.Errorf("TLS %x: server read %q; want ping", tt.version, got)
+		}
+		if raw.writes != tt.wantWrites {
+			t.Errorf("TLS %x: %d writes; want %d", tt.version, raw.writes, tt.wantWrites)
+		}
 	}
 }
