@@ -42,7 +42,7 @@ func newAuditCmd(e *env) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	f.out.add(fl, "write the result as JSON (schema httpslab/audit/v3) instead of text", "")
+	f.out.add(fl, "write the result as JSON (schema httpslab/audit/v4) instead of text", "")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit with status 3 if a finding of this severity or higher is found: high, medium, low, info")
 	f.req.addOnly(fl, "cacert", "insecure", "max-header-size")
 	fl.Lookup("insecure").Usage = "audit a server whose certificate does not verify (reported as a finding)"

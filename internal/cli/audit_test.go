@@ -33,10 +33,10 @@ func TestAuditCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{"json fail-on high", []string{"audit", n.HTTPSURL + "/", "--cacert", ca, "--http-port", pu.Port(), "--json", "--fail-on", "high"},
-			ExitThreshold, `"schema": "httpslab/audit/v3"`, "dotfiles-exposed"},
+			ExitThreshold, `"schema": "httpslab/audit/v4"`, "dotfiles-exposed"},
 		{"text", []string{"audit", strings.TrimPrefix(n.HTTPSURL, "https://"), "--cacert", ca, "--attempts", "3"},
 			ExitOK, "SPEED (", ""},
-		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "hint: pass --cacert"},
+		{"untrusted", []string{"audit", n.HTTPSURL}, ExitFailure, "", "pass --cacert FILE or -k to audit anyway (reported as cert-untrusted)"},
 		{"insecure", []string{"audit", n.HTTPSURL, "-k", "--fail-on", "high"}, ExitThreshold, "cert-untrusted", ""},
 		{"cacert without PEM", []string{"audit", n.HTTPSURL, "--cacert", notPEM}, ExitUsage, "", "no PEM certificate"},
 		{"bad fail-on", []string{"audit", n.HTTPSURL, "--fail-on", "severe"}, ExitUsage, "", "unknown severity"},

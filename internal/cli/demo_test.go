@@ -63,8 +63,8 @@ func TestDemoJSON(t *testing.T) {
 		t.Fatalf("demo --json is not JSON: %v", err)
 	}
 	res := doc.Result
-	if doc.Schema != "httpslab/demo/v3" || res.Comparison == nil || len(res.Comparison.Variants) != len(demo.Variants) {
-		t.Fatalf("schema %q, comparison present %t; want httpslab/demo/v3 with %d variants", doc.Schema, res.Comparison != nil, len(demo.Variants))
+	if doc.Schema != "httpslab/demo/v4" || res.Comparison == nil || len(res.Comparison.Variants) != len(demo.Variants) {
+		t.Fatalf("schema %q, comparison present %t; want httpslab/demo/v4 with %d variants", doc.Schema, res.Comparison != nil, len(demo.Variants))
 	}
 	if len(res.Load) != len(demo.LoadModes) || len(res.Audit.Findings) == 0 {
 		t.Errorf("demo --json: %d load rows, %d findings; want %d rows and the audit's findings", len(res.Load), len(res.Audit.Findings), len(demo.LoadModes))

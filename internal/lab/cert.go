@@ -94,6 +94,35 @@ func NewCA(kind KeyKind) (*CA, error) {
 	return &CA{Cert: cert, Key: key, CertPEM: pemBlock("CERTIFICATE", der)}, nil
 }
 
+// NewIntermediate creates an intermediate CA signed by ca, whose key is of
+// the given kind: leaves it issues verify against ca only when the server
+// sends the intermediate with them.
+func (ca *CA) NewIntermediate(kind KeyKind) (*CA, error) {
+	key, err := kind.generate()
+	if err != nil {
+		return nil, fmt.Errorf("generating intermediate CA key: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "httpslab test intermediate CA", Organization: []string{"httpslab"}},
+		NotBefore:             ca.Cert.NotBefore,
+		NotAfter:              ca.Cert.NotAfter,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	if err != nil {
+		return nil, fmt.Errorf("creating intermediate CA certificate: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("parsing intermediate CA certificate: %w", err)
+	}
+	return &CA{Cert: cert, Key: key, CertPEM: pemBlock("CERTIFICATE", der)}, nil
+}
+
 // Leaf is a server certificate issued by a CA, with its PEM encodings.
 type Leaf struct {
 	TLS     tls.Certificate

@@ -3,6 +3,7 @@ package lab
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,17 @@ type NginxConfig struct {
 	Cert KeyKind
 	// SendRoot appends the CA certificate to the served chain (a needless root).
 	SendRoot bool
+	// Intermediate issues the leaf from an intermediate CA under CA, and
+	// serves it after the leaf unless OmitIntermediate leaves it out (an
+	// incomplete chain). fullchain.pem in Dir always holds the leaf and
+	// its intermediate, if any.
+	Intermediate, OmitIntermediate bool
+	// CertFile is the file in Dir that ssl_certificate names; empty means
+	// chain.pem, the chain as configured above.
+	CertFile string
+	// Leaf, if set, issues the leaf certificate instead of
+	// ca.Issue(kind, DefaultHosts...): an expired or wrongly named one.
+	Leaf func(ca *CA, kind KeyKind) (*Leaf, error)
 	// HTTP2 enables HTTP/2 on the HTTPS listener.
 	HTTP2 bool
 	// PlainHTTP2 makes the plain listener speak HTTP/2 with prior
@@ -99,7 +111,7 @@ http {
     server {
         listen {{.Host}}:{{.HTTPSPort}} ssl{{if .HTTP2}} http2{{end}};
         server_name localhost;
-        ssl_certificate {{.Dir}}/chain.pem;
+        ssl_certificate {{.Dir}}/{{.CertFile}};
         ssl_certificate_key {{.Dir}}/key.pem;
 {{- if not .NoDefaults}}
         ssl_protocols TLSv1.2 TLSv1.3;
@@ -161,11 +173,28 @@ func (n *Nginx) writeFiles(cfg NginxConfig) error {
 		return err
 	}
 	n.CA = ca
-	leaf, err := ca.Issue(kind, DefaultHosts...)
+	issuer := ca
+	if cfg.Intermediate {
+		if issuer, err = ca.NewIntermediate(kind); err != nil {
+			return err
+		}
+	}
+	issue := cfg.Leaf
+	if issue == nil {
+		issue = func(ca *CA, kind KeyKind) (*Leaf, error) { return ca.Issue(kind, DefaultHosts...) }
+	}
+	leaf, err := issue(issuer, kind)
 	if err != nil {
 		return err
 	}
 	chain := append([]byte{}, leaf.CertPEM...)
+	full := append([]byte{}, leaf.CertPEM...)
+	if cfg.Intermediate {
+		full = append(full, issuer.CertPEM...)
+		if !cfg.OmitIntermediate {
+			chain = append(chain, issuer.CertPEM...)
+		}
+	}
 	if cfg.SendRoot {
 		chain = append(chain, ca.CertPEM...)
 	}
@@ -177,6 +206,7 @@ func (n *Nginx) writeFiles(cfg NginxConfig) error {
 	}
 	files := map[string][]byte{
 		"chain.pem":      chain,
+		"fullchain.pem":  full,
 		"key.pem":        leaf.KeyPEM,
 		"ca.pem":         ca.CertPEM,
 		"www/index.html": []byte(indexPage),
@@ -212,7 +242,7 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	var conf bytes.Buffer
 	err = nginxConf.Execute(&conf, map[string]any{
 		"Dir": n.Dir, "Root": os.Geteuid() == 0, "Format": AccessFormat, "Host": bracket(host),
-		"HTTPSPort": ports[0], "HTTPPort": ports[1], "HTTP2": cfg.HTTP2, "PlainHTTP2": cfg.PlainHTTP2, "NoDefaults": cfg.NoDefaults,
+		"CertFile": cmp.Or(cfg.CertFile, "chain.pem"), "HTTPSPort": ports[0], "HTTPPort": ports[1], "HTTP2": cfg.HTTP2, "PlainHTTP2": cfg.PlainHTTP2, "NoDefaults": cfg.NoDefaults,
 		"HTTPDirectives": cfg.HTTPDirectives, "TLSDirectives": cfg.TLSDirectives, "PlainDirectives": cfg.PlainDirectives,
 	})
 	if err != nil {

@@ -43,6 +43,9 @@ func Hint(err error, cfg Config, results []*Result) string {
 	if cfg.Protocol == transport.HTTP3 && errors.Is(err, context.DeadlineExceeded) {
 		return "no HTTP/3 answer in time; is HTTP/3 served over UDP on this port? Try without --http3"
 	}
+	if h := transport.UntrustedHint(err, cfg.TLS.Trust, "-k"); h != "" {
+		return h // knows whether --cacert was given
+	}
 	return transport.Hint(err)
 }
 

@@ -256,10 +256,16 @@ func auditFinding(b *strings.Builder, f tlsscan.Finding, rtt time.Duration) {
 
 // auditCost states a cost. Below transport.MinRTTForRounds the measured RTT is
 // loopback computation, not network: round trips are then not stated in
-// text, neither as a count nor as time (the JSON keeps them).
+// text, neither as a count nor as time (the JSON keeps the count, and
+// not_priced says why it has no time).
 func auditCost(c tlsscan.Cost, rtt time.Duration) string {
 	var parts []string
+	if c.Fails != "" {
+		parts = append(parts, "fails for "+c.Fails)
+	}
 	switch {
+	case c.RoundTrips != 0 && c.NotPriced != "":
+		parts = append(parts, "extra round trips, not priced: "+c.NotPriced)
 	case c.RoundTrips != 0 && rtt < transport.MinRTTForRounds:
 		parts = append(parts, fmt.Sprintf("extra round trips, not priced: the measured RTT (%s) is below %s", auditMS(rtt), auditMS(transport.MinRTTForRounds)))
 	case c.RoundTrips != 0:

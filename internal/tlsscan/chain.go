@@ -30,6 +30,16 @@ type Chain struct {
 	VerifyError string `json:"verify_error,omitempty"`
 	verifyErr   error  // what VerifyError says, for errors.As
 	NameMatch   bool   `json:"name_match"`
+	// MissingIssuer names the issuer of the last certificate sent when the
+	// chain does not verify because the server stops short of it (an
+	// intermediate it should send): an incomplete chain.
+	MissingIssuer string `json:"missing_issuer,omitempty"`
+	// anchorErr is why the chain does not lead to a trusted root, its
+	// name and validity dates aside: nil when only those fail.
+	anchorErr error
+	leaf      *x509.Certificate
+	// incomplete describes what an incomplete chain lacks.
+	incomplete string
 	// Ordered is false when a certificate is not followed by its issuer.
 	Ordered bool `json:"ordered"`
 	// NeedlessRoot is true when the server sends a self-signed root,
@@ -67,6 +77,7 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 		}
 	}
 	leaf := certs[0]
+	c.leaf = leaf
 	c.NameMatch = leaf.VerifyHostname(host) == nil
 	c.Ordered = true
 	for i := 0; i+1 < len(certs); i++ {
@@ -86,8 +97,47 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 	c.Trusted = err == nil
 	if err != nil {
 		c.VerifyError, c.verifyErr = err.Error(), err
+		c.anchorErr = anchor(leaf, roots, inter, now)
+		var unknown x509.UnknownAuthorityError
+		if last, ok := transport.IncompleteChain(certs, roots != nil); ok && errors.As(c.anchorErr, &unknown) {
+			c.MissingIssuer, c.incomplete = last.Issuer.String(), transport.DescribeIncomplete(len(certs), last)
+		}
 	}
 	return c
+}
+
+// anchor is why the chain does not lead to a trusted root, its leaf's
+// name and dates aside (they have their own findings): nil when only
+// those fail. crypto/x509 checks an expired leaf before it looks for an
+// issuer, so the chain is tried again at a time the leaf is valid; a date
+// that fails then (an issuer made after the leaf expired) is put down to
+// the leaf's dates too.
+func anchor(leaf *x509.Certificate, roots, inter *x509.CertPool, now time.Time) error {
+	verify := func(at time.Time) error {
+		_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at})
+		return err
+	}
+	err := verify(now)
+	var invalid x509.CertificateInvalidError
+	if !errors.As(err, &invalid) || invalid.Reason != x509.Expired || invalid.Cert != leaf {
+		return err
+	}
+	if err = verify(within(leaf, now)); errors.As(err, &invalid) && invalid.Reason == x509.Expired {
+		return nil
+	}
+	return err
+}
+
+// within returns now, or the nearest time within the certificate's
+// validity.
+func within(cert *x509.Certificate, now time.Time) time.Time {
+	switch {
+	case now.After(cert.NotAfter):
+		return cert.NotAfter.Add(-time.Second)
+	case now.Before(cert.NotBefore):
+		return cert.NotBefore.Add(time.Second)
+	}
+	return now
 }
 
 // leafCurve returns the curve of an ECDSA leaf key as a TLS group, 0 for

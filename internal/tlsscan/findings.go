@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // Severity ranks a finding.
@@ -73,6 +75,12 @@ type Cost struct {
 	Per string `json:"per,omitempty"`
 	// Note gives costs that have no number here, such as server CPU.
 	Note string `json:"note,omitempty"`
+	// Fails names the clients that cannot connect at all because of the
+	// finding: an outage for them, whatever the other costs.
+	Fails string `json:"fails,omitempty"`
+	// NotPriced says why RoundTrips are not turned into Time: on loopback
+	// the measured RTT is computation, not network, and no time is given.
+	NotPriced string `json:"not_priced,omitempty"`
 }
 
 // Finding is one problem or fact the audit found.
@@ -115,6 +123,15 @@ func findings(r *Report) []Finding {
 	var out []Finding
 	for _, rl := range append(tlsRules, httpRules...) {
 		out = append(out, rl(r)...)
+	}
+	if r.RTT < transport.MinRTTForRounds {
+		// A time in the JSON would read as the cost: say why there is none.
+		why := fmt.Sprintf("the measured RTT (%s) is below %s: loopback computation, not network", ms(r.RTT), ms(transport.MinRTTForRounds))
+		for i := range out {
+			if c := &out[i].Cost; c.RoundTrips != 0 {
+				c.Time, c.NotPriced = 0, why
+			}
+		}
 	}
 	order := map[Category]int{Speed: 0, Safety: 1, About: 2}
 	slices.SortStableFunc(out, func(a, b Finding) int {

@@ -2,6 +2,7 @@ package tlsscan
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -31,7 +32,18 @@ func Hint(err error, cfg Config) string {
 	case errors.Is(err, ErrTimeLimit):
 		return "raise --max-time (or give 0) to wait longer for a slow server"
 	case errors.Is(err, ErrUntrusted):
-		return "pass --cacert FILE for a private CA, or -k to audit anyway"
+		id := "cert-untrusted"
+		var cve *tls.CertificateVerificationError
+		if errors.As(err, &cve) {
+			roots, _ := cfg.Trust.Roots()
+			if _, ok := transport.IncompleteChain(cve.UnverifiedCertificates, roots != nil); ok {
+				id = "chain-incomplete"
+			}
+		}
+		if h := transport.UntrustedHint(err, cfg.Trust, "-k to audit anyway (reported as "+id+")"); h != "" {
+			return h
+		}
+		return "-k audits anyway (reported as " + id + ")"
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("the name %s does not resolve; check its spelling and the DNS", cfg.Host)
 	case transport.ServerAlert(err, transport.AlertProtocolVersion, transport.AlertHandshakeFailure):

@@ -2,6 +2,8 @@ package tlsscan
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -168,8 +170,12 @@ func ruleCertTrust(r *Report) []Finding {
 		out = append(out, Finding{ID: id, Severity: sev, Category: Safety, Title: title, Evidence: ev, Fix: fix,
 			Reason: "clients refuse or warn about such a certificate", Reference: "RFC 5280; " + refMozilla})
 	}
-	if !c.Trusted {
-		add("cert-untrusted", High, "the chain does not verify", c.VerifyError, "# serve the full chain from a public CA:\nssl_certificate /etc/nginx/fullchain.pem;")
+	var weakAlg x509.InsecureAlgorithmError
+	if !c.Trusted && c.MissingIssuer == "" && c.anchorErr != nil && !errors.As(c.anchorErr, &weakAlg) {
+		// Only when the chain itself fails: an expired or wrongly named
+		// leaf, or a SHA-1 signature, has its own finding and fix.
+		add("cert-untrusted", High, "the chain does not lead to a trusted root", c.anchorErr.Error(),
+			"# a certificate from a CA the clients trust, with its chain:\nssl_certificate /etc/nginx/fullchain.pem;")
 	}
 	if len(c.Certs) > 0 && !c.NameMatch {
 		add("cert-name-mismatch", High, "the certificate does not name the host", c.Certs[0].Subject, "# reissue for this host name")
@@ -189,6 +195,33 @@ func ruleCertTrust(r *Report) []Finding {
 		}
 	}
 	return out
+}
+
+// clientsWithoutAIA are the clients that fail on an incomplete chain:
+// they verify only what the server sends.
+const clientsWithoutAIA = "curl, wget, Python, Go, Java, Node.js and other API clients, Android apps, " +
+	"and Firefox for CAs outside its preloaded intermediates (desktop Chrome, Edge and Safari fetch the missing certificate " +
+	"from the leaf's CA Issuers URL, at the cost of a request on the first visit)"
+
+// ruleChainIncomplete names a chain that stops short of its issuer.
+func ruleChainIncomplete(r *Report) []Finding {
+	c := r.Chain
+	if c.MissingIssuer == "" || len(c.Certs) == 0 {
+		return nil
+	}
+	last := c.Certs[len(c.Certs)-1]
+	// The missing certificate was not sent, so its size is not measured:
+	// an intermediate is about the size of a leaf of the same CA.
+	bytes := int64(last.Bytes + certEntryOverhead(r.Negotiated.Version))
+	return one(Finding{ID: "chain-incomplete", Severity: High, Category: Safety,
+		Title:    "the chain is incomplete: the server does not send the intermediate certificate",
+		Evidence: c.incomplete,
+		Cost: Cost{Fails: clientsWithoutAIA, Bytes: bytes,
+			Per: "added per full handshake by the fix (estimated from the certificate sent: the missing one was not sent, so not measured)"},
+		Fix: "# the leaf followed by its intermediate (" + c.MissingIssuer + "), as the CA delivers it (certbot: fullchain.pem):\n" +
+			"ssl_certificate /etc/nginx/fullchain.pem;",
+		Reason:    "clients verify the chain the server sends; only some browsers fetch a missing intermediate",
+		Reference: "RFC 8446 section 4.4.2; RFC 5280 section 4.2.2.1 (CA Issuers)"})
 }
 
 // stapleTries says which handshakes were looked at for a staple.

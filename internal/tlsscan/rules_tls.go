@@ -11,7 +11,7 @@ import (
 var tlsRules = []rule{
 	ruleTLS13Missing, ruleTLS12Missing, ruleOldVersions, ruleHelloRetry, ruleWeakSuites, ruleCBC,
 	ruleNoForwardSecrecy, ruleSmallDH, ruleResumption, ruleResumptionRate, ruleEarlyData,
-	ruleChainSize, ruleNeedlessRoot, ruleBigRSA, ruleCertTrust, ruleStapling, ruleRecordSize, ruleSmallRecords,
+	ruleChainSize, ruleNeedlessRoot, ruleBigRSA, ruleCertTrust, ruleChainIncomplete, ruleStapling, ruleRecordSize, ruleSmallRecords,
 }
 
 func supports(r *Report, v uint16) bool {

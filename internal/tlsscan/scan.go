@@ -218,6 +218,14 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, fmt.Errorf("enumerating %s: %w", addr, enumErr)
 	}
 	cfg.Progress("resumption")
+	if leaf := rep.Chain.leaf; leaf != nil && time.Now().After(leaf.NotAfter) {
+		// Within the leaf's validity by the client's clock, so that a
+		// session on an expired certificate is offered again (see
+		// target.shift): an hour before its end, or half way through a
+		// shorter life.
+		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
+		t.shift = leaf.NotAfter.Add(-before).Sub(time.Now())
+	}
 	res, err := checkResumption(ctx, t, rep.Enumeration.Supported(), cfg.Attempts)
 	rep.Resumption = res
 	if err != nil {
@@ -243,7 +251,10 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 	rep.Chain = checkChain(cs, cfg.Host, t.roots, cfg.Now())
 	if !rep.Chain.Trusted && !cfg.Trust.Insecure {
 		s.conn.Close()
-		return fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted, rep.Chain.verifyErr)
+		// As crypto/tls reports it, with the certificates sent, so that the
+		// hint can name an incomplete chain.
+		return fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted,
+			&tls.CertificateVerificationError{UnverifiedCertificates: cs.PeerCertificates, Err: rep.Chain.verifyErr})
 	}
 	_, body, getErr := t.get(ctx, s, cfg.LargePath)
 	rep.RecordsBody = int64(len(body))

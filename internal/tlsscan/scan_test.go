@@ -134,6 +134,12 @@ func TestAuditNginx(t *testing.T) {
 				t.Errorf("not checked: %v", rep.NotChecked)
 			}
 			checkOrder(t, rep.Findings)
+			for _, f := range rep.Findings {
+				// On loopback no time may read as the cost of round trips.
+				if c := f.Cost; c.RoundTrips != 0 && rep.RTT < transport.MinRTTForRounds && (c.Time != 0 || c.NotPriced == "") {
+					t.Errorf("%s at RTT %v costs %v with not_priced %q; want no time and the reason", f.ID, rep.RTT, c.Time, c.NotPriced)
+				}
+			}
 			if tt.name == "well configured" {
 				checkWellConfigured(t, rep)
 			}

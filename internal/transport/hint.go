@@ -34,7 +34,7 @@ func Hint(err error) string {
 	)
 	switch {
 	case errors.As(err, &unknownCA):
-		return "the certificate is not signed by a CA you trust (self-signed?); pass --cacert FILE or -k"
+		return UntrustedHint(err, Trust{}, "-k")
 	case errors.As(err, &hostname):
 		return "the certificate does not name this host; use --resolve or --connect-to to keep the right name, or -k"
 	case errors.As(err, &invalid):
