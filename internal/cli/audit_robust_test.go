@@ -40,7 +40,7 @@ func TestAuditUsageAndBrokenServers(t *testing.T) {
 			[]string{"deadline exceeded", "did not complete a TLS handshake in time"}},
 		{"closes after ClientHello", []string{"https://" + closer + "/", "-k"}, ExitFailure, []string{"EOF", "hint: the server closed the connection"}},
 		{"plain HTTP port", []string{"https://" + strings.TrimPrefix(srv.HTTPURL, "http://") + "/", "-k"}, ExitFailure,
-			[]string{"does not look like a TLS handshake", "hint: the server did not answer with TLS"}},
+			[]string{"does not look like a TLS handshake", "did not answer with TLS (plain HTTP?); audit the server's HTTPS port, and give this one as --http-port"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,15 @@ func ParseTarget(arg string) (host string, port int, path string, err error) {
 	if err != nil || u.Hostname() == "" {
 		return "", 0, "", fmt.Errorf("audit target %q: want HOST[:PORT] or https://HOST[:PORT]/PATH", arg)
 	}
+	if u.Scheme == "http" {
+		// What works instead: the HTTPS side, with this port's redirect.
+		port := u.Port()
+		if port == "" {
+			port = "80"
+		}
+		return "", 0, "", fmt.Errorf("audit target %q: audit checks an HTTPS server and, with --http-port, the redirect of its plain port "+
+			"to it: httpslab audit https://%s/ --http-port %s (with the HTTPS port after the host when it is not 443)", arg, u.Hostname(), port)
+	}
 	if u.Scheme != "https" {
 		return "", 0, "", fmt.Errorf("audit target %q: the scheme must be https (the plain port is --http-port)", arg)
 	}

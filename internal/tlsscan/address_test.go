@@ -1,6 +1,16 @@
 package tlsscan
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestParseTarget(t *testing.T) {
 	tests := []struct {
@@ -48,5 +58,25 @@ func TestFirstAtLeast(t *testing.T) {
 	}
 	if f := r.FirstAtLeast(High); f != nil {
 		t.Errorf("FirstAtLeast(high) = %v; want none", f)
+	}
+}
+
+// TestPlainPortHints: an http:// target and a plain-HTTP port each get a
+// way that works (the HTTPS port with --http-port), never "try http://",
+// which audit refuses.
+func TestPlainPortHints(t *testing.T) {
+	_, _, _, err := ParseTarget("http://example.com:8080/")
+	if err == nil || !strings.Contains(err.Error(), "httpslab audit https://example.com/ --http-port 8080") {
+		t.Errorf("ParseTarget(http://...) = %v; want the command that audits it", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+	cfg := Config{Host: "127.0.0.1", Port: port, Timeout: 5 * time.Second}
+	_, err = Run(context.Background(), cfg)
+	hint := Hint(err, cfg)
+	if err == nil || strings.Contains(hint, "http://") || !strings.Contains(hint, fmt.Sprintf("--http-port %d", port)) {
+		t.Errorf("audit of a plain port = %v, hint %q; want --http-port %d and no http://", err, hint, port)
 	}
 }

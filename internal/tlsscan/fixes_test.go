@@ -57,26 +57,30 @@ func TestFixesFixFindings(t *testing.T) {
 		name  string
 		start []string
 		want  []string
+		plain []string // the plain server's directives
 	}{
 		{"TLS 1.2 only, no resumption, no HTTP hardening", []string{
 			"ssl_protocols TLSv1.2;", "ssl_session_cache off;", "ssl_session_tickets off;", "keepalive_timeout 0;",
 			"add_header Strict-Transport-Security max-age=300;",
 		}, []string{"tls13-missing", "tls12-resumption-off", "keepalive-off", "compression-off", "http2-missing", "hsts-short",
-			"csp-missing", "dotfiles-exposed", "http-no-redirect", "cbc-suites", "no-forward-secrecy", "record-size-large"}},
+			"csp-missing", "dotfiles-exposed", "http-no-redirect", "cbc-suites", "no-forward-secrecy", "record-size-large"}, nil},
 		{"TLS 1.3 with P-384 only, no resumption, 128-byte records", []string{
 			"ssl_protocols TLSv1.2 TLSv1.3;", "ssl_ecdh_curve secp384r1;", "ssl_session_cache off;", "ssl_session_tickets off;",
 			"ssl_buffer_size 128;",
-		}, []string{"hello-retry", "tls13-resumption-off", "tls12-resumption-off", "record-size-small"}},
+		}, []string{"hello-retry", "tls13-resumption-off", "tls12-resumption-off", "record-size-small"}, nil},
 		{"legacy versions and suites", []string{
 			"ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;", "ssl_ciphers ALL:@SECLEVEL=0;", "ssl_dhparam " + dh1024 + ";",
-		}, []string{"tls1.0-enabled", "tls1.1-enabled", "weak-suites", "dh-small", "cbc-suites", "no-forward-secrecy"}},
+		}, []string{"tls1.0-enabled", "tls1.1-enabled", "weak-suites", "dh-small", "cbc-suites", "no-forward-secrecy"}, nil},
+		{"a redirect chain from plain HTTP", []string{"ssl_protocols TLSv1.2 TLSv1.3;"}, []string{"redirect-chain"},
+			[]string{"location = / { return 301 /step; }", "location = /step { return 301 https://$host/; }"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: strings.Join(tt.start, "\n")}
+			cfg := lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: strings.Join(tt.start, "\n"),
+				PlainDirectives: strings.Join(tt.plain, "\n")}
 			rep := auditNginx(t, cfg)
 			directives := tt.start
-			var plain []string
+			plain := tt.plain
 			for _, id := range tt.want {
 				f := findingByID(rep.Findings, id)
 				if f == nil {
@@ -92,6 +96,9 @@ func TestFixesFixFindings(t *testing.T) {
 					// the lab's plain server, which listens there already.
 					if want := "listen " + portOf(t, rep.Redirect.URL) + ";"; !strings.Contains(f.Fix, want) {
 						t.Errorf("%s fix %q lacks %q", id, f.Fix, want)
+					}
+					if want := "https://$host:" + rep.port() + "$request_uri"; !strings.Contains(f.Fix, want) {
+						t.Errorf("%s fix %q sends users elsewhere than the HTTPS port; want %q", id, f.Fix, want)
 					}
 					body := strings.TrimSuffix(strings.TrimPrefix(f.Fix, "server {"), "}")
 					plain = applyFix(plain, strings.ReplaceAll(body, "listen ", "# listen "))

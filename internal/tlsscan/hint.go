@@ -22,6 +22,7 @@ func Hint(err error, cfg Config) string {
 		// A chain that does not verify for a reason other than its CA.
 		hostErr x509.HostnameError
 		invalid x509.CertificateInvalidError
+		record  tls.RecordHeaderError
 	)
 	switch {
 	case errors.As(err, &hostErr):
@@ -49,6 +50,10 @@ func Hint(err error, cfg Config) string {
 	case transport.ServerAlert(err, transport.AlertProtocolVersion, transport.AlertHandshakeFailure):
 		return "the server accepts none of the TLS versions and cipher suites Go implements, which audit needs for its first " +
 			"handshake; 'sslscan HOST:PORT' lists what it accepts"
+	case errors.As(err, &record):
+		// Not transport's "try http://": audit takes no http:// target.
+		return fmt.Sprintf("port %d did not answer with TLS (plain HTTP?); audit the server's HTTPS port, and give this one as "+
+			"--http-port %d to check its redirect to HTTPS", cfg.Port, cfg.Port)
 	case errors.As(err, &op) && op.Op == "dial":
 		return fmt.Sprintf("is a TLS server listening on %s port %d?", cfg.Host, cfg.Port)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -101,7 +101,13 @@ func ruleEarlyData(r *Report) []Finding {
 	if r.HTTP3.EarlyData {
 		ev = append(ev, "a resumed QUIC connection had its 0-RTT request accepted")
 	}
-	return one(Finding{ID: "early-data", Severity: Info, Category: About, Title: "0-RTT early data is accepted",
+	// Accepted only when a request sent as early data was; a ticket's
+	// max_early_data is an offer (Go cannot send early data over TCP).
+	title := "TLS 1.3 tickets offer 0-RTT early data (max_early_data seen, none sent)"
+	if r.HTTP3.EarlyData {
+		title = "0-RTT early data is accepted"
+	}
+	return one(Finding{ID: "early-data", Severity: Info, Category: About, Title: title,
 		Evidence: strings.Join(ev, "; "), Cost: Cost{Note: "saves 1 round trip per resumed connection"},
 		Fix:       "proxy_set_header Early-Data $ssl_early_data;  # let the application refuse replayable requests (425)",
 		Reason:    "0-RTT saves a round trip, but early data can be replayed: only idempotent requests should be served from it",

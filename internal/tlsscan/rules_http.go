@@ -140,7 +140,7 @@ func ruleRedirect(r *Report) []Finding {
 	c := Cost{Time: rd.Cost, Per: "per visit that starts from http://", Note: "measured; each hop is a new request"}
 	return one(Finding{ID: "redirect-chain", Severity: Low, Category: Speed, Title: "several redirects before HTTPS",
 		Evidence: fmt.Sprintf("%d hops from %s", len(rd.Hops), rd.URL), Cost: c,
-		Fix:    "return 301 https://$host$request_uri;  # straight to the final URL",
+		Fix:    redirectFix(first.URL, r.port()), // straight to the audited HTTPS port
 		Reason: "each hop is a request, often on a new connection", Reference: refRFC6797})
 }
 

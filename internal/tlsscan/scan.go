@@ -265,8 +265,23 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
 	return nil
 }
 
-// httpChecks runs the HTTP-level checks on the HTTPS port.
+// httpChecks runs the HTTP-level checks on the HTTPS port. ALPN is
+// checked whatever becomes of the HTTP/1.1 request: a server that speaks
+// only HTTP/2, or asks for a client certificate, still offers h2.
 func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChecked func(string, error)) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		cfg := t.config(VersionTLS13)
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+		s, err := t.dial(ctx, cfg, noRecording)
+		if err != nil {
+			notChecked("alpn", err)
+			return
+		}
+		rep.Negotiated.ALPN = s.conn.ConnectionState().NegotiatedProtocol
+		s.conn.Close()
+	})
 	base := "https://" + t.addr
 	s, err := t.dial(ctx, t.config(VersionTLS13), noRecording)
 	if err != nil {
@@ -279,7 +294,6 @@ func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChe
 		return
 	}
 	rep.HTTP.readResponse(resp, body)
-	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := t.checkKeepAlive(ctx, base, &rep.HTTP); err != nil {
 			notChecked("keep-alive", err)
@@ -291,16 +305,4 @@ func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChe
 		}
 	})
 	wg.Go(func() { rep.HTTP3 = t.checkHTTP3(ctx, rep.HTTP.AltSvc) })
-	wg.Go(func() {
-		cfg := t.config(VersionTLS13)
-		cfg.NextProtos = []string{"h2", "http/1.1"}
-		s, err := t.dial(ctx, cfg, noRecording)
-		if err != nil {
-			notChecked("alpn", err)
-			return
-		}
-		rep.Negotiated.ALPN = s.conn.ConnectionState().NegotiatedProtocol
-		s.conn.Close()
-	})
-	wg.Wait()
 }

@@ -2,7 +2,12 @@ package tlsscan
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -151,6 +156,9 @@ func TestAuditNginx(t *testing.T) {
 					t.Errorf("chain-root-sent costs %d bytes; the Certificate message measured says %d", f.Cost.Bytes, want)
 				}
 			}
+			if f := findingByID(rep.Findings, "early-data"); f != nil && !rep.HTTP3.EarlyData && strings.Contains(f.Title, "accepted") {
+				t.Errorf("early-data title %q, but no early data was sent", f.Title)
+			}
 			if tt.name == "no session cache, no tickets" {
 				checkNoResumption(t, rep)
 			}
@@ -239,5 +247,33 @@ func TestAuditInsecureSuiteOnly(t *testing.T) {
 	}
 	if rep.Negotiated.Group != "" {
 		t.Errorf("negotiated group %q; want none for an RSA key exchange", rep.Negotiated.Group)
+	}
+}
+
+// TestAuditHTTPFailsALPNChecked: a server whose HTTP/1.1 answer cannot be
+// read (it requires a client certificate, so TLS 1.3 fails after the
+// handshake) still offers h2 in ALPN: no http2-missing, no keep-alive or
+// HTTP/3 findings from a response never read.
+func TestAuditHTTPFailsALPNChecked(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	srv.EnableHTTP2 = true
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAnyClientCert}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // every handshake without a certificate fails
+	srv.StartTLS()
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	rep, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: port, Trust: transport.Trust{RootCAs: pool}, Attempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Negotiated.ALPN != "h2" || slices.Contains(ids(rep), "http2-missing") || slices.Contains(ids(rep), "keepalive-off") {
+		t.Errorf("ALPN %q, findings %v; want h2 and no http2-missing", rep.Negotiated.ALPN, ids(rep))
+	}
+	if checked(rep, "http") {
+		t.Errorf("not checked %v; want the failed HTTP request listed", rep.NotChecked)
 	}
 }
