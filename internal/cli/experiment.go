@@ -247,8 +247,8 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "bench", args); err != nil {
 		return nil, t, err
 	}
-	if f.out.json || f.out.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
-		return nil, t, withHint(usagef("bench's --json, --html, --fail-if, --server-pid and -t do not apply inside experiment"),
+	if f.out.json || f.out.csv || f.out.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
+		return nil, t, withHint(usagef("bench's --json, --csv, --html, --fail-if, --server-pid and -t do not apply inside experiment"),
 			"experiment measures the server's CPU itself and writes its own --json")
 	}
 	urls, err := f.urls(fl.Args())
@@ -273,8 +273,8 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "probe", args); err != nil {
 		return nil, t, err
 	}
-	if f.out.json || f.out.html != "" || f.writeOut != "" || f.har != "" || f.location {
-		return nil, t, withHint(usagef("probe's --json, --html, -w, --har and -L do not apply inside experiment"),
+	if f.out.json || f.out.csv || f.out.html != "" || f.writeOut != "" || f.har != "" || f.location {
+		return nil, t, withHint(usagef("probe's --json, --csv, --html, -w, --har and -L do not apply inside experiment"),
 			"experiment writes its own --json; give the final URL rather than -L")
 	}
 	if fl.NArg() != 1 {
@@ -302,8 +302,8 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 	if err := parseInner(fl, "page", args); err != nil {
 		return nil, t, err
 	}
-	if f.out.json || f.har != "" || f.urls != "" || f.out.html != "" || f.link.set() {
-		return nil, t, withHint(usagef("page's --json, --har, --urls, --html and link flags do not apply inside experiment"),
+	if f.out.json || f.out.csv || f.har != "" || f.urls != "" || f.out.html != "" || f.link.set() {
+		return nil, t, withHint(usagef("page's --json, --csv, --har, --urls, --html and link flags do not apply inside experiment"),
 			"experiment writes its own --json and takes the link flags itself, before --")
 	}
 	if fl.NArg() != 1 {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/spf13/pflag"
 )
@@ -21,13 +23,12 @@ type outputFlags struct {
 	html      string // --html FILE
 }
 
-// add registers --json and --html, and --csv unless csvUsage is "".
+// add registers --json, --html and --csv (its usage the table's, or
+// report.WriteCSV's when csvUsage is "").
 func (o *outputFlags) add(fs *pflag.FlagSet, jsonUsage, csvUsage string) {
 	fs.BoolVar(&o.json, "json", false, jsonUsage)
 	fs.StringVar(&o.html, "html", "", "also write the result's self-contained HTML report to `FILE` (as httpslab report makes from --json)")
-	if csvUsage != "" {
-		fs.BoolVar(&o.csv, "csv", false, csvUsage)
-	}
+	fs.BoolVar(&o.csv, "csv", false, cmp.Or(csvUsage, "print the result's table as CSV (a header line, one line per row, times in ms)"))
 }
 
 // check returns the output on stdout before the run: an --html file that
@@ -55,6 +56,8 @@ func (e *env) write(o outputFlags, kind string, doc any, text, csv func() error)
 	switch {
 	case o.json:
 		err = report.WriteJSON(e.stdout, kind, doc)
+	case o.csv && csv == nil:
+		err = report.WriteCSV(e.stdout, kind, doc)
 	case o.csv:
 		err = csv()
 	default:

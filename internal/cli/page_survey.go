@@ -41,8 +41,8 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 		return s, usagef("--urls %s names the pages; give no URL with it", f.urls)
 	case f.link.set():
 		return s, usagef("--urls loads the pages as they are; the link flags are for the embedded server")
-	case f.out.json || f.har != "" || f.httpURL != "":
-		return s, withHint(usagef("--json, --har and --http-url describe one page, not a survey"),
+	case f.out.json || f.out.csv || f.har != "" || f.httpURL != "":
+		return s, withHint(usagef("--json, --csv, --har and --http-url describe one page, not a survey"),
 			"give a page's plain-HTTP URL after its URL on its line of the --urls file")
 	}
 	if err := f.getOnly(); err != nil {

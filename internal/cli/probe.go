@@ -256,6 +256,8 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	switch {
 	case f.out.json:
 		return report.WriteProbeJSON(e.stdout, results, interrupted)
+	case f.out.csv:
+		return report.WriteCSV(e.stdout, "probe", report.NewProbeJSON(results, interrupted))
 	case wo != nil:
 		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.output)
 	case f.silent:

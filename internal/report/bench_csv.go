@@ -44,6 +44,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/httpslab/httpslab/internal/load"
@@ -143,12 +144,16 @@ func benchStatusCell(status map[int]int64) string {
 	return strings.Join(parts, " ")
 }
 
-// csvText escapes a text cell that a spreadsheet would read as a formula
-// (OWASP's CSV injection advice): a cell from a URL or a server's message
-// that starts with =, +, -, @, a tab or a carriage return gets a leading
-// apostrophe. Number cells are written by strconv and never pass here.
+// csvText escapes a text cell: what a terminal would act on goes through
+// Escape (the CSV is printed on stdout), and a cell that a spreadsheet
+// would read as a formula (OWASP's CSV injection advice) gets a leading
+// apostrophe: one from a URL, a certificate or a server's message that
+// starts with =, +, -, @, a tab, CR or LF, or their full-width forms,
+// which some spreadsheets take for them. Number cells are written by
+// strconv and never pass here.
 func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	s = Escape(s)
+	if r, _ := utf8.DecodeRuneInString(s); s != "" && strings.ContainsRune("=+-@\t\r\n＝＋－＠", r) {
 		return "'" + s
 	}
 	return s

@@ -46,14 +46,25 @@ func checkCSVShape(t *testing.T, text string, lines int) {
 }
 
 // TestCSVText: a cell a spreadsheet would take for a formula starts with
-// an apostrophe; other text is left as it is.
+// an apostrophe, a control character is written as its escape (a tab or
+// a line break no longer starts the cell); other text is left as it is.
 func TestCSVText(t *testing.T) {
 	for in, want := range map[string]string{
 		"=HYPERLINK(\"http://x\")": "'=HYPERLINK(\"http://x\")", "+1": "'+1", "-2+3": "'-2+3", "@SUM(A1)": "'@SUM(A1)",
-		"\tx": "'\tx", "https://127.0.0.1/": "https://127.0.0.1/", "": "", "dial tcp: refused": "dial tcp: refused",
+		"\tx": "\\tx", "\r\n=1": "\\r\\n=1", "\x1b]0;title\x07": "\\x1b]0;title\\x07", "＝1+1": "'＝1+1", "https://127.0.0.1/": "https://127.0.0.1/", "": "", "dial tcp: refused": "dial tcp: refused",
 	} {
 		if got := csvText(in); got != want {
 			t.Errorf("csvText(%q) = %q; want %q", in, got, want)
 		}
 	}
+}
+
+// TestExperimentCSV writes the fixed experiment's verdicts as CSV.
+func TestExperimentCSV(t *testing.T) {
+	var b strings.Builder
+	if err := WriteCSV(&b, "experiment", ExperimentResultJSON(experimentFixture())); err != nil {
+		t.Fatal(err)
+	}
+	labtest.Golden(t, "experiment.csv", []byte(b.String()))
+	checkCSVShape(t, b.String(), 1+2)
 }

@@ -3,11 +3,13 @@ package report
 // The HTML report: one self-contained file for any number of results.
 // Everything it needs is inside it: the CSS inline, the charts as inline
 // SVG drawn in Go, no script at all (a chart's hover text is SVG's own
-// <title>). Its Content-Security-Policy (default-src 'none', inline
-// style only) forbids every load, so the file opens offline and a string
-// a server sent cannot make the reader's browser fetch anything. Every
-// text from a result goes through html/template, which escapes it for
-// where it lands; no result data is ever passed as template.HTML.
+// <title>). Its Content-Security-Policy forbids every load (default-src
+// 'none') and allows one inline style, its own, by the SHA-256 of the
+// exact text written (computed when the page is rendered), so the file
+// opens offline, and neither a string a server sent nor an edit of the
+// saved file can add a style, a script or a fetch that the browser would
+// run. Every text from a result goes through html/template, which escapes
+// it for where it lands; no result data is ever passed as template.HTML.
 //
 // Size: every chart is drawn from summaries (HDR histograms, medians,
 // the phases of one median load), never from every sample, so a report
@@ -15,7 +17,9 @@ package report
 // the length of the runs.
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -25,6 +29,9 @@ import (
 
 //go:embed html.tmpl
 var htmlTemplate string
+
+//go:embed html.css
+var htmlCSS string
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":      func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
@@ -41,7 +48,17 @@ type HTMLInput struct {
 // htmlReport is the template's data.
 type htmlReport struct {
 	Title, Subtitle, Version string
+	CSP                      string       // the page's Content-Security-Policy
+	CSS                      template.CSS // the one inline style, constant
 	Sections                 []section
+}
+
+// contentPolicy is the Content-Security-Policy of a page whose only
+// inline content is the style css: nothing may load, no script may run,
+// and the style applies only while it is byte for byte the one hashed.
+func contentPolicy(css string) string {
+	sum := sha256.Sum256([]byte(css))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
 }
 
 // section is the part of the report about one result, or about several
@@ -57,7 +74,7 @@ type section struct {
 // WriteHTML writes the report of the inputs to w. Bench results are also
 // drawn together, one series each, when there are several.
 func WriteHTML(w io.Writer, in []HTMLInput) error {
-	rep := htmlReport{Title: "httpslab report", Version: versionOrDevel()}
+	rep := htmlReport{Title: "httpslab report", Version: versionOrDevel(), CSS: template.CSS(htmlCSS), CSP: contentPolicy(htmlCSS)}
 	var labels []string
 	var benches []HTMLInput
 	for _, d := range in {

@@ -6,7 +6,11 @@ package report_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/csv"
 	"fmt"
+	"html"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -46,22 +50,42 @@ func renderHTML(t *testing.T, labels []string, docs ...*report.Document) string 
 // networkRef matches an attribute that would make a browser fetch.
 var networkRef = regexp.MustCompile(`(?i)\b(src|href|action|srcset|poster|data)\s*=\s*["']?\s*(https?:)?//`)
 
+// policyMeta and styleElem find the page's policy and its one style.
+var (
+	policyMeta = regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`)
+	styleElem  = regexp.MustCompile(`(?s)<style>(.*?)</style>`)
+)
+
+// checkPolicy checks the page's Content-Security-Policy: nothing may
+// load, and the one style is allowed by the SHA-256 of its exact text,
+// never by 'unsafe-inline'.
+func checkPolicy(t *testing.T, name, page string) {
+	t.Helper()
+	m := policyMeta.FindStringSubmatch(page)
+	styles := styleElem.FindAllStringSubmatch(page, -1)
+	if m == nil || len(styles) != 1 {
+		t.Errorf("%s: %d policies, %d style elements; want one of each", name, len(m)/2, len(styles))
+		return
+	}
+	sum := sha256.Sum256([]byte(styles[0][1]))
+	want := "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+	if got := html.UnescapeString(m[1]); got != want {
+		t.Errorf("%s: Content-Security-Policy %q; want %q (the hash of the page's style)", name, got, want)
+	}
+}
+
 // checkOffline checks what keeps a report from loading anything: the
 // policy that forbids it, no script, no reference to fetch.
 func checkOffline(t *testing.T, name, page string) {
 	t.Helper()
-	const csp = `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;`
-	if !strings.Contains(page, `http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'`) &&
-		!strings.Contains(page, csp) {
-		t.Errorf("%s: no Content-Security-Policy with default-src 'none'", name)
-	}
+	checkPolicy(t, name, page)
 	if strings.Contains(strings.ToLower(page), "<script") {
 		t.Errorf("%s: the report holds a script element", name)
 	}
 	if m := networkRef.FindString(page); m != "" {
 		t.Errorf("%s: the report refers to the network: %q", name, m)
 	}
-	for _, tag := range []string{"<link", "<img", "<iframe", "<object", "@import", "url("} {
+	for _, tag := range []string{"<link", "<img", "<iframe", "<object", "@import", "url(", " style="} {
 		if strings.Contains(page, tag) {
 			t.Errorf("%s: the report holds %q", name, tag)
 		}
@@ -100,6 +124,16 @@ func TestHTMLEveryKind(t *testing.T) {
 		}
 		if f, tb := strings.Count(page, "<figure "), strings.Count(page, "<table>"); f == 0 || tb < f {
 			t.Errorf("%s report: %d charts, %d tables; want every chart with its table", kind, f, tb)
+		}
+		if kind != "bench" { // bench's CSV is written from the run, not its document
+			var b bytes.Buffer
+			d := readDoc(t, doc)
+			if err := report.WriteCSV(&b, kind, d.Result); err != nil {
+				t.Errorf("%s --csv: %v", kind, err)
+			}
+			if rows, err := csv.NewReader(&b).ReadAll(); err != nil || len(rows) < 2 {
+				t.Errorf("%s --csv: %d rows, %v; want a header and rows of its width", kind, len(rows), err)
+			}
 		}
 	}
 }

@@ -8,6 +8,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,7 +119,53 @@ func probeSection(r *ProbeJSON) section {
 		c.Table = t
 		s.Charts = append(s.Charts, c)
 	}
+	if len(r.Runs) > 0 && r.Runs[0] != nil {
+		for j, hop := range r.Runs[0].Hops {
+			s.Tables = append(s.Tables, hopFacts(hop, j, len(r.Runs[0].Hops)))
+			if len(hop.Header) > 0 {
+				s.Tables = append(s.Tables, headerTable(hop))
+			}
+		}
+	}
 	return s
+}
+
+// hopFacts is what the connection of one hop of the first run was: the
+// address, the protocol, and TLS's version, cipher, group, ALPN and
+// certificate chain, each certificate's subject and issuer as sent.
+func hopFacts(hop probe.Timeline, j, hops int) table {
+	t := table{Caption: "run 1: connection and TLS", Head: []string{"", "value"}}
+	if hops > 1 {
+		t.Caption = fmt.Sprintf("run 1, hop %d: connection and TLS", j+1)
+	}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("request", fmt.Sprintf("%s %s", hop.Method, hop.URL))
+	add("status", fmt.Sprintf("%d %s", hop.Status, hop.Proto))
+	add("remote address", hop.RemoteAddr)
+	if hop.Err != "" {
+		add("error", hop.Err)
+	}
+	tl := hop.TLS
+	if tl == nil {
+		return t
+	}
+	add("TLS", fmt.Sprintf("%s, %s, %s, ALPN %q, resumed %v", tl.Version, tl.CipherSuite, tl.Group, tl.ALPN, tl.Resumed))
+	add("server name", tl.ServerName)
+	for i, c := range tl.Chain {
+		add(fmt.Sprintf("certificate %d", i), fmt.Sprintf("subject %s; issuer %s; %s; %d bytes", c.Subject, c.Issuer, c.KeyType, c.Bytes))
+	}
+	return t
+}
+
+// headerTable lists a hop's response headers as the server sent them.
+func headerTable(hop probe.Timeline) table {
+	t := table{Caption: "response headers of " + hop.URL, Head: []string{"header", "value"}}
+	for _, k := range slices.Sorted(maps.Keys(hop.Header)) {
+		for _, v := range hop.Header[k] {
+			t.Rows = append(t.Rows, []string{k, v})
+		}
+	}
+	return t
 }
 
 func probeBars(hop probe.Timeline, off time.Duration, req string) []wfBar {
