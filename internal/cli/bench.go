@@ -19,7 +19,7 @@ import (
 type benchFlags struct {
 	conns, streams, pipeline, perConn int
 	requests                          int64
-	duration, data                    string
+	duration, data, requestLog        string
 	rate                              rateValue
 	timeout                           time.Duration
 	conn                              string
@@ -77,6 +77,7 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
 	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
+	fl.StringVar(&f.requestLog, "request-log", "", "write each request's start (Unix ns), latency (ns) and status to `FILE`, a line each")
 	fl.IntVar(&f.plan.Workers, "workers", 0, "one of N workers that share the run: -c, -n and --rate are totals, split across them")
 	fl.StringVar(&f.plan.Index, "index", "", "this worker's index, 0 to N-1 (default: $"+load.IndexEnv+", as a Kubernetes Indexed Job sets it)")
 	fl.StringVar(&f.plan.StartAt, "start-at", "", "start at this wall-clock `time`, RFC 3339 or +DURATION (+5s), once set up")
@@ -301,7 +302,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.Routes, err = f.req.routes(); err != nil {
 		return cfg, nil, err
 	}
-	cfg.ServerPIDs, cfg.FirstVisit = f.serverPIDs, f.firstVisit
+	cfg.ServerPIDs, cfg.FirstVisit, cfg.RequestLog = f.serverPIDs, f.firstVisit, f.requestLog
 	if err := f.plan.Apply(&cfg, time.Now()); err != nil {
 		return cfg, nil, usageError{withHint(err, load.Hint(err))}
 	}

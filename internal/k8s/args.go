@@ -16,6 +16,7 @@ var podFlags = map[string]string{
 	"json":        "", // set by the job
 	"input-file":  "", // its URLs are passed as arguments
 	"server-pid":  "a pod measures no process of this machine",
+	"request-log": "a pod's files go with it; the pods write --json",
 	"csv":         "the pods write --json, which httpslab merge reads",
 	"html":        "the pods write --json; httpslab report makes the HTML of the merged result",
 	"image":       "",

@@ -108,6 +108,7 @@ type aggregator struct {
 	r      *Result
 	tlsIdx map[TLSCount]int
 	last   int64
+	log    *requestLog // nil without Config.RequestLog
 }
 
 func newAggregator(cfg Config, start time.Time) *aggregator {
@@ -152,6 +153,9 @@ func (a *aggregator) add(e *event) {
 	}
 	if e.intended >= 0 {
 		a.addSend(e)
+	}
+	if a.log != nil {
+		a.log.add(e)
 	}
 	if e.err != nil {
 		a.r.Errors++

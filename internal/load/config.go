@@ -127,6 +127,9 @@ type Config struct {
 	// fails with a LateError.
 	StartAt    time.Time
 	StartGrace time.Duration
+	// RequestLog, when set, is a file the run writes a line per request
+	// to: its start, latency and status (see requestlog.go).
+	RequestLog string
 
 	// askedConns is Conns as given, when -n lowered it: the report says
 	// so.

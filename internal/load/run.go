@@ -66,13 +66,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := waitStart(ctx, cfg); err != nil {
+	reqLog, err := beforeStart(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	cpu0 := readCPU(cfg.ServerPIDs)
 	r := &runner{ctx: ctx, cfg: cfg, ep: ep, events: make(chan *batch, 4*cfg.Conns), start: time.Now()}
 	r.src = &source{now: r.now, ctx: ctx}
 	agg := newAggregator(cfg, r.start)
+	if agg.log = reqLog; reqLog != nil {
+		reqLog.start = r.start.UnixNano()
+	}
 	aggDone := make(chan struct{})
 	go func() { agg.run(r.events, cfg.Progress); close(aggDone) }()
 	schedDone := r.startSource(ctx)
@@ -112,6 +116,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.KeyShares.HelloRetries = retries
 	}
 	r.noteSource(res)
+	if reqLog != nil {
+		if err := reqLog.close(); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 

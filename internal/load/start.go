@@ -67,3 +67,20 @@ func waitStart(ctx context.Context, c Config) error {
 		return fmt.Errorf("waiting for the start at %s: %w", c.StartAt.UTC().Format(time.RFC3339Nano), ctx.Err())
 	}
 }
+
+// beforeStart opens the request log, if the run keeps one, and waits for
+// the start time.
+func beforeStart(ctx context.Context, cfg Config) (*requestLog, error) {
+	if cfg.RequestLog == "" {
+		return nil, waitStart(ctx, cfg)
+	}
+	log, err := openRequestLog(cfg.RequestLog)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitStart(ctx, cfg); err != nil {
+		log.close()
+		return nil, err
+	}
+	return log, nil
+}
