@@ -22,7 +22,7 @@ type pageFlags struct {
 	link               linkFlags
 	protocols, httpURL string
 	path, reqTimeout   string
-	har, urls          string
+	har, urls, engine  string
 	out                outputFlags
 	rounds, conns      int
 	streams, resources int
@@ -59,6 +59,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	f.link.add(fl)
 	fl.StringVar(&f.protocols, "protocols", "", "load over each of these, interleaved: http, h1, h2, h3 (comma-separated)")
 	fl.IntVarP(&f.rounds, "rounds", "n", page.DefaultRounds, "measured loads per protocol")
+	fl.StringVar(&f.engine, "engine", "httpslab", "what loads the page: httpslab (its own scheduler) or chromium (a headless Chromium per load)")
 	fl.BoolVar(&f.warm, "warm", false, "resume the TLS sessions of the previous load over the same protocol")
 	fl.StringVar(&f.httpURL, "http-url", "", "the page's plain-HTTP URL for the http protocol (default: the URL on port 80)")
 	fl.StringVar(&f.path, "path", "/page/images?n=360&size=18300", "page to load from the embedded server")
@@ -230,6 +231,9 @@ func (f *pageFlags) loadConfig() (page.Config, error) {
 		return cfg, usagef("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.reqTimeout)
 	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.conns, f.streams, f.resources
+	if cfg.Engine, err = page.ParseEngine(f.engine); err != nil {
+		return cfg, usagef("--engine: %v", err)
+	}
 	cfg.MaxHeaderBytes = int64(f.req.maxHeader)
 	return cfg, nil
 }

@@ -123,6 +123,11 @@ type Config struct {
 	// URL is the page, http:// or https:// as Protocol needs.
 	URL      string
 	Protocol Protocol
+	// Engine loads the page: httpslab's own (the zero value) or a
+	// headless Chromium started for the load, from Browser (empty: the
+	// chromium on PATH).
+	Engine  Engine
+	Browser string
 	// TLS is the client's TLS setup (trust, versions, suites); it is
 	// cloned, with the protocol's ALPN and Sessions set, per load.
 	TLS *tls.Config

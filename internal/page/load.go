@@ -66,6 +66,9 @@ func Run(ctx context.Context, cfg Config) (*Load, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Engine == EngineChromium {
+		return runChromium(ctx, cfg, u)
+	}
 	ctx, stopTimer := context.WithTimeout(ctx, cfg.LoadTimeout)
 	defer stopTimer()
 	ctx, cancel := context.WithCancel(ctx)

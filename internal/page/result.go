@@ -25,6 +25,10 @@ type Phase struct {
 // Times are offsets from the load's start, on the monotonic clock.
 type Load struct {
 	Protocol Protocol `json:"protocol"`
+	// Engine is what loaded the page: empty for httpslab's own engine,
+	// EngineChromium for the browser, whose version Browser is.
+	Engine  Engine `json:"engine,omitempty"`
+	Browser string `json:"browser,omitempty"`
 	// Started is the wall-clock time the load started at, for HAR's
 	// dates; the times of the load are offsets from it.
 	Started time.Time `json:"started"`
@@ -34,9 +38,16 @@ type Load struct {
 	// it is the network's part of a browser's load event.
 	Duration time.Duration `json:"load_ns"`
 	// TTFB is the time to the document's first response byte.
-	TTFB     time.Duration `json:"ttfb_ns"`
-	Requests []Request     `json:"requests"`
-	Conns    []Conn        `json:"connections"`
+	TTFB time.Duration `json:"ttfb_ns"`
+	// Over a browser, Duration is the load event's start, from the
+	// Navigation Timing API: the network's part and what scripts and
+	// layout added. DOMContentLoaded is that event's start, LCP the
+	// largest contentful paint; both zero for httpslab's own engine,
+	// which runs no script and paints nothing.
+	DOMContentLoaded time.Duration `json:"dom_content_loaded_ns,omitempty"`
+	LCP              time.Duration `json:"largest_contentful_paint_ns,omitempty"`
+	Requests         []Request     `json:"requests"`
+	Conns            []Conn        `json:"connections"`
 	// Failed counts the requests that failed (an error, a status of 400
 	// or more); Skipped the resources left out over MaxResources or
 	// MaxCSSDepth.
@@ -72,6 +83,10 @@ type Request struct {
 	ID   int    `json:"id"` // 1-based, in order of discovery; the document is 1
 	URL  string `json:"url"`
 	Kind Kind   `json:"kind"`
+	// Priority is the browser's priority of the request (Chromium's
+	// names: VeryHigh to VeryLow, the last it set); empty for httpslab's
+	// own engine, whose priority follows from Kind.
+	Priority string `json:"priority,omitempty"`
 	// Initiator is the ID of the document or stylesheet that named it (0
 	// for the document).
 	Initiator int `json:"initiator"`

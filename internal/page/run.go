@@ -130,7 +130,9 @@ func sampler(cfg Config, loads *[]*Load) compare.Sampler {
 // Result is a run of page loads: per protocol, the summary of its loads
 // and the median load in full, and the differences between protocols.
 type Result struct {
-	URL    string  `json:"url"`
+	URL string `json:"url"`
+	// Engine is what loaded the page; empty for httpslab's own.
+	Engine Engine  `json:"engine,omitempty"`
 	Rounds int     `json:"rounds"`
 	Warm   bool    `json:"warm"`
 	Seed   uint64  `json:"seed"`
@@ -184,7 +186,7 @@ var effectNames = map[[2]Protocol]string{
 
 // result turns compare's result and the loads into the page's.
 func (c Compare) result(res *compare.Result, loads [][]*Load) *Result {
-	out := &Result{URL: c.Load.URL, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
+	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
 		RTT: res.RTT, Protocols: []ProtocolResult{}, Differences: []Difference{}}
 	for i, v := range res.Variants {
 		p := c.Protocols[i]

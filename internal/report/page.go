@@ -30,7 +30,11 @@ func Page(w io.Writer, res *page.Result, width int) error {
 	if res.Warm {
 		mode = "warm loads (TLS sessions resumed from the load before, no cache)"
 	}
-	fmt.Fprintf(w, "page %s\n%d rounds, protocols interleaved in a shuffled order; %s\n\n", res.URL, res.Rounds, mode)
+	fmt.Fprintf(w, "page %s\n%d rounds, protocols interleaved in a shuffled order; %s\n", res.URL, res.Rounds, mode)
+	if res.Engine == page.EngineChromium {
+		fmt.Fprintln(w, "loaded by headless Chromium, a fresh profile per load: load times are the browser's load event (Navigation Timing),\nrequests and phases from its network events; scripts, layout and decoding are in them")
+	}
+	fmt.Fprintln(w)
 	return pageBody(w, res, width)
 }
 
@@ -160,6 +164,10 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	width = max(width, 20)
 	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (c connect, t TLS, - waiting, = downloading, . idle)\n",
 		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"))
+	if ld.Engine != "" {
+		fmt.Fprintf(w, "  the browser's (%s): load event %s ms, DOMContentLoaded %s ms, largest contentful paint %s ms\n", termSafe(ld.Browser),
+			compare.FormatMS(exactMS(ld.Duration)), compare.FormatMS(exactMS(ld.DOMContentLoaded)), compare.FormatMS(exactMS(ld.LCP)))
+	}
 	if s := phaseShares(ld); s != "" {
 		fmt.Fprintf(w, "  the requests' time: %s\n", s)
 	}

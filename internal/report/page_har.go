@@ -9,14 +9,17 @@ package report
 //	pageTimings.onLoad         the load time: the document and every
 //	                           discovered resource completed
 //	pageTimings.onContentLoad  -1: no script runs, so DOMContentLoaded
-//	                           is not known
+//	                           is not known; the browser's DOMContentLoaded
+//	                           for a load by Chromium (--engine chromium),
+//	                           whose onLoad is its load event
 //	entry.connection           the connection's ID in its load, after
 //	                           the protocol (h1-3): unique in the file
 //	entry.request.httpVersion  as the response said (HTTP/2.0); the
 //	                           load's protocol for a request without one
 //	entry._priority            Chromium's name of the resource's RFC 9218
 //	                           urgency: VeryHigh (0), High (1), Medium
-//	                           (2), Low (3), VeryLow (4 to 7)
+//	                           (2), Low (3), VeryLow (4 to 7); the
+//	                           browser's own for a load by Chromium
 //	entry._resourceType        document, stylesheet, script, font, image
 //	                           or other
 //	timings.blocked            from discovery to the first phase: queueing
@@ -51,12 +54,11 @@ func NewPageHAR(res *page.Result, creatorVersion string) *HAR {
 			continue
 		}
 		id := "page_" + string(pr.Protocol)
-		h.Log.Pages = append(h.Log.Pages, HARPage{
-			StartedDateTime: harDate(ld.Started),
-			ID:              id,
-			Title:           pageTitle(pr),
-			PageTimings:     HARPageTimings{OnContentLoad: -1, OnLoad: msFloat(ld.Duration)},
-		})
+		timings := HARPageTimings{OnContentLoad: -1, OnLoad: msFloat(ld.Duration)}
+		if ld.DOMContentLoaded > 0 {
+			timings.OnContentLoad = msFloat(ld.DOMContentLoaded)
+		}
+		h.Log.Pages = append(h.Log.Pages, HARPage{StartedDateTime: harDate(ld.Started), ID: id, Title: pageTitle(pr, ld), PageTimings: timings})
 		for i := range ld.Requests {
 			h.Log.Entries = append(h.Log.Entries, pageEntry(ld, &ld.Requests[i], id))
 		}
@@ -64,12 +66,17 @@ func NewPageHAR(res *page.Result, creatorVersion string) *HAR {
 	return h
 }
 
-// pageTitle names the page of a protocol's median load.
-func pageTitle(pr page.ProtocolResult) string {
-	if len(pr.Loads) == 1 {
-		return fmt.Sprintf("%s over %s (one load)", pr.URL, pr.Protocol)
+// pageTitle names the page of a protocol's median load, and the browser
+// that loaded it.
+func pageTitle(pr page.ProtocolResult, ld *page.Load) string {
+	by := ""
+	if ld.Browser != "" {
+		by = " in " + ld.Browser
 	}
-	return fmt.Sprintf("%s over %s (the median of %d loads)", pr.URL, pr.Protocol, len(pr.Loads))
+	if len(pr.Loads) == 1 {
+		return fmt.Sprintf("%s over %s%s (one load)", pr.URL, pr.Protocol, by)
+	}
+	return fmt.Sprintf("%s over %s%s (the median of %d loads)", pr.URL, pr.Protocol, by, len(pr.Loads))
 }
 
 // WritePageHAR writes the median loads as a HAR 1.2 document, indented.
@@ -84,6 +91,9 @@ func pageEntry(ld *page.Load, r *page.Request, pageID string) HAREntry {
 	e := harEntry(&tl)
 	e.Pageref, e.ResourceType = pageID, r.Kind.String()
 	e.Priority = chromiumPriorities[min(r.Kind.Urgency(), len(chromiumPriorities)-1)]
+	if r.Priority != "" {
+		e.Priority = r.Priority
+	}
 	e.Request.HeadersSize = -1 // page keeps no request headers to count
 	if r.Conn > 0 {
 		e.Connection = string(ld.Protocol) + "-" + strconv.Itoa(r.Conn)
