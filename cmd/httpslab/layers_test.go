@@ -17,7 +17,7 @@ import (
 // transport) and no new package lands without a place in the picture.
 // labtest is test support: only _test.go files may import it.
 var layers = map[string]int{
-	"stats": 0, "machine": 0, "nginxconf": 0, "k8s": 0,
+	"stats": 0, "machine": 0, "nginxconf": 0, "k8s": 0, "usage": 0,
 	"transport": 1, "netem": 1, "lab": 1,
 	"probe": 2, "load": 2, "tlsscan": 2, "embedded": 2,
 	"compare": 3,

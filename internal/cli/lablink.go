@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/httpslab/httpslab/internal/embedded"
@@ -65,6 +66,15 @@ func (e *env) startEmbedded(lf linkFlags, cfg lab.Config) (*embedded.Server, err
 	return srv, nil
 }
 
+// startEmbeddedAt starts the embedded server as startEmbedded does, for
+// a command that measures its --path.
+func (e *env) startEmbeddedAt(lf linkFlags, path string) (*embedded.Server, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, usagef("--path %q: want a path starting with /", path)
+	}
+	return e.startEmbedded(lf, lab.Config{})
+}
+
 // linkHint is the error of a link that could not be built, with
 // netem's hint.
 func linkHint(err error) error {
@@ -72,4 +82,14 @@ func linkHint(err error) error {
 		err = fmt.Errorf("building the emulated link: %w", err)
 	}
 	return withHint(err, netem.Hint(err))
+}
+
+// notBehindLink refuses the link flags with a URL: they put the embedded
+// server behind the link, and a URL is measured as it is (verb: how the
+// command uses the URL).
+func notBehindLink(lf linkFlags, verb, hint string) error {
+	if !lf.set() {
+		return nil
+	}
+	return withHint(usagef("the link flags put the embedded server behind an emulated link; a URL is %s as it is", verb), hint)
 }

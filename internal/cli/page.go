@@ -157,12 +157,10 @@ func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, fu
 			cfg.TLS.RootCAs = srv.Trust().RootCAs
 		}
 	} else {
-		if f.link.set() {
-			closeSrv()
-			return c, "", closeSrv, withHint(usagef("the link flags put the embedded server behind an emulated link; a URL is loaded as it is"),
-				"drop the URL to load the embedded server's test pages")
+		if err := notBehindLink(f.link, "loaded", "drop the URL to load the embedded server's test pages"); err != nil {
+			return c, "", closeSrv, err
 		}
-		if err := checkCompareURL(args[0]); err != nil {
+		if err := compare.CheckURL(args[0]); err != nil {
 			return c, "", closeSrv, usagef("page %s: %v", args[0], err)
 		}
 		cfg.URL, where = args[0], args[0]

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/usage"
 	"github.com/spf13/cobra"
 )
 
@@ -165,9 +166,8 @@ func (e *env) exitCode(err error) int {
 	}
 	e.printError(err)
 	var u usageError
-	if errors.As(err, &u) || isCobraUsage(err) {
-		var h hintError
-		if !errors.As(err, &h) {
+	if errors.As(err, &u) || errors.As(err, new(*usage.Error)) || isCobraUsage(err) {
+		if !errors.As(err, new(hintError)) && hint(err) == "" {
 			fmt.Fprintln(e.stderr, "httpslab: hint: see 'httpslab --help' or 'httpslab COMMAND --help'")
 		}
 		return ExitUsage
@@ -179,10 +179,22 @@ func (e *env) printError(err error) {
 	// Error texts quote what servers sent (a certificate's names, a
 	// header): escaped, they cannot act on the terminal or forge a line.
 	fmt.Fprintf(e.stderr, "httpslab: error: %s\n", report.Escape(err.Error()))
-	var h hintError
-	if errors.As(err, &h) && h.hint != "" {
-		fmt.Fprintf(e.stderr, "httpslab: hint: %s\n", h.hint)
+	if h := hint(err); h != "" {
+		fmt.Fprintf(e.stderr, "httpslab: hint: %s\n", h)
 	}
+}
+
+// hint is the hint that err carries: withHint's, or a package's usage
+// error's.
+func hint(err error) string {
+	var h hintError
+	if errors.As(err, &h) {
+		return h.hint
+	}
+	if u, ok := errors.AsType[*usage.Error](err); ok {
+		return u.Hint
+	}
+	return ""
 }
 
 // isCobraUsage reports errors that cobra itself raises for a bad command

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,16 @@ func (t Target) PlainURL() (string, error) {
 		return t.HTTPURL, nil
 	}
 	return HTTPURLOf(t.URL)
+}
+
+// UsedHTTPURL is the plain-HTTP URL that res measured, if any: PlainURL
+// when a variant of res is plain HTTP, else HTTPURL as given.
+func (t Target) UsedHTTPURL(res *Result) string {
+	if slices.ContainsFunc(res.Variants, func(v VariantResult) bool { return v.Key.Scheme == "http" }) {
+		u, _ := t.PlainURL()
+		return u
+	}
+	return t.HTTPURL
 }
 
 // Variants builds a probe-backed variant for each key. The returned close

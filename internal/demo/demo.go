@@ -153,7 +153,7 @@ func Run(ctx context.Context, srv *embedded.Server, cfg Config) (*Result, error)
 // matrix behind a link, with compare's engine.
 func compareVariants(ctx context.Context, srv *embedded.Server, cfg Config, behindLink bool) (*compare.Result, error) {
 	target := compare.Target{URL: srv.HTTPSURL + "/", HTTPURL: srv.HTTPURL + "/"}
-	target.Probe.TLS, target.Probe.Timeout = srv.Trust(), requestTimeout
+	target.Probe.TLS.Trust, target.Probe.Timeout = srv.Trust(), requestTimeout
 	var keys []compare.Key
 	var names []string
 	for _, v := range Variants {

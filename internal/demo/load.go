@@ -54,7 +54,7 @@ func runLoad(ctx context.Context, srv *embedded.Server, d time.Duration) []Load 
 			Conns:    loadConns,
 			Duration: d,
 			Mode:     m.Mode,
-			TLS:      srv.Trust(),
+			TLS:      transport.TLS{Trust: srv.Trust()},
 		}
 		row := Load{Name: m.Name}
 		res, err := load.Run(ctx, cfg)

@@ -75,10 +75,20 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Trust is the client TLS setup that trusts the server's CA alone, held
-// in memory: no CA file to write, read back and remove.
-func (s *Server) Trust() transport.TLS {
-	return transport.TLS{Trust: transport.Trust{RootCAs: s.CA.Pool()}}
+// Trust is the trust of a client that accepts the server's CA alone,
+// held in memory: no CA file to write, read back and remove.
+func (s *Server) Trust() transport.Trust {
+	return transport.Trust{RootCAs: s.CA.Pool()}
+}
+
+// TrustUnless is the trust of a client of the server: given, when it
+// names a CA file (--cacert replaces the server's own CA), else the
+// server's CA with given's Insecure (-k).
+func (s *Server) TrustUnless(given transport.Trust) transport.Trust {
+	if given.CAFile != "" {
+		return given
+	}
+	return transport.Trust{RootCAs: s.CA.Pool(), Insecure: given.Insecure}
 }
 
 // Describe says where the server runs, for a report's first line: "the

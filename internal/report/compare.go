@@ -12,6 +12,17 @@ import (
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
+// CompareText writes compare's report: where it measured, the plain-HTTP
+// URL when one was measured, and the report of Compare.
+func CompareText(w io.Writer, res *compare.Result, where, httpURL string) error {
+	fmt.Fprintf(w, "compare %s\n", where)
+	if httpURL != "" {
+		fmt.Fprintf(w, "plain HTTP from %s\n", httpURL)
+	}
+	fmt.Fprintln(w)
+	return Compare(w, res)
+}
+
 // Compare writes the human report of a comparison: one line per variant,
 // the effects of each dimension, the findings, and the errors.
 //
