@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"cmp"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"os/signal"
@@ -11,21 +9,13 @@ import (
 
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/lab"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
 type serveFlags struct {
-	host              string
-	httpPort, tlsPort int
-	cert              string
-	tlsMin, tlsMax    string
-	noTickets, no0RTT bool
-	noHTTP3, noHSTS   bool
-	caOut             string
-	certFile, keyFile string
-	writeSite         string
-	link              linkFlags
+	s         embedded.Flags
+	writeSite string
+	link      linkFlags
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -37,69 +27,22 @@ func newServeCmd(e *env) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return e.runServe(f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.host, "host", "127.0.0.1", "address to listen on (loopback)")
-	fl.IntVar(&f.httpPort, "http-port", 0, "plain HTTP port (0: a free one)")
-	fl.IntVar(&f.tlsPort, "https-port", 0, "HTTPS port, also HTTP/3 over UDP (0: a free one)")
-	fl.StringVar(&f.cert, "cert", "ecdsa-p256", "certificate key: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-4096")
-	fl.StringVar(&f.tlsMin, "tls-min", "1.2", "lowest TLS version offered")
-	fl.StringVar(&f.tlsMax, "tls-max", "1.3", "highest TLS version offered (below 1.3: no HTTP/3, which needs TLS 1.3)")
-	fl.BoolVar(&f.noTickets, "no-tickets", false, "turn session tickets, and so resumption, off")
-	fl.BoolVar(&f.no0RTT, "no-0rtt", false, "refuse 0-RTT early data on HTTP/3")
-	fl.BoolVar(&f.noHTTP3, "no-http3", false, "do not listen for HTTP/3")
-	fl.BoolVar(&f.noHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
-	fl.StringVar(&f.caOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
-	fl.StringVar(&f.certFile, "cert-file", "", "serve this certificate chain (PEM), as nginx's ssl_certificate, instead of a new one: the same at every start")
-	fl.StringVar(&f.keyFile, "key-file", "", "the private key (PEM) of --cert-file, as nginx's ssl_certificate_key")
+	fl.StringVar(&f.s.Host, "host", "127.0.0.1", "address to listen on (loopback)")
+	fl.IntVar(&f.s.HTTPPort, "http-port", 0, "plain HTTP port (0: a free one)")
+	fl.IntVar(&f.s.HTTPSPort, "https-port", 0, "HTTPS port, also HTTP/3 over UDP (0: a free one)")
+	fl.StringVar(&f.s.Cert, "cert", "ecdsa-p256", "certificate key: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-4096")
+	fl.StringVar(&f.s.TLSMin, "tls-min", "1.2", "lowest TLS version offered")
+	fl.StringVar(&f.s.TLSMax, "tls-max", "1.3", "highest TLS version offered (below 1.3: no HTTP/3, which needs TLS 1.3)")
+	fl.BoolVar(&f.s.NoTickets, "no-tickets", false, "turn session tickets, and so resumption, off")
+	fl.BoolVar(&f.s.No0RTT, "no-0rtt", false, "refuse 0-RTT early data on HTTP/3")
+	fl.BoolVar(&f.s.NoHTTP3, "no-http3", false, "do not listen for HTTP/3")
+	fl.BoolVar(&f.s.NoHSTS, "no-hsts", false, "leave out the Strict-Transport-Security header")
+	fl.StringVar(&f.s.CAOut, "ca-out", "", "write the CA certificate here (default: a private temporary file)")
+	fl.StringVar(&f.s.CertFile, "cert-file", "", "serve this certificate chain (PEM), as nginx's ssl_certificate, instead of a new one: the same at every start")
+	fl.StringVar(&f.s.KeyFile, "key-file", "", "the private key (PEM) of --cert-file, as nginx's ssl_certificate_key")
 	fl.StringVar(&f.writeSite, "write-site", "", "write the /page/ test pages as static files under `dir` for another server, and exit")
 	f.link.add(fl)
 	return cmd
-}
-
-// labConfig turns the serve flags into a lab.Config.
-func (f serveFlags) labConfig() (lab.Config, error) {
-	if err := f.checkListen(); err != nil {
-		return lab.Config{}, err
-	}
-	kind, err := lab.ParseKeyKind(f.cert)
-	if err != nil {
-		return lab.Config{}, usageError{err}
-	}
-	minV, minErr := transport.ParseVersion(f.tlsMin)
-	maxV, maxErr := transport.ParseVersion(f.tlsMax)
-	if err := cmp.Or(minErr, maxErr, transport.CheckVersions(minV, maxV)); err != nil {
-		return lab.Config{}, usageError{err}
-	}
-	cert, err := f.certificate()
-	if err != nil {
-		return lab.Config{}, err
-	}
-	return lab.Config{
-		Host: f.host, HTTPPort: f.httpPort, HTTPSPort: f.tlsPort, Cert: kind, Certificate: cert,
-		MinVersion: minV, MaxVersion: maxV, NoTickets: f.noTickets, No0RTT: f.no0RTT,
-		NoHTTP3: f.noHTTP3, NoHSTS: f.noHSTS,
-	}, nil
-}
-
-// certificate reads --cert-file and --key-file: a certificate kept across
-// starts (a new CA at every start would make a client's --cacert of the
-// last start fail at the next), or nil without them.
-func (f serveFlags) certificate() (*tls.Certificate, error) {
-	if f.certFile == "" && f.keyFile == "" {
-		return nil, nil
-	}
-	if f.certFile == "" || f.keyFile == "" {
-		return nil, usagef("--cert-file and --key-file go together")
-	}
-	if f.caOut != "" || f.link.fs != nil && f.link.fs.Changed("cert") {
-		return nil, withHint(usagef("--cert-file excludes --cert and --ca-out: the certificate and its issuer are yours"),
-			"give clients the certificate's issuer, or the certificate itself when it is self-signed, with --cacert")
-	}
-	cert, err := tls.LoadX509KeyPair(f.certFile, f.keyFile)
-	if err != nil {
-		return nil, withHint(usagef("--cert-file %s, --key-file %s: %v", f.certFile, f.keyFile, err),
-			"e.g. openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout key.pem -out cert.pem")
-	}
-	return &cert, nil
 }
 
 func (e *env) runServe(f serveFlags) error {
@@ -115,7 +58,8 @@ func (e *env) runServe(f serveFlags) error {
 	// leave the link's namespace and the private CA directory behind.
 	hup, stop := signal.NotifyContext(e.ctx, syscall.SIGHUP)
 	defer stop()
-	cfg, err := f.labConfig()
+	f.s.CertGiven = f.link.fs.Changed("cert")
+	cfg, err := f.s.ServerConfig()
 	if err != nil {
 		return err
 	}
@@ -140,11 +84,11 @@ func (e *env) runServe(f serveFlags) error {
 	defer removeCA()
 	fmt.Fprintln(e.stdout, srv.HTTPURL)
 	fmt.Fprintln(e.stdout, srv.HTTPSURL)
-	notes := srv.Notes(f.noHTTP3)
+	notes := srv.Notes(f.s.NoHTTP3)
 	if caPath != "" {
 		notes = append(notes, "CA certificate: "+caPath)
 	} else {
-		notes = append(notes, "certificate: "+f.certFile)
+		notes = append(notes, "certificate: "+f.s.CertFile)
 	}
 	notes = append(notes, "Ctrl-C stops")
 	fmt.Fprintf(e.stderr, "httpslab: serving (%s)\n", strings.Join(notes, "; "))
@@ -162,5 +106,5 @@ func saveCA(srv *embedded.Server, f serveFlags) (string, func(), error) {
 	if srv.CA == nil {
 		return "", func() {}, nil
 	}
-	return srv.CA.Save(f.caOut)
+	return srv.CA.Save(f.s.CAOut)
 }
