@@ -67,10 +67,14 @@ func (c *verifyCache) verify(certs []*x509.Certificate, name string) error {
 	if len(certs) == 0 {
 		return errors.New("tls: server presented no certificate")
 	}
-	key := chainKey(certs, name)
+	// The key is built in a buffer on the stack for the usual chain: a
+	// map look-up by string(kb) copies nothing, so a hit allocates
+	// nothing; the key is copied once, when it is stored.
+	var buf [4096]byte
+	kb := appendChainKey(buf[:0], certs, name)
 	now := c.now()
 	c.mu.Lock()
-	e, ok := c.entries[key]
+	e, ok := c.entries[string(kb)]
 	if ok {
 		select {
 		case <-e.done:
@@ -90,6 +94,7 @@ func (c *verifyCache) verify(certs []*x509.Certificate, name string) error {
 	if len(c.entries) >= maxVerifyEntries {
 		c.evict(now)
 	}
+	key := string(kb)
 	e = &verifyEntry{done: make(chan struct{})}
 	c.entries[key] = e
 	c.mu.Unlock()
@@ -155,20 +160,15 @@ func (c *verifyCache) evict(now time.Time) {
 	}
 }
 
-// chainKey is the exact bytes of the chain, each certificate prefixed by
-// its length, and the name: two chains share a key only when every byte
-// is the same.
-func chainKey(certs []*x509.Certificate, name string) string {
-	n := len(name) + 4
-	for _, cert := range certs {
-		n += 4 + len(cert.Raw)
-	}
-	b := make([]byte, 0, n)
+// appendChainKey appends to b the key of a chain and name: the name and
+// the exact bytes of the chain, each prefixed by its length, so that two
+// chains share a key only when every byte is the same.
+func appendChainKey(b []byte, certs []*x509.Certificate, name string) []byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
 	b = append(b, name...)
 	for _, cert := range certs {
 		b = binary.BigEndian.AppendUint32(b, uint32(len(cert.Raw)))
 		b = append(b, cert.Raw...)
 	}
-	return string(b)
+	return b
 }

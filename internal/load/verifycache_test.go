@@ -221,3 +221,33 @@ func TestVerifyCacheConcurrent(t *testing.T) {
 		t.Errorf("16 concurrent handshakes verified the chain %d times, want 1", n)
 	}
 }
+
+// A chain verified before is found without allocating: the cache is
+// consulted on every handshake.
+func TestVerifyCacheHitAllocs(t *testing.T) {
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(leaf.TLS.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newVerifyCache(ca.Pool())
+	certs := []*x509.Certificate{cert}
+	if err := c.verify(certs, "localhost"); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := c.verify(certs, "localhost"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 || c.verified.Load() != 1 {
+		t.Errorf("a cached chain: %v allocations per handshake, %d verifications; want 0 and 1", allocs, c.verified.Load())
+	}
+}
