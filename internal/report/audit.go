@@ -73,7 +73,10 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 			continue
 		}
 		order := "client's order"
-		if v.ServerOrder {
+		switch {
+		case v.AESGCMIfClientFirst:
+			order = "server's order, AES-GCM first only for a client that lists it first, else ChaCha20: Go's crypto/tls"
+		case v.ServerOrder:
 			order = "server's order"
 		}
 		auditLine(b, v.Name, "%s (%s)", auditSuites(v.Suites), order)

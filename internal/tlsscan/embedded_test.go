@@ -10,7 +10,9 @@ package tlsscan
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -67,5 +69,25 @@ func TestAuditEmbedded(t *testing.T) {
 	}
 	if rep.Negotiated.ALPN != "h2" || !slices.Contains(rep.Enumeration.Supported(), VersionTLS13) {
 		t.Errorf("ALPN %q, versions %v; want h2 and TLS 1.3", rep.Negotiated.ALPN, rep.Enumeration.Supported())
+	}
+}
+
+// TestAuditEmbeddedOrder: Go's server picks by its own order, with AES-GCM
+// first only for a client that lists AES-GCM first (on a machine with AES
+// hardware, as this one must be); audit says so for TLS 1.2 and 1.3
+// instead of "client's order".
+func TestAuditEmbeddedOrder(t *testing.T) {
+	s := labtest.StartServer(t, lab.Config{})
+	u, _ := url.Parse(s.HTTPSURL)
+	p := newProber(net.JoinHostPort(u.Hostname(), u.Port()), u.Hostname(), 4, 5*time.Second, &countingDialer{})
+	e, err := enumerate(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []uint16{VersionTLS12, VersionTLS13} {
+		vr := e.Version(v)
+		if vr == nil || !vr.ServerOrder || !vr.AESGCMIfClientFirst {
+			t.Errorf("%s: %+v; want the server's order with AES-GCM first for a client that lists it first", tls.VersionName(v), vr)
+		}
 	}
 }

@@ -21,6 +21,12 @@ type VersionResult struct {
 	Suites []Suite `json:"suites,omitempty"`
 	// ServerOrder is true when the server picks by its own preference.
 	ServerOrder bool `json:"server_order"`
+	// AESGCMIfClientFirst is true when the server picks by its own order
+	// but puts AES-GCM first only for a client whose first suite is
+	// AES-GCM, and ChaCha20-Poly1305 first for the others: Go's crypto/tls
+	// on a machine with AES hardware (Caddy, the embedded server), which
+	// takes a client that lists AES-GCM first to have AES hardware too.
+	AESGCMIfClientFirst bool `json:"aes_gcm_if_client_first,omitempty"`
 }
 
 // GroupResult is one key-exchange group the server accepts.
@@ -164,6 +170,10 @@ func scanVersion(ctx context.Context, p *prober, v uint16) (VersionResult, error
 	res.Supported = len(accepted) > 0
 	if len(accepted) >= 2 && err == nil {
 		res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
+		if err == nil {
+			res.AESGCMIfClientFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
+			res.ServerOrder = res.ServerOrder || res.AESGCMIfClientFirst
+		}
 	}
 	for _, s := range accepted {
 		res.Suites = append(res.Suites, Suite{ID: s, Name: SuiteName(s)})
@@ -181,6 +191,55 @@ func serverOrder(ctx context.Context, p *prober, v uint16, accepted []uint16) (b
 		return false, err
 	}
 	return r.hello.suite == accepted[0], nil
+}
+
+// aesGCMIfClientFirst recognises Go's rule: offered the accepted suites
+// with the AES-GCM ones first (the one it prefers least leading), such a
+// server picks its own favourite AES-GCM suite, not the one offered first;
+// offered ChaCha20 first, it picks ChaCha20. A server that follows the
+// client picks the first offered both times, one with a fixed order the
+// same suite both times. It needs two AES-GCM suites and a ChaCha20 one.
+func aesGCMIfClientFirst(ctx context.Context, p *prober, v uint16, accepted []uint16) (bool, error) {
+	var gcm []uint16
+	for _, s := range slices.Backward(accepted) {
+		if isAESGCM(s) {
+			gcm = append(gcm, s)
+		}
+	}
+	if len(gcm) < 2 || !slices.ContainsFunc(accepted, isChaCha) {
+		return false, nil
+	}
+	first := func(pick func(uint16) bool) []uint16 {
+		offer := slices.Clone(accepted)
+		slices.Reverse(offer)
+		slices.SortStableFunc(offer, func(a, b uint16) int { return boolRank(pick(b)) - boolRank(pick(a)) })
+		return offer
+	}
+	a, err := p.send(ctx, offerFor(v, first(isAESGCM)), false)
+	if err != nil || a.hello == nil {
+		return false, err
+	}
+	b, err := p.send(ctx, offerFor(v, first(isChaCha)), false)
+	if err != nil || b.hello == nil {
+		return false, err
+	}
+	return isAESGCM(a.hello.suite) && a.hello.suite != gcm[0] && isChaCha(b.hello.suite), nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isChaCha reports whether a suite encrypts with ChaCha20-Poly1305.
+func isChaCha(id uint16) bool { return strings.Contains(SuiteName(id), "CHACHA20") }
+
+// isAESGCM reports whether a suite encrypts with AES-GCM.
+func isAESGCM(id uint16) bool {
+	n := SuiteName(id)
+	return strings.Contains(n, "_AES_") && strings.Contains(n, "_GCM_")
 }
 
 // checkHelloRetry sends what browsers send first, an X25519 key share

@@ -153,11 +153,47 @@ func ruleSmallDH(r *Report) []Finding {
 	groups := append([]GroupResult{{DHBits: r.Enumeration.DHBits}}, r.Enumeration.Groups...)
 	for _, g := range groups {
 		if g.DHBits > 0 && g.DHBits < 2048 {
-			return one(Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits",
+			f := Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits (Logjam)",
 				Evidence: fmt.Sprintf("ServerKeyExchange with a %d-bit prime", g.DHBits),
 				Fix:      "# make a 2048-bit prime: openssl dhparam -out " + dhparamFile + " 2048\nssl_dhparam " + dhparamFile + ";",
-				Reason:   "DH groups under 2048 bits are within reach of precomputation (Logjam)", Reference: refMozilla})
+				Reason:   "DH groups under 2048 bits are within reach of precomputation (Logjam)", Reference: refMozilla + "; https://weakdh.org"}
+			if suite, ok := dheFirstTLS12(r); ok {
+				// OpenSSL 1.1.1 and 3 at security level 2 abort the
+				// handshake ("dh key too small") instead of trying another
+				// suite: an outage for them, not only a weakness.
+				f.Title = "a DHE prime under 2048 bits is the preferred TLS 1.2 key exchange: OpenSSL clients refuse it"
+				f.Evidence += "; a TLS 1.2 client offering ECDHE and DHE as OpenSSL does gets " + suite.Name
+				f.Severity = High
+				f.Cost.Fails = "every client built on OpenSSL 1.1.1 or 3 at security level 2 (the default of Debian, Ubuntu and RHEL: " +
+					"curl, wget, Python, Ruby, PHP, git) with \"dh key too small\" (openssl s_client -tls1_2 shows it)"
+				if supports(r, VersionTLS13) {
+					f.Severity = Medium
+					f.Cost.Fails = "clients built on OpenSSL 1.1.1 or 3 at security level 2 (the default of Debian, Ubuntu and RHEL) " +
+						"that are limited to TLS 1.2 (curl --tls-max 1.2, openssl s_client -tls1_2): \"dh key too small\"; " +
+						"with TLS 1.3 they do not use DHE"
+				}
+			}
+			return one(f)
 		}
 	}
 	return nil
+}
+
+// dheFirstTLS12 reports whether a TLS 1.2 client that offers ECDHE
+// before DHE, as OpenSSL's default list does, gets a DHE suite: the
+// server imposes an order with DHE first, or accepts no ECDHE suite.
+func dheFirstTLS12(r *Report) (Suite, bool) {
+	v := r.Enumeration.Version(VersionTLS12)
+	if v == nil || !v.Supported || len(v.Suites) == 0 {
+		return Suite{}, false
+	}
+	dhe := func(s Suite) bool { return strings.Contains(s.Name, "_DHE_") }
+	if v.ServerOrder {
+		return v.Suites[0], dhe(v.Suites[0])
+	}
+	i := slices.IndexFunc(v.Suites, dhe)
+	if i < 0 || slices.ContainsFunc(v.Suites, func(s Suite) bool { return strings.Contains(s.Name, "_ECDHE_") }) {
+		return Suite{}, false
+	}
+	return v.Suites[i], true
 }
