@@ -66,6 +66,10 @@ type NginxConfig struct {
 	// means the host's network stack. Behind the network lab, pass the
 	// link's Listen with Command, so the ports are free in its namespace.
 	Listen func(ctx context.Context, network, addr string) (net.Listener, error)
+	// Dial opens the connections that check nginx listens; nil means the
+	// host's network stack. A server in a namespace the host has no
+	// route to is checked from inside it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Nginx is a running private nginx. Its files live in Dir, which Close removes.
@@ -265,7 +269,7 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	go func() { n.done <- n.cmd.Wait() }()
 	n.HTTPSURL = fmt.Sprintf("https://%s", net.JoinHostPort(host, strconv.Itoa(ports[0])))
 	n.HTTPURL = fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(ports[1])))
-	if err := n.waitReady(ctx, host, ports); err != nil {
+	if err := n.waitReady(ctx, cfg.Dial, host, ports); err != nil {
 		log, _ := os.ReadFile(filepath.Join(n.Dir, "error.log"))
 		n.stop()
 		return fmt.Errorf("starting nginx: %w\n%s%s", err, stderr.Bytes(), log)
@@ -273,12 +277,17 @@ func (n *Nginx) start(ctx context.Context, path string, cfg NginxConfig) error {
 	return nil
 }
 
-func (n *Nginx) waitReady(ctx context.Context, host string, ports []int) error {
+func (n *Nginx) waitReady(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), host string, ports []int) error {
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for _, p := range ports {
 		addr := net.JoinHostPort(host, strconv.Itoa(p))
 		for {
-			c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+			dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			c, err := dial(dctx, "tcp", addr)
+			cancel()
 			if err == nil {
 				c.Close()
 				break
