@@ -112,10 +112,19 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 // nil.
 func (e *env) writePage(res *page.Result, f *pageFlags, har *os.File) error {
 	err := e.write(f.out, "page", res, func() error { return report.Page(e.stdout, res, 60) }, nil)
-	if err != nil || har == nil {
+	if err != nil {
 		return err
 	}
-	err = report.WritePageHAR(har, res, versionString())
+	return writeHAR(har, func() error { return report.WritePageHAR(har, res, versionString()) })
+}
+
+// writeHAR writes the HAR file har (none when nil) with write, and
+// closes it.
+func writeHAR(har *os.File, write func() error) error {
+	if har == nil {
+		return nil
+	}
+	err := write()
 	if cerr := har.Close(); err == nil {
 		err = cerr
 	}

@@ -16,12 +16,27 @@ func (e *env) runPageSurvey(args []string, f *pageFlags) error {
 	if err != nil {
 		return err
 	}
+	har, err := createHAR(f.har)
+	if err != nil {
+		return err
+	}
+	if har != nil {
+		defer har.Close()
+	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
 	fmt.Fprintf(e.stderr, "httpslab: loading %d pages over %s, %d rounds each (Ctrl-C stops and reports)\n", len(s.Pages), joinProtocols(s.Compare.Protocols), f.rounds)
 	s.Progress = func(i int) { fmt.Fprintf(e.stderr, "httpslab: page %d of %d done\n", i+1, len(s.Pages)) }
 	res, runErr := s.Run(ctx)
-	if err := report.PageSurvey(e.stdout, res); err != nil {
+	if f.out.json {
+		err = report.WriteJSON(e.stdout, "page-survey", res)
+	} else {
+		err = report.PageSurvey(e.stdout, res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeHAR(har, func() error { return report.WriteSurveyHAR(har, res, versionString()) }); err != nil {
 		return err
 	}
 	switch {
@@ -41,8 +56,8 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 		return s, usagef("--urls %s names the pages; give no URL with it", f.urls)
 	case f.link.set():
 		return s, usagef("--urls loads the pages as they are; the link flags are for the embedded server")
-	case f.out.json || f.out.csv || f.har != "" || f.httpURL != "":
-		return s, withHint(usagef("--json, --csv, --har and --http-url describe one page, not a survey"),
+	case f.out.csv || f.out.html != "" || f.httpURL != "":
+		return s, withHint(usagef("--csv, --html and --http-url describe one page, not a survey"),
 			"give a page's plain-HTTP URL after its URL on its line of the --urls file")
 	}
 	if err := f.getOnly(); err != nil {

@@ -3,13 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/report"
 )
 
 // TestPageEmbedded loads a test page of the embedded server over two
@@ -207,12 +211,13 @@ func TestPageSurvey(t *testing.T) {
 	if n := strings.Count(stdout, "% of pages, "); n != 2 {
 		t.Errorf("%d sentences across pages; want 2:\n%s", n, stdout)
 	}
+	checkSurveyJSONAndHAR(t, urls, ca, len(paths))
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--urls", urls, srv.HTTPSURL + "/"}, "give no URL with it"},
-		{[]string{"--urls", urls, "--json"}, "describe one page, not a survey"},
+		{[]string{"--urls", urls, "--csv"}, "describe one page, not a survey"},
 		{[]string{"--urls", urls, "--rtt", "40ms"}, "loads the pages as they are"},
 		{[]string{"--urls", filepath.Join(dir, "missing.txt")}, "hint: give a file with one page's URL per line"},
 		{[]string{"--urls", ca}, "line 1: "},
@@ -221,5 +226,43 @@ func TestPageSurvey(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("page %v = %d, %q; want a usage error with %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// checkSurveyJSONAndHAR runs the survey with --json and --har: the JSON
+// has every page with its two protocols' summaries, and the HAR a page
+// per page and protocol (page_1_h1, ...), each with its entries.
+func checkSurveyJSONAndHAR(t *testing.T, urls, ca string, pages int) {
+	har := filepath.Join(t.TempDir(), "survey.har")
+	code, stdout, stderr := run(t, context.Background(), "page", "--urls", urls, "--cacert", ca, "--protocols", "h1,h2", "-n", "2", "--json", "--har", har)
+	if code != ExitOK {
+		t.Fatalf("page --urls --json --har = %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		Schema string
+		Result page.SurveyResult
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "httpslab/page-survey/v1" || len(doc.Result.Pages) != pages ||
+		len(doc.Result.Pages[0].LoadTimes) != 2 || len(doc.Result.Effects) != 1 {
+		t.Fatalf("page --urls --json: %v, %+v; want httpslab/page-survey/v1 with %d pages of 2 protocols and 1 effect", err, doc, pages)
+	}
+	data, err := os.ReadFile(har)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h report.HAR
+	if err := json.Unmarshal(data, &h); err != nil {
+		t.Fatalf("the survey's HAR: %v", err)
+	}
+	var ids []string
+	for _, p := range h.Log.Pages {
+		ids = append(ids, p.ID)
+	}
+	want := []string{}
+	for i := 1; i <= pages; i++ {
+		want = append(want, fmt.Sprintf("page_%d_h1", i), fmt.Sprintf("page_%d_h2", i))
+	}
+	if !slices.Equal(ids, want) || len(h.Log.Entries) < 2*pages || !strings.HasPrefix(h.Log.Entries[0].Connection, "1_h1-") {
+		t.Errorf("the survey's HAR: pages %q, %d entries, first connection %q; want %q, entries, 1_h1-N", ids, len(h.Log.Entries), h.Log.Entries[0].Connection, want)
 	}
 }

@@ -99,6 +99,9 @@ type PageResult struct {
 	LoadTimes   []compare.Summary `json:"load_ms"` // per protocol, in the survey's order
 	Differences []Difference      `json:"differences"`
 	Error       string            `json:"error,omitempty"`
+	// Run is the page's run in full, with each protocol's median load,
+	// for the survey's HAR; not in the JSON, which keeps the summaries.
+	Run *Result `json:"-"`
 }
 
 // SpreadLevels are the shares of pages Spread gives the quantiles at.
@@ -157,7 +160,7 @@ func (s Survey) Run(ctx context.Context) (*SurveyResult, error) {
 
 // pageResultOf keeps of a page's run its medians and differences.
 func pageResultOf(pageURL string, r *Result) PageResult {
-	pr := PageResult{URL: pageURL, LoadTimes: []compare.Summary{}, Differences: []Difference{}}
+	pr := PageResult{URL: pageURL, LoadTimes: []compare.Summary{}, Differences: []Difference{}, Run: r}
 	if r == nil {
 		return pr
 	}

@@ -13,7 +13,9 @@ package report
 //	                           for a load by Chromium (--engine chromium),
 //	                           whose onLoad is its load event
 //	entry.connection           the connection's ID in its load, after
-//	                           the protocol (h1-3): unique in the file
+//	                           the protocol (h1-3), or for a survey
+//	                           (--urls) the page's number and protocol
+//	                           (2_h1-3): unique in the file
 //	entry.request.httpVersion  as the response said (HTTP/2.0); the
 //	                           load's protocol for a request without one
 //	entry._priority            Chromium's name of the resource's RFC 9218
@@ -35,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/page"
@@ -48,22 +51,48 @@ var chromiumPriorities = []string{"VeryHigh", "High", "Medium", "Low", "VeryLow"
 func NewPageHAR(res *page.Result, creatorVersion string) *HAR {
 	h := newHAR(creatorVersion)
 	h.Log.Pages = []HARPage{}
+	addPageLoads(h, res, "page_")
+	return h
+}
+
+// NewSurveyHAR builds a HAR document of a survey (page --urls): for each
+// page, the median load of each protocol, as HAR pages page_<n>_<protocol>
+// (n counting the pages from 1, e.g. page_2_h2).
+func NewSurveyHAR(res *page.SurveyResult, creatorVersion string) *HAR {
+	h := newHAR(creatorVersion)
+	h.Log.Pages = []HARPage{}
+	for i, p := range res.Pages {
+		if p.Run != nil {
+			addPageLoads(h, p.Run, fmt.Sprintf("page_%d_", i+1))
+		}
+	}
+	return h
+}
+
+// WriteSurveyHAR writes a survey's median loads as a HAR 1.2 document.
+func WriteSurveyHAR(w io.Writer, res *page.SurveyResult, creatorVersion string) error {
+	return encodeHAR(w, NewSurveyHAR(res, creatorVersion))
+}
+
+// addPageLoads adds the median load of each protocol of res to h, as the
+// HAR page prefix+protocol with its entries; connections are named after
+// the page id so that they stay unique in the file.
+func addPageLoads(h *HAR, res *page.Result, prefix string) {
 	for _, pr := range res.Protocols {
 		ld := pr.Median
 		if ld == nil {
 			continue
 		}
-		id := "page_" + string(pr.Protocol)
+		id := prefix + string(pr.Protocol)
 		timings := HARPageTimings{OnContentLoad: -1, OnLoad: msFloat(ld.Duration)}
 		if ld.DOMContentLoaded > 0 {
 			timings.OnContentLoad = msFloat(ld.DOMContentLoaded)
 		}
 		h.Log.Pages = append(h.Log.Pages, HARPage{StartedDateTime: harDate(ld.Started), ID: id, Title: pageTitle(pr, ld), PageTimings: timings})
 		for i := range ld.Requests {
-			h.Log.Entries = append(h.Log.Entries, pageEntry(ld, &ld.Requests[i], id))
+			h.Log.Entries = append(h.Log.Entries, pageEntry(ld, &ld.Requests[i], id, strings.TrimPrefix(id, "page_")))
 		}
 	}
-	return h
 }
 
 // pageTitle names the page of a protocol's median load, and the browser
@@ -86,7 +115,7 @@ func WritePageHAR(w io.Writer, res *page.Result, creatorVersion string) error {
 
 // pageEntry is the HAR entry of one request of ld, built as probe's from
 // the request's timeline.
-func pageEntry(ld *page.Load, r *page.Request, pageID string) HAREntry {
+func pageEntry(ld *page.Load, r *page.Request, pageID, connPrefix string) HAREntry {
 	tl, queued := timelineOf(ld, r)
 	e := harEntry(&tl)
 	e.Pageref, e.ResourceType = pageID, r.Kind.String()
@@ -96,7 +125,7 @@ func pageEntry(ld *page.Load, r *page.Request, pageID string) HAREntry {
 	}
 	e.Request.HeadersSize = -1 // page keeps no request headers to count
 	if r.Conn > 0 {
-		e.Connection = string(ld.Protocol) + "-" + strconv.Itoa(r.Conn)
+		e.Connection = connPrefix + "-" + strconv.Itoa(r.Conn)
 	}
 	if queued >= 0 {
 		q := msFloat(queued)

@@ -67,6 +67,8 @@ func newResult(kind string) any {
 		return &CompareJSON{}
 	case "page":
 		return &page.Result{}
+	case "page-survey":
+		return &page.SurveyResult{}
 	case "experiment":
 		return &ExperimentJSON{}
 	case "demo":

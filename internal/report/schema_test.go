@@ -26,7 +26,7 @@ import (
 )
 
 // schemaKinds are the kinds of --json documents; each has schema/KIND.json.
-var schemaKinds = []string{"probe", "bench", "audit", "compare", "demo", "page", "experiment"}
+var schemaKinds = []string{"probe", "bench", "audit", "compare", "demo", "page", "page-survey", "experiment"}
 
 // compileSchema compiles schema/KIND.json, with formats (date-time)
 // asserted rather than only annotated.
@@ -101,6 +101,11 @@ func realOutputs(t *testing.T) map[string][][]byte {
 	add("compare", "--cacert", ca, "--http-url", srv.HTTPURL+"/", "--vary", "scheme,tls", "-n", "3", srv.HTTPSURL+"/")
 	add("demo", "--runs", "2", "--bench-time", "200ms")
 	add("page", "--cacert", ca, "-n", "2", "--protocols", "http,h1,h2,h3", "--http-url", srv.HTTPURL+"/page/styled", srv.HTTPSURL+"/page/styled")
+	urls := filepath.Join(t.TempDir(), "pages.txt")
+	if err := os.WriteFile(urls, []byte(srv.HTTPSURL+"/page/styled "+srv.HTTPURL+"/page/styled\n"+srv.HTTPSURL+"/page/images?n=4&size=900\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out["page-survey"] = append(out["page-survey"], runJSON(t, "page", "--json", "--urls", urls, "--cacert", ca, "-n", "2", "--protocols", "h1,h2"))
 	out["experiment"] = append(out["experiment"], experimentOutput(t))
 	return out
 }
@@ -202,9 +207,10 @@ var breakPoints = map[string][]struct{ path, remove, retype string }{
 	"audit": {{"/result", "findings", "connections"}, {"/result/chain/certs/0", "key_type", "key_bits"}},
 	"compare": {{"/result", "comparison", "findings"},
 		{"/result/comparison/variants/0/key", "scheme", "conn"}},
-	"demo":       {{"/result", "comparison", "behind_link"}, {"/result/comparison/variants/0/samples/0", "total_ns", "round"}},
-	"page":       {{"/result", "protocols", "rounds"}, {"/result/protocols/1/median_load/requests/0", "kind", "phases"}},
-	"experiment": {{"/result", "variants", "seed"}, {"/result/variants/1/samples/0", "requests", "values"}},
+	"demo":        {{"/result", "comparison", "behind_link"}, {"/result/comparison/variants/0/samples/0", "total_ns", "round"}},
+	"page":        {{"/result", "protocols", "rounds"}, {"/result/protocols/1/median_load/requests/0", "kind", "phases"}},
+	"page-survey": {{"/result", "pages", "rounds"}, {"/result/pages/1/differences/0", "diff", "from"}},
+	"experiment":  {{"/result", "variants", "seed"}, {"/result/variants/1/samples/0", "requests", "values"}},
 }
 
 // checkBrokenRejected breaks a valid document in three ways at each of

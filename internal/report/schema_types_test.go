@@ -19,13 +19,14 @@ import (
 
 // schemaRoots are the Go types each kind's result is encoded from.
 var schemaRoots = map[string]reflect.Type{
-	"probe":      reflect.TypeFor[report.ProbeJSON](),
-	"bench":      reflect.TypeFor[report.BenchJSON](),
-	"audit":      reflect.TypeFor[tlsscan.Report](),
-	"compare":    reflect.TypeFor[report.CompareJSON](),
-	"demo":       reflect.TypeFor[demo.Result](),
-	"page":       reflect.TypeFor[page.Result](),
-	"experiment": reflect.TypeFor[report.ExperimentJSON](),
+	"probe":       reflect.TypeFor[report.ProbeJSON](),
+	"bench":       reflect.TypeFor[report.BenchJSON](),
+	"audit":       reflect.TypeFor[tlsscan.Report](),
+	"compare":     reflect.TypeFor[report.CompareJSON](),
+	"demo":        reflect.TypeFor[demo.Result](),
+	"page":        reflect.TypeFor[page.Result](),
+	"page-survey": reflect.TypeFor[page.SurveyResult](),
+	"experiment":  reflect.TypeFor[report.ExperimentJSON](),
 }
 
 // TestSchemasMatchGoTypes walks each schema along the Go type its result
