@@ -7,6 +7,7 @@ package report
 // carried drawn on it.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,11 +18,13 @@ import (
 	"github.com/httpslab/httpslab/internal/probe"
 )
 
-// wfBar is one phase of one request on a lane.
+// wfBar is one phase of one request on a lane; Group tells the requests
+// (and the connection's own set-up) of a lane apart.
 type wfBar struct {
 	Phase      string
 	Start, Dur time.Duration
 	Tip        string
+	Group      int
 }
 
 // wfLane is one connection of a waterfall.
@@ -33,28 +36,42 @@ type wfLane struct {
 // wfPhases is the order of the phases in the legend and the tables.
 var wfPhases = []string{"queued", "dns", "connect", "tls", "send", "wait", "download"}
 
-// waterfallChart draws the lanes on a common time axis.
+// waterfallChart draws the lanes on a common time axis. Requests that
+// overlap in time on one connection (HTTP/2's and HTTP/3's streams, a
+// request queued while its connection is set up) go on rows of their own
+// within the lane, so that no bar hides another.
 func waterfallChart(title string, lanes []wfLane) chart {
 	var end time.Duration
-	for _, l := range lanes {
+	rows := make([][]int, len(lanes)) // lane, bar: its row within the lane
+	total := 0
+	for i, l := range lanes {
 		for _, b := range l.Bars {
 			end = max(end, b.Start+b.Dur)
 		}
+		var n int
+		rows[i], n = wfRows(l.Bars)
+		total += n
 	}
-	h := plotTop + float64(len(lanes))*laneHeight + axisHeight
+	h := plotTop + float64(total)*laneHeight + axisHeight
 	c := chart{Title: title, Width: chartWidth, Height: h,
-		Comment: "one lane per connection; each bar is a phase, placed at the time it ran (hover for its times)"}
+		Comment: "one lane per connection, requests that overlap on it one row each; each bar is a phase, placed at the time it ran (hover for its times)"}
 	ticks := niceTicks(float64(end)/1e6, 6)
 	xs := scale{lo: 0, hi: ticks[len(ticks)-1], from: plotLeft, to: plotRight}
 	c.xAxis(xs, ticks, h-axisHeight, plotTop, "ms", tick)
 	used := map[string]bool{}
+	y := plotTop
 	for i, l := range lanes {
-		y := plotTop + float64(i)*laneHeight
 		c.Labels = append(c.Labels, svgText{X: plotLeft - 6, Y: y + laneHeight/2 + 4, Anchor: "end", Class: "lane", Text: clip(l.Name, 30)})
-		for _, b := range l.Bars {
+		n := 1
+		for j, b := range l.Bars {
 			x0, x1 := xs.at(float64(b.Start)/1e6), xs.at(float64(b.Start+b.Dur)/1e6)
-			c.Rects = append(c.Rects, rect{X: x0, Y: y + 3, W: max(x1-x0, 1), H: laneHeight - 6, Class: phaseClass(b.Phase), Tip: b.Tip})
+			c.Rects = append(c.Rects, rect{X: x0, Y: y + float64(rows[i][j])*laneHeight + 3, W: max(x1-x0, 1), H: laneHeight - 6, Class: phaseClass(b.Phase), Tip: b.Tip})
 			used[b.Phase] = true
+			n = max(n, rows[i][j]+1)
+		}
+		y += float64(n) * laneHeight
+		if i < len(lanes)-1 {
+			c.Lines = append(c.Lines, line{X1: plotLeft, Y1: y, X2: plotRight, Y2: y, Class: "grid"})
 		}
 	}
 	for _, ph := range wfPhases {
@@ -63,6 +80,39 @@ func waterfallChart(title string, lanes []wfLane) chart {
 		}
 	}
 	return c
+}
+
+// wfRows puts each group of a lane's bars on the first row where it
+// overlaps no group before it, and returns each bar's row and how many
+// rows the lane needs (at least 1).
+func wfRows(bars []wfBar) ([]int, int) {
+	type span struct{ from, to time.Duration }
+	groups := map[int]span{}
+	var order []int
+	for _, b := range bars {
+		g, ok := groups[b.Group]
+		if !ok {
+			order = append(order, b.Group)
+			g = span{b.Start, b.Start + b.Dur}
+		}
+		groups[b.Group] = span{min(g.from, b.Start), max(g.to, b.Start+b.Dur)}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(groups[a].from, groups[b].from) })
+	var ends []time.Duration // each row's end
+	row := map[int]int{}
+	for _, g := range order {
+		r := slices.IndexFunc(ends, func(e time.Duration) bool { return e <= groups[g].from })
+		if r < 0 {
+			r = len(ends)
+			ends = append(ends, 0)
+		}
+		ends[r], row[g] = groups[g].to, r
+	}
+	out := make([]int, len(bars))
+	for i, b := range bars {
+		out[i] = row[b.Group]
+	}
+	return out, max(len(ends), 1)
 }
 
 func phaseClass(name string) string {
@@ -220,7 +270,7 @@ func pageWaterfallLanes(l *page.Load) ([]wfLane, table) {
 		row := []string{fmt.Sprintf("%d %s", rq.ID, rq.URL), fmt.Sprint(rq.Conn), fmt.Sprint(rq.Status), msOf(rq.Start), msOf(rq.End)}
 		durs := map[string]time.Duration{}
 		for _, p := range rq.Phases {
-			lanes[i].Bars = append(lanes[i].Bars, wfBar{Phase: p.Name, Start: p.Start, Dur: p.Duration,
+			lanes[i].Bars = append(lanes[i].Bars, wfBar{Phase: p.Name, Start: p.Start, Dur: p.Duration, Group: rq.ID,
 				Tip: fmt.Sprintf("%s (%s)\n%s: %s ms, from %s ms", rq.URL, rq.Kind, p.Name, msOf(p.Duration), msOf(p.Start))})
 			durs[p.Name] += p.Duration
 		}
