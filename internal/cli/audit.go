@@ -47,11 +47,11 @@ func newAuditCmd(e *env) *cobra.Command {
 }
 
 func (f auditFlags) config(arg string) (tlsscan.Config, tlsscan.Severity, bool, error) {
-	f.a.MaxTime, f.a.MaxHeaderBytes = tlsscan.DefaultMaxTime, int64(f.req.maxHeader)
-	f.a.Trust = transport.Trust{CAFile: f.req.cacert, Insecure: f.req.insecure}
+	f.a.MaxTime, f.a.MaxHeaderBytes = tlsscan.DefaultMaxTime, f.req.MaxHeaderBytes
+	f.a.Trust = transport.Trust{CAFile: f.req.CAFile, Insecure: f.req.Insecure}
 	if f.maxTotal != "" {
 		var err error
-		if f.a.MaxTime, err = parseSeconds(f.maxTotal); err != nil || f.a.MaxTime < 0 {
+		if f.a.MaxTime, err = transport.ParseSeconds(f.maxTotal); err != nil || f.a.MaxTime < 0 {
 			return tlsscan.Config{}, 0, false, usagef("--max-time %q: want seconds (30) or a duration (1m30s), 0 for no limit", f.maxTotal)
 		}
 	}

@@ -216,8 +216,8 @@ const maxURLFile = 16 << 20
 // readURLFile reads the -i file, or standard input for "-", up to
 // maxURLFile bytes.
 func readURLFile(name string) ([]byte, error) {
-	data, err := readInput(name, stdin, maxURLFile)
-	var large tooLargeError
+	data, err := transport.ReadInput(name, stdin, maxURLFile)
+	var large transport.TooLargeError
 	if errors.As(err, &large) {
 		return nil, withHint(usagef("reading --input-file %s: %v", name, err), "want a list of URLs, one per line")
 	}
@@ -261,7 +261,7 @@ func (f benchFlags) checkNumbers() error {
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
 	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
-		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: int64(f.req.maxHeader)}
+		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: f.req.MaxHeaderBytes}
 	if err := f.checkNumbers(); err != nil {
 		return cfg, nil, err
 	}
@@ -269,7 +269,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 	if cfg.Mode, err = load.ParseConnMode(f.conn); err != nil {
 		return cfg, nil, usageError{err}
 	}
-	if cfg.Protocol, err = f.req.protocol(); err != nil {
+	if cfg.Protocol, err = f.req.Protocol(); err != nil {
 		return cfg, nil, err
 	}
 	body, err := f.bodyAndDuration(&cfg)
@@ -281,7 +281,7 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 		return cfg, nil, withHint(usagef("-n %d and -d %s: give a count or a duration, not both", cfg.Requests, cfg.Duration),
 			"-n runs exactly that many requests; -d runs for that long")
 	}
-	header, err := f.req.header()
+	header, err := f.req.Header()
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -294,12 +294,12 @@ func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error)
 		}
 	}
 	for _, u := range urls {
-		cfg.Targets = append(cfg.Targets, load.Target{Method: f.req.method, URL: u, Header: header, Body: body})
+		cfg.Targets = append(cfg.Targets, load.Target{Method: f.req.Method, URL: u, Header: header, Body: body})
 	}
 	if cfg.TLS, err = f.tlsSetup(); err != nil {
 		return cfg, nil, err
 	}
-	if cfg.Routes, err = f.req.routes(); err != nil {
+	if cfg.Routes, err = f.req.Routes(); err != nil {
 		return cfg, nil, err
 	}
 	cfg.ServerPIDs, cfg.FirstVisit, cfg.RequestLog = f.serverPIDs, f.firstVisit, f.requestLog
@@ -326,7 +326,7 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 		}
 		data = f.duration
 	} else if f.duration != "" {
-		d, err := parseSeconds(f.duration)
+		d, err := transport.ParseSeconds(f.duration)
 		if err != nil || d <= 0 {
 			return nil, usagef("-d %q: want a duration such as 10s (or 10, in seconds), or @FILE for a body", f.duration)
 		}
@@ -335,13 +335,13 @@ func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
 	if data == "" {
 		return nil, nil
 	}
-	return readData(data)
+	return transport.ReadData(data, stdin)
 }
 
 // tlsSetup returns the flags' TLS setup with the --cacert file read now:
 // the file is part of the command line, as a missing one is.
 func (f benchFlags) tlsSetup() (transport.TLS, error) {
-	t, err := f.req.tls()
+	t, err := f.req.TLS()
 	if err != nil {
 		return t, err
 	}

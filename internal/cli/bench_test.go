@@ -16,6 +16,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 func TestBenchCommand(t *testing.T) {
@@ -137,7 +138,7 @@ func TestBenchRequestFlags(t *testing.T) {
 	if err := os.WriteFile(big, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(big, maxBody+1); err != nil {
+	if err := os.Truncate(big, transport.MaxBody+1); err != nil {
 		t.Fatal(err)
 	}
 	base := []string{"bench", s.HTTPSURL + "/", "--cacert", ca, "-c", "1", "-n", "3", "-H", "Host: vhost.test", "-H", "X-Lab: yes", "-H", "User-Agent:"}

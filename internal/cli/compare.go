@@ -66,7 +66,7 @@ func (f *compareFlags) config() (compare.Config, []compare.Key, error) {
 			return compare.Config{}, nil, usagef("--%s: compare chooses the TLS version and protocol per variant; use --vary", n)
 		}
 	}
-	f.c.RunsGiven, f.c.TLSMax = f.link.fs.Changed("runs"), f.req.tlsMax
+	f.c.RunsGiven, f.c.TLSMax = f.link.fs.Changed("runs"), f.req.Max
 	return f.c.Config()
 }
 

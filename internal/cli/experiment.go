@@ -12,6 +12,7 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/nginxconf"
 	"github.com/httpslab/httpslab/internal/report"
+	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -149,7 +150,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 		return cfg, usageError{err}
 	}
 	if f.maxTime != "" {
-		if cfg.MaxTime, err = parseSeconds(f.maxTime); err != nil || cfg.MaxTime <= 0 {
+		if cfg.MaxTime, err = transport.ParseSeconds(f.maxTime); err != nil || cfg.MaxTime <= 0 {
 			return cfg, usagef("--max-time %q: want a positive time in seconds or with a unit (20m)", f.maxTime)
 		}
 	}
@@ -180,7 +181,7 @@ func (f *experimentFlags) template() ([]byte, error) {
 		f.design.Command = true
 		return []byte(f.server), nil
 	}
-	template, err := readInput(f.nginx, stdin, nginxconf.MaxSize)
+	template, err := transport.ReadInput(f.nginx, stdin, nginxconf.MaxSize)
 	if err != nil {
 		return nil, usagef("reading --nginx %s: %v", f.nginx, err)
 	}
@@ -194,7 +195,7 @@ func (f *experimentFlags) template() ([]byte, error) {
 // measurement's command line. The template's path is relative to the
 // file's directory; a value the file leaves out keeps its flag's.
 func (f *experimentFlags) readFile() ([]string, error) {
-	data, err := readInput(f.fileName, stdin, experiment.MaxFileSize)
+	data, err := transport.ReadInput(f.fileName, stdin, experiment.MaxFileSize)
 	if err != nil {
 		return nil, usagef("reading --file %s: %v", f.fileName, err)
 	}

@@ -162,7 +162,7 @@ func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, fu
 		}
 		closeSrv = func() { srv.Close() }
 		cfg.URL, c.HTTPURL, where = srv.HTTPSURL+f.path, srv.HTTPURL+f.path, srv.Describe()+", "+f.path
-		if f.req.cacert == "" {
+		if f.req.CAFile == "" {
 			cfg.TLS.RootCAs = srv.Trust().RootCAs
 		}
 	} else {
@@ -213,42 +213,42 @@ func (f *pageFlags) loadConfig() (page.Config, error) {
 	case f.resources < 1 || f.resources > 100000:
 		return cfg, usagef("--max-resources %d: want 1 to 100000", f.resources)
 	}
-	t, err := f.req.tls()
+	t, err := f.req.TLS()
 	if err != nil {
 		return cfg, err
 	}
 	if cfg.TLS, err = t.Config(); err != nil {
 		return cfg, usageError{err}
 	}
-	routes, err := f.req.routes()
+	routes, err := f.req.Routes()
 	if err != nil {
 		return cfg, err
 	}
 	cfg.Dialer = &transport.Dialer{Routes: routes}
-	if cfg.Header, err = f.req.header(); err != nil {
+	if cfg.Header, err = f.req.Header(); err != nil {
 		return cfg, err
 	}
-	if cfg.LoadTimeout, err = f.req.timeout(page.DefaultLoadTimeout); err != nil {
+	if cfg.LoadTimeout, err = f.req.Timeout(page.DefaultLoadTimeout); err != nil {
 		return cfg, err
 	}
 	if cfg.LoadTimeout == 0 {
 		cfg.LoadTimeout = 1000 * time.Hour // curl's 0: no limit
 	}
-	if cfg.RequestTimeout, err = parseSeconds(f.reqTimeout); err != nil || cfg.RequestTimeout <= 0 {
+	if cfg.RequestTimeout, err = transport.ParseSeconds(f.reqTimeout); err != nil || cfg.RequestTimeout <= 0 {
 		return cfg, usagef("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.reqTimeout)
 	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.conns, f.streams, f.resources
 	if cfg.Engine, err = page.ParseEngine(f.engine); err != nil {
 		return cfg, usagef("--engine: %v", err)
 	}
-	cfg.MaxHeaderBytes = int64(f.req.maxHeader)
+	cfg.MaxHeaderBytes = f.req.MaxHeaderBytes
 	return cfg, nil
 }
 
 // protocolList reads --protocols, or the one protocol of --http1.1,
 // --http2 or --http3 (page.Choose).
 func (f *pageFlags) protocolList(pageURL string) ([]page.Protocol, error) {
-	one, err := f.req.protocol()
+	one, err := f.req.Protocol()
 	if err != nil {
 		return nil, err
 	}

@@ -125,22 +125,22 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 			"probe the https:// URL, or add -L if it redirects there")
 	}
 	if f.zeroRTT {
-		if f.req.http11 || f.req.http2 {
+		if f.req.HTTP11 || f.req.HTTP2 {
 			return probe.Config{}, usagef("--0rtt needs HTTP/3")
 		}
-		f.req.http3 = true
+		f.req.HTTP3 = true
 	}
 	if f.h2Prior {
-		f.req.http2 = true
+		f.req.HTTP2 = true
 	}
 	if f.head {
-		if m := strings.ToUpper(f.req.method); m != "" && m != "HEAD" {
-			return probe.Config{}, usagef("-I sends HEAD, -X %s another method: choose one", f.req.method)
+		if m := strings.ToUpper(f.req.Method); m != "" && m != "HEAD" {
+			return probe.Config{}, usagef("-I sends HEAD, -X %s another method: choose one", f.req.Method)
 		}
-		if len(f.req.data) > 0 || len(f.req.dataBinary) > 0 {
+		if len(f.req.Data) > 0 || len(f.req.DataBinary) > 0 {
 			return probe.Config{}, usagef("-I sends HEAD, which has no body: leave out -d and --data-binary")
 		}
-		f.req.method = "HEAD"
+		f.req.Method = "HEAD"
 	}
 	cfg, err := f.req.probeConfig(url, defaultProbeTimeout)
 	if err != nil {
@@ -205,7 +205,7 @@ func (e *env) parseWriteOut(arg string) (*report.WriteOut, error) {
 	if name, ok := strings.CutPrefix(arg, "@"); ok {
 		// As curl does: "@-" reads the format from standard input,
 		// "@file" from the file.
-		b, err := readInput(name, stdin, report.MaxWriteOutFormat)
+		b, err := transport.ReadInput(name, stdin, report.MaxWriteOutFormat)
 		if err != nil {
 			return nil, usagef("reading write-out format %s: %v", arg, err)
 		}

@@ -183,13 +183,13 @@ func TestMaxTimeDefault(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := probeFlags{n: 1}
-		f.req.maxTime = tt.maxTime
+		f.req.MaxTime = tt.maxTime
 		cfg, err := f.config("https://127.0.0.1:8443/")
 		if err != nil || cfg.Timeout != tt.probe {
 			t.Errorf("probe --max-time %q: timeout %v, %v; want %v", tt.maxTime, cfg.Timeout, err, tt.probe)
 		}
 		var c compareFlags
-		c.req.maxTime = tt.maxTime
+		c.req.MaxTime = tt.maxTime
 		ccfg, err := c.req.probeConfig("", defaultCompareTimeout) // as runCompare does
 		if err != nil || ccfg.Timeout != tt.cmpr {
 			t.Errorf("compare --max-time %q: timeout %v, %v; want %v", tt.maxTime, ccfg.Timeout, err, tt.cmpr)
