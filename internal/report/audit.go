@@ -101,6 +101,7 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 		auditLine(b, "First record", "%d bytes, of a response with a %d-byte body%s", r.Records.FirstDataRecord, r.RecordsBody, note)
 	}
 	auditHTTP(b, r)
+	auditVulns(b, r)
 }
 
 func orNone(s string) string {

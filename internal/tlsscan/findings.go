@@ -121,7 +121,7 @@ type rule func(r *Report) []Finding
 // safety, then information; within each, by severity then id.
 func findings(r *Report) []Finding {
 	var out []Finding
-	for _, rl := range append(tlsRules, httpRules...) {
+	for _, rl := range slices.Concat(tlsRules, httpRules, vulnRules) {
 		out = append(out, rl(r)...)
 	}
 	if r.RTT < transport.MinRTTForRounds {

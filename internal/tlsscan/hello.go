@@ -62,6 +62,17 @@ type clientHello struct {
 	sessionID  []byte        // a session to resume (TLS 1.2 and older)
 	alpn       []string      // ALPN protocols
 	noTicket   bool          // leave out the session_ticket extension
+	ticket     []byte        // a session ticket to offer in session_ticket
+	// compression lists the compression methods offered; nil means null only.
+	compression []uint8
+	// extraExts are extensions added after the others, type and body.
+	extraExts []rawExtension
+}
+
+// rawExtension is one extension as it goes on the wire.
+type rawExtension struct {
+	typ  uint16
+	body []byte
 }
 
 // String describes the ClientHello for messages: its version, how many
@@ -99,7 +110,12 @@ func (h clientHello) marshal() ([]byte, error) {
 					b.AddUint16(s)
 				}
 			})
-			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddUint8(0) })
+			b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) {
+				if h.compression == nil {
+					b.AddUint8(0) // null
+				}
+				b.AddBytes(h.compression)
+			})
 			if h.version > VersionSSL30 {
 				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { keyErr = h.addExtensions(b) })
 			}
@@ -152,9 +168,12 @@ func (h clientHello) addExtensions(b *cryptobyte.Builder) error {
 	}
 	addExt(b, extExtendedMaster, func(*cryptobyte.Builder) {})
 	if !h.noTicket {
-		addExt(b, extSessionTicket, func(*cryptobyte.Builder) {})
+		addExt(b, extSessionTicket, func(b *cryptobyte.Builder) { b.AddBytes(h.ticket) })
 	}
 	addExt(b, extRenegotiation, func(b *cryptobyte.Builder) { b.AddUint8(0) })
+	for _, e := range h.extraExts {
+		addExt(b, e.typ, func(b *cryptobyte.Builder) { b.AddBytes(e.body) })
+	}
 	if h.version == VersionTLS13 {
 		return h.addTLS13Extensions(b)
 	}

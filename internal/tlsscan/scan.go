@@ -120,7 +120,9 @@ type Report struct {
 	HTTP        HTTPResult    `json:"http"`
 	HTTP3       HTTP3Result   `json:"http3"`
 	Redirect    *Redirect     `json:"redirect,omitempty"`
-	Findings    []Finding     `json:"findings"`
+	// Vulnerabilities are the active checks for known attacks.
+	Vulnerabilities []VulnCheck `json:"vulnerabilities"`
+	Findings        []Finding   `json:"findings"`
 	// NotChecked lists the checks that could not run, and why.
 	NotChecked []string `json:"not_checked,omitempty"`
 	// Partial is true when the audit stopped during the enumeration: the
@@ -199,6 +201,8 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Progress("enumeration")
 		rep.Enumeration, enumErr = enumerate(ctx, p)
 	})
+	var vulns *vulnScan
+	wg.Go(func() { vulns = scanVulns(ctx, p) })
 	wg.Go(func() { rep.httpChecks(ctx, t, cfg, notChecked) })
 	wg.Go(func() { t.recheckStaple(ctx, &rep.Chain) })
 	wg.Go(func() {
@@ -217,6 +221,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 			"resumption and findings not checked", enumErr))
 		return rep, fmt.Errorf("enumerating %s: %w", addr, enumErr)
 	}
+	rep.addVulns(vulns)
 	cfg.Progress("resumption")
 	if leaf := rep.Chain.leaf; leaf != nil && time.Now().After(leaf.NotAfter) {
 		// Within the leaf's validity by the client's clock, so that a

@@ -1,0 +1,111 @@
+package tlsscan
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/cryptobyte"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// vulnIDs are the check that must find each flaw of a VulnServer.
+var vulnIDs = map[labtest.Vuln]string{
+	labtest.Heartbleed: idHeartbleed, labtest.CCSInjection: idCCSInjection, labtest.Ticketbleed: idTicketbleed,
+	labtest.InsecureRenegotiation: idRenegotiation, labtest.Compression: idCompression,
+	labtest.NoFallbackSCSV: idFallbackSCSV, labtest.SSLv2: idSSLv2, labtest.SSLv3: idSSLv3,
+}
+
+// auditAddr audits host:port, trusting any chain.
+func auditAddr(t *testing.T, addr string) *Report {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, Config{Host: host, Port: p, Trust: transport.Trust{Insecure: true}, Attempts: 2, Concurrency: 4})
+	if err != nil {
+		t.Fatalf("Run(%s): %v", addr, err)
+	}
+	return rep
+}
+
+func checkByID(r *Report, id string) *VulnCheck {
+	for i := range r.Vulnerabilities {
+		if r.Vulnerabilities[i].ID == id {
+			return &r.Vulnerabilities[i]
+		}
+	}
+	return nil
+}
+
+// TestVulnChecksFindEachFlaw audits a server with each flaw: its check
+// says vulnerable, with a finding, and every other check does not.
+func TestVulnChecksFindEachFlaw(t *testing.T) {
+	for _, v := range labtest.Vulns {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			s := labtest.StartVulnServer(t, v)
+			rep := auditAddr(t, s.Addr)
+			want := vulnIDs[v]
+			for _, c := range rep.Vulnerabilities {
+				t.Logf("%s: %s: %s (%v)", c.ID, c.Status, c.Seen, c.Elapsed)
+				if got := c.Status == Vulnerable; got != (c.ID == want) {
+					t.Errorf("check %s: status %s (%s); want vulnerable only for %s", c.ID, c.Status, c.Seen, want)
+				}
+			}
+			if checkByID(rep, want) == nil || findingByID(rep.Findings, want) == nil {
+				t.Errorf("no check or finding %s in %v", want, ids(rep))
+			}
+		})
+	}
+}
+
+// TestVulnChecksNginx audits Debian's nginx with old versions and CBC
+// suites allowed: no check finds a flaw, and each check that applies
+// says so with what it saw.
+func TestVulnChecksNginx(t *testing.T) {
+	t.Parallel()
+	rep := auditNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
+ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
+ssl_ciphers ALL:@SECLEVEL=0;
+ssl_session_tickets on;`})
+	if len(rep.Vulnerabilities) != len(vulnIDs) {
+		t.Errorf("%d checks; want %d", len(rep.Vulnerabilities), len(vulnIDs))
+	}
+	for _, c := range rep.Vulnerabilities {
+		t.Logf("%s: %s: %s (%v)", c.ID, c.Status, c.Seen, c.Elapsed)
+		if c.Status == Vulnerable || c.Status == NotMeasured {
+			t.Errorf("check %s: %s (%s)", c.ID, c.Status, c.Seen)
+		}
+		if f := findingByID(rep.Findings, c.ID); f != nil {
+			t.Errorf("finding %s on nginx: %s", c.ID, f.Evidence)
+		}
+	}
+}
+
+// FuzzReadFlight feeds the checks' reader of a server's first flight
+// arbitrary bytes: it returns, within its record bound, without panicking.
+func FuzzReadFlight(f *testing.F) {
+	hello := serverHelloBody(f, VersionTLS12, make([]byte, 32), 0x002f, func(b *cryptobyte.Builder) {
+		b.AddUint16(extHeartbeat)
+		b.AddUint16(1)
+		b.AddUint8(1)
+	})
+	f.Add(append(wrap(msgServerHello, hello), 22, 3, 3, 0, 4, msgServerHelloDone, 0, 0, 0))
+	f.Add([]byte{21, 3, 3, 0, 2, 2, 40})
+	f.Add([]byte{24, 3, 3, 0, 3, 2, 0x40, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, err := readFlight(bytes.NewReader(data))
+		if err == nil && fl.hello != nil && fl.hello.exts == nil {
+			t.Fatal("a ServerHello without its extension map")
+		}
+		_ = fl.describe()
+	})
+}
