@@ -122,9 +122,13 @@ func (h *Hosts) inHub(fn func() error) error {
 	return <-errc
 }
 
-// Nginx returns cfg with nginx run in the hub, on ServerIP.
+// Nginx returns cfg with nginx run in the hub, on ServerIP, with a leaf
+// certificate that names ServerIP.
 func (h *Hosts) Nginx(cfg lab.NginxConfig) lab.NginxConfig {
 	cfg.Host, cfg.Listen, cfg.Dial = h.ServerIP.String(), h.Listen, h.Dial
+	cfg.Leaf = func(ca *lab.CA, kind lab.KeyKind) (*lab.Leaf, error) {
+		return ca.Issue(kind, append([]string{h.ServerIP.String()}, lab.DefaultHosts...)...)
+	}
 	cfg.Command = func(argv []string) []string { return h.Command(h.Hub, argv...) }
 	return cfg
 }

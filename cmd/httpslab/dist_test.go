@@ -1,0 +1,379 @@
+//go:build !race
+
+package main
+
+// The distributed run's acceptance test: bench workers as separate
+// processes, each in a network namespace of its own with its own address
+// (labtest.Hosts), so that nginx sees three machines, started together
+// with --start-at. What the workers report is checked against what nginx
+// logged and against each request's own latency, kept apart from the
+// histograms in --request-log.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
+)
+
+// distLogFormat is nginx's log line per request in this test: the client's
+// address, the time the line was written (s, ms resolution) and the
+// request's time in nginx (s, ms resolution): its start at the server is
+// the one less the other.
+const distLogFormat = `$remote_addr $msec $request_time $status`
+
+// distLab is the hub with nginx and the hosts the workers run on.
+type distLab struct {
+	bin, ca, log string
+	hosts        *labtest.Hosts
+	url          string
+}
+
+func startDistLab(t *testing.T, hosts int) *distLab {
+	d := &distLab{bin: filepath.Join(httpslabBinary(t), "httpslab"), hosts: labtest.StartHosts(t, hosts)}
+	dir := t.TempDir()
+	d.log = filepath.Join(dir, "dist.log")
+	n := labtest.StartNginx(t, d.hosts.Nginx(lab.NginxConfig{
+		HTTPDirectives: "log_format dist '" + distLogFormat + "'; access_log " + d.log + " dist;"}))
+	d.ca = filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(d.ca, n.CA.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.url = n.HTTPSURL + "/"
+	return d
+}
+
+// workerRun is one worker process's outcome.
+type workerRun struct {
+	code           int
+	stdout, stderr string
+	requestLog     string
+	doc            benchDoc
+}
+
+// benchDoc is the part of bench's --json this test reads.
+type benchDoc struct {
+	Result struct {
+		Requests int64 `json:"requests"`
+		Errors   int64 `json:"errors"`
+		Latency  map[string]struct {
+			HDR string `json:"hdr"`
+		} `json:"latency_us"`
+		Run struct {
+			StartedAt  time.Time `json:"started_at"`
+			Host       string    `json:"host"`
+			Worker     struct{ Index, Count int }
+			ConfigHash string `json:"config_hash"`
+		} `json:"run"`
+	} `json:"result"`
+}
+
+// runWorker runs bench in host i's namespace, after delay, with a request
+// log, and waits for it (within a minute).
+func (d *distLab) runWorker(t *testing.T, i int, delay time.Duration, args ...string) workerRun {
+	time.Sleep(delay)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := workerRun{requestLog: filepath.Join(t.TempDir(), fmt.Sprintf("requests-%d.log", i))}
+	argv := append([]string{d.bin, "bench", d.url, "--cacert", d.ca, "--json", "--request-log", w.requestLog}, args...)
+	cmd := d.hosts.Cmd(ctx, d.hosts.Names[i], argv...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	w.stdout, w.stderr, w.code = stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+	if err == nil {
+		if err := json.Unmarshal([]byte(w.stdout), &w.doc); err != nil {
+			t.Errorf("worker %d: %v in its --json:\n%s", i, err, w.stdout)
+		}
+	}
+	return w
+}
+
+// runWorkers runs one worker per entry of delays, on hosts 0, 1, ...,
+// at once, each index given by --index.
+func (d *distLab) runWorkers(t *testing.T, delays []time.Duration, args ...string) []workerRun {
+	runs := make([]workerRun, len(delays))
+	done := make(chan int)
+	for i, delay := range delays {
+		go func() {
+			runs[i] = d.runWorker(t, i, delay, append([]string{"--workers", strconv.Itoa(len(delays)), "--index", strconv.Itoa(i)}, args...)...)
+			done <- i
+		}()
+	}
+	for range delays {
+		<-done
+	}
+	return runs
+}
+
+// logLine is one request as nginx logged it.
+type logLine struct {
+	addr        string
+	start, end  time.Time // at the server: the end less the request's time
+	requestTime time.Duration
+	status      string
+}
+
+// readLog returns nginx's lines from line skip on, once it holds want
+// lines after skip (nginx writes a line after the response), or after
+// 5 s; lines that come within 300 ms more are counted too.
+func (d *distLab) readLog(t *testing.T, skip, want int) []logLine {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	var lines []logLine
+	for {
+		lines = parseDistLog(t, d.log)[skip:]
+		if len(lines) >= want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	return parseDistLog(t, d.log)[skip:]
+}
+
+func parseDistLog(t *testing.T, path string) []logLine {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var lines []logLine
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) != 4 || !strings.HasSuffix(line, "\n") {
+			continue // a line nginx is still writing
+		}
+		msec, err1 := strconv.ParseFloat(f[1], 64)
+		rt, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("nginx log line %q", line)
+		}
+		end := time.UnixMilli(int64(math.Round(msec * 1000)))
+		requestTime := time.Duration(math.Round(rt*1000)) * time.Millisecond
+		lines = append(lines, logLine{addr: f[0], end: end, start: end.Add(-requestTime), requestTime: requestTime, status: f[3]})
+	}
+	return lines
+}
+
+// readRequestLog returns the latencies of a worker's request log in µs,
+// as its histograms record them.
+func readRequestLog(t *testing.T, path string) []int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var us []int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		ns, err := strconv.ParseInt(fields[1], 10, 64)
+		if len(fields) != 3 || err != nil || fields[2] != "200" {
+			t.Fatalf("%s: line %q", path, sc.Text())
+		}
+		us = append(us, max(ns/1000, 1))
+	}
+	return us
+}
+
+// TestDistributedWorkers: three workers of a closed-model run of -n 3000,
+// a worker that starts too late, and three workers of an open-model run.
+func TestDistributedWorkers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("the distributed run's test builds network namespaces: run it as root")
+	}
+	d := startDistLab(t, 3)
+
+	t.Run("closed", func(t *testing.T) {
+		at := time.Now().Add(3 * time.Second)
+		runs := d.runWorkers(t, make([]time.Duration, 3), "-n", "3000", "-c", "6", "--start-at", at.UTC().Format(time.RFC3339Nano))
+		var total int64
+		perHost := map[string]int64{}
+		var latencies []int64
+		var merged *hdrhistogram.Histogram
+		for i, w := range runs {
+			r := w.doc.Result
+			if w.code != 0 || r.Errors != 0 || r.Run.Worker.Index != i || r.Run.Worker.Count != 3 {
+				t.Fatalf("worker %d: exit %d, %d errors, worker %+v; stderr:\n%s", i, w.code, r.Errors, r.Run.Worker, w.stderr)
+			}
+			if r.Run.ConfigHash != runs[0].doc.Result.Run.ConfigHash {
+				t.Errorf("worker %d: config_hash %s; want worker 0's %s", i, r.Run.ConfigHash, runs[0].doc.Result.Run.ConfigHash)
+			}
+			total += r.Requests
+			perHost[d.hosts.IPs[i].String()] = r.Requests
+			h, err := hdrhistogram.Decode([]byte(r.Latency["total"].HDR))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				merged = h
+			} else if dropped := merged.Merge(h); dropped != 0 {
+				t.Errorf("merging worker %d's histogram dropped %d values", i, dropped)
+			}
+			// Each request's latency as the worker wrote it, apart from
+			// its histograms (--request-log): the percentiles below are
+			// computed from these by sorting, not by HDR code.
+			lat := readRequestLog(t, w.requestLog)
+			if int64(len(lat)) != r.Requests {
+				t.Errorf("worker %d: %d requests in its request log, %d in its result", i, len(lat), r.Requests)
+			}
+			latencies = append(latencies, lat...)
+		}
+		if total != 3000 {
+			t.Errorf("the workers ran %d requests; want -n 3000 in all", total)
+		}
+		lines := d.readLog(t, 0, int(total))
+		if len(lines) != int(total) {
+			t.Errorf("nginx logged %d requests; the workers ran %d", len(lines), total)
+		}
+		checkPerHost(t, lines, perHost, at)
+		checkPercentiles(t, merged, latencies, lines)
+	})
+
+	t.Run("late", func(t *testing.T) {
+		skip := len(parseDistLog(t, d.log))
+		at := time.Now().Add(2 * time.Second)
+		// Worker 2 is launched 3.5 s after the others, 1.5 s after the
+		// start: later than the grace of 1 s, it refuses to run.
+		runs := d.runWorkers(t, []time.Duration{0, 0, 3500 * time.Millisecond}, "-n", "300", "-c", "3", "--start-at", at.UTC().Format(time.RFC3339Nano))
+		for i, w := range runs[:2] {
+			if w.code != 0 || w.doc.Result.Requests != 100 {
+				t.Errorf("worker %d: exit %d, %d requests; want 0 and its 100; stderr:\n%s", i, w.code, w.doc.Result.Requests, w.stderr)
+			}
+		}
+		if a, b := runs[0].doc.Result.Run.ConfigHash, runs[1].doc.Result.Run.ConfigHash; a != b || a == "" {
+			t.Errorf("config_hash %q and %q; want one run's", a, b)
+		}
+		late := runs[2]
+		if late.code != 1 || late.stdout != "" || !strings.Contains(late.stderr, "httpslab: error: start at ") ||
+			!strings.Contains(late.stderr, "more than the grace of 1s") || !strings.Contains(late.stderr, "httpslab: hint: ") {
+			t.Errorf("the late worker: exit %d, stdout %q, stderr %q; want exit 1 with an error and a hint, no result", late.code, late.stdout, late.stderr)
+		}
+		lines := d.readLog(t, skip, 200)
+		for _, l := range lines {
+			if l.addr == d.hosts.IPs[2].String() {
+				t.Errorf("nginx logged a request of the late worker: %+v", l)
+				break
+			}
+		}
+		if len(lines) != 200 {
+			t.Errorf("nginx logged %d requests; want the two workers' 200", len(lines))
+		}
+	})
+
+	t.Run("open", func(t *testing.T) {
+		skip := len(parseDistLog(t, d.log))
+		at := time.Now().Add(3 * time.Second).Truncate(time.Second)
+		if time.Until(at) < 2*time.Second {
+			at = at.Add(time.Second)
+		}
+		runs := d.runWorkers(t, make([]time.Duration, 3), "--rate", "3000", "-c", "30", "-d", "5s", "--start-at", at.UTC().Format(time.RFC3339Nano))
+		for i, w := range runs {
+			if w.code != 0 || w.doc.Result.Errors != 0 {
+				t.Fatalf("worker %d: exit %d, %d errors; stderr:\n%s", i, w.code, w.doc.Result.Errors, w.stderr)
+			}
+		}
+		lines := d.readLog(t, skip, 15000)
+		perSecond := make([]int, 5)
+		for _, l := range lines {
+			if k := int(math.Floor(l.start.Sub(at).Seconds())); k >= 0 && k < len(perSecond) {
+				perSecond[k]++
+			}
+		}
+		t.Logf("requests per second at the server, from --start-at: %v", perSecond)
+		// The inner seconds, within 15% of 3000/s: a bound that holds on
+		// a shared machine whose load is ten times its cores (a worker
+		// that is not scheduled sends late, and catches up in the next
+		// second). scripts/dist-rate.sh measures the figure itself.
+		for k, n := range perSecond[1:4] {
+			if math.Abs(float64(n)-3000) > 450 {
+				t.Errorf("second %d: the server saw %d requests; want 3000 ± 15%%", k+1, n)
+			}
+		}
+	})
+}
+
+// checkPerHost checks that nginx saw each worker's requests from its own
+// address, and that the workers' first requests reached it within 50 ms
+// of each other, none before the start.
+func checkPerHost(t *testing.T, lines []logLine, want map[string]int64, at time.Time) {
+	t.Helper()
+	got := map[string]int64{}
+	first := map[string]time.Time{}
+	for _, l := range lines {
+		got[l.addr]++
+		if f, ok := first[l.addr]; !ok || l.start.Before(f) {
+			first[l.addr] = l.start
+		}
+	}
+	for addr, n := range want {
+		if got[addr] != n {
+			t.Errorf("nginx logged %d requests from %s; its worker ran %d", got[addr], addr, n)
+		}
+	}
+	var starts []time.Time
+	for addr, f := range first {
+		// nginx's times have a resolution of 1 ms.
+		if f.Before(at.Add(-time.Millisecond)) {
+			t.Errorf("%s's first request reached nginx at %v, %v before --start-at", addr, f, at.Sub(f))
+		}
+		starts = append(starts, f)
+	}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	skew := starts[len(starts)-1].Sub(starts[0])
+	t.Logf("first requests at nginx, after --start-at: %v; skew %v", firstAfter(first, at), skew)
+	if skew >= 50*time.Millisecond {
+		t.Errorf("the workers' first requests reached nginx %v apart; want under 50 ms", skew)
+	}
+}
+
+func firstAfter(first map[string]time.Time, at time.Time) map[string]time.Duration {
+	m := map[string]time.Duration{}
+	for addr, f := range first {
+		m[addr] = f.Sub(at)
+	}
+	return m
+}
+
+// checkPercentiles compares the merged histogram's percentiles with those
+// of every request's latency, sorted here: equal within the histogram's
+// precision. nginx's own request times are a second, independent view:
+// they leave out the network and the client, so at every percentile they
+// are at most the client's latency (nginx rounds to the millisecond).
+func checkPercentiles(t *testing.T, merged *hdrhistogram.Histogram, latencies []int64, lines []logLine) {
+	t.Helper()
+	slices.Sort(latencies)
+	server := make([]time.Duration, len(lines))
+	for i, l := range lines {
+		server[i] = l.requestTime
+	}
+	slices.Sort(server)
+	if merged.TotalCount() != int64(len(latencies)) {
+		t.Errorf("merged histogram: %d values; the request logs hold %d", merged.TotalCount(), len(latencies))
+	}
+	for _, q := range []float64{50, 90, 99, 99.9, 100} {
+		rank := max(int(q/100*float64(len(latencies))+0.5), 1) // as hdrhistogram-go ranks
+		exact := latencies[rank-1]
+		got := merged.ValueAtQuantile(q)
+		if !merged.ValuesAreEquivalent(got, exact) {
+			t.Errorf("p%g: %d µs merged, %d µs from the requests' own latencies; want equal within the histogram's precision", q, got, exact)
+		}
+		if s := server[min(rank, len(server))-1]; s > time.Duration(exact)*time.Microsecond+time.Millisecond {
+			t.Errorf("p%g: nginx's request time %v is over the client's latency %v", q, s, time.Duration(exact)*time.Microsecond)
+		}
+	}
+}
