@@ -150,8 +150,45 @@ func chromiumOptions(cfg Config, extra ...[]chromedp.ExecAllocatorOption) []chro
 	return opts
 }
 
-// runChromium loads the page once in a headless Chromium of its own.
+// ErrNetworkChanged is wrapped by the error of a browser load that met a
+// change of the host's network three times over.
+var ErrNetworkChanged = errors.New("the host's network changed during the load")
+
+// maxNetworkChanges bounds the browser loads taken again after a change
+// of the host's network.
+const maxNetworkChanges = 3
+
+// runChromium loads the page in a headless Chromium of its own. Chromium
+// watches the host's interfaces and, when one comes or goes (another
+// emulated link's TUN device on a shared machine), drops its connections
+// and fails the requests in flight with ERR_NETWORK_CHANGED: such a load
+// measures the host, not the page, and is taken again in a new browser,
+// up to three times.
 func runChromium(ctx context.Context, cfg Config, page *url.URL) (*Load, error) {
+	for attempt := 1; ; attempt++ {
+		ld, err := runChromiumOnce(ctx, cfg, page)
+		if ld == nil || !networkChanged(ld) || ctx.Err() != nil {
+			return ld, err
+		}
+		if attempt == maxNetworkChanges {
+			return ld, fmt.Errorf("%w: %w (net::ERR_NETWORK_CHANGED in %d loads)", ErrBrowser, ErrNetworkChanged, attempt)
+		}
+	}
+}
+
+// networkChanged reports whether a request of ld failed because the
+// host's network changed.
+func networkChanged(ld *Load) bool {
+	for _, r := range ld.Requests {
+		if strings.Contains(r.Error, "ERR_NETWORK_CHANGED") {
+			return true
+		}
+	}
+	return false
+}
+
+// runChromiumOnce loads the page once in a headless Chromium of its own.
+func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, error) {
 	switch {
 	case len(cfg.Dialer.Resolve) > 0 || len(cfg.Dialer.ConnectTo) > 0:
 		return nil, fmt.Errorf("%w: --resolve and --connect-to are not passed to the browser", ErrBrowser)

@@ -108,14 +108,18 @@ func (p Protocol) alpn() string {
 
 // Defaults, a browser's (Chromium's) values where a browser has one.
 const (
-	DefaultMaxConnsPerOrigin = 6    // HTTP/1.1 connections per origin
-	DefaultMaxStreams        = 100  // concurrent requests on an HTTP/2 or HTTP/3 connection
-	DefaultMaxResources      = 2000 // resources of one load, the document included
-	DefaultMaxCSSDepth       = 8    // nesting of stylesheets through @import
-	DefaultMaxParseBytes     = 16 << 20
-	DefaultMaxResourceBytes  = 64 << 20
-	DefaultRequestTimeout    = 30 * time.Second
-	DefaultLoadTimeout       = 2 * time.Minute
+	DefaultMaxConnsPerOrigin = 6 // HTTP/1.1 connections per origin
+	// DefaultMaxStreams bounds the requests in flight on an HTTP/2 or
+	// HTTP/3 connection, below the server's own limit: Chromium takes
+	// the server's SETTINGS_MAX_CONCURRENT_STREAMS up to 256 (Go's
+	// server grants 250, nginx 128), 100 only until the settings come.
+	DefaultMaxStreams       = 256
+	DefaultMaxResources     = 2000 // resources of one load, the document included
+	DefaultMaxCSSDepth      = 8    // nesting of stylesheets through @import
+	DefaultMaxParseBytes    = 16 << 20
+	DefaultMaxResourceBytes = 64 << 20
+	DefaultRequestTimeout   = 30 * time.Second
+	DefaultLoadTimeout      = 2 * time.Minute
 )
 
 // Config is one page load. The zero value of each limit means its default.
