@@ -1,40 +1,22 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/httpslab/httpslab/internal/experiment"
-	"github.com/httpslab/httpslab/internal/lab"
-	"github.com/httpslab/httpslab/internal/nginxconf"
+	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/report"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 type experimentFlags struct {
-	nginx, nginxBin string
-	// server is --server, a command-line template in place of --nginx.
-	server string
-	// design holds --vary, --all-at-once, --factorial and --together,
-	// or --file's variants.
-	design     experiment.Design
-	blocks     int
-	seed       uint64
-	maxTime    string
-	out        outputFlags
-	effect     float64
-	serverCPUs string
-	clientCPUs string
-	link       linkFlags
-	// fileName is --file, whose content takes the place of --nginx,
-	// --vary and the measurement after --.
-	fileName string
+	x    experiment.Flags
+	out  outputFlags
+	link linkFlags
 }
 
 func newExperimentCmd(e *env) *cobra.Command {
@@ -43,11 +25,11 @@ func newExperimentCmd(e *env) *cobra.Command {
 		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe|page ARGS...",
 		Short: "Which nginx (or other server) setting really helps: variants measured in randomised blocks",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.fileName != "" {
-				if len(args) > 0 || f.nginx != "" || f.server != "" || len(f.design.Varies) > 0 {
+			if f.x.File != "" {
+				if len(args) > 0 || f.x.Nginx != "" || f.x.Server != "" || len(f.x.Design.Varies) > 0 {
 					return usagef("--file holds the template, the variants and the measurement: give no --nginx, --vary or -- with it")
 				}
-				measure, err := f.readFile()
+				measure, err := f.x.ReadFile(stdin)
 				if err != nil {
 					return err
 				}
@@ -64,20 +46,20 @@ func newExperimentCmd(e *env) *cobra.Command {
 		return usageError{withHint(err, "the measurement's own flags go after --: experiment [flags] -- bench [bench flags] URL")}
 	})
 	fl := cmd.Flags()
-	fl.StringVar(&f.nginx, "nginx", "", "the template: a complete nginx.conf `file`")
-	fl.StringVar(&f.server, "server", "", "the template: a server's `command` line whose {NAME} each --vary NAME fills (instead of --nginx)")
-	fl.StringVar(&f.fileName, "file", "", "an experiment `file` (TOML): template, named variants of any number of directives, measurement")
-	fl.StringArrayVar(&f.design.Varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
-	fl.BoolVar(&f.design.AllAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
-	fl.BoolVar(&f.design.Factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
-	fl.BoolVar(&f.design.Together, "together", false, "the --vary move together: variant i sets every directive to its i-th value (a certificate and its key)")
-	fl.IntVarP(&f.blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
-	fl.StringVar(&f.maxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
-	fl.StringVar(&f.serverCPUs, "server-cpus", "", "keep nginx on these `CPUs` (taskset -c syntax: 1, 2-3)")
-	fl.StringVar(&f.clientCPUs, "client-cpus", "", "keep the measuring client on these `CPUs`, apart from the server's")
-	fl.StringVar(&f.nginxBin, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
-	fl.Float64Var(&f.effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
+	fl.StringVar(&f.x.Nginx, "nginx", "", "the template: a complete nginx.conf `file`")
+	fl.StringVar(&f.x.Server, "server", "", "the template: a server's `command` line whose {NAME} each --vary NAME fills (instead of --nginx)")
+	fl.StringVar(&f.x.File, "file", "", "an experiment `file` (TOML): template, named variants of any number of directives, measurement")
+	fl.StringArrayVar(&f.x.Design.Varies, "vary", nil, "'NAME=V1|V2|...': the directive NAME at each value, the first the baseline's (repeatable)")
+	fl.BoolVar(&f.x.Design.AllAtOnce, "all-at-once", false, "add a variant with every --vary at its last value")
+	fl.BoolVar(&f.x.Design.Factorial, "factorial", false, "a variant for every combination of the --vary values (at most 64)")
+	fl.BoolVar(&f.x.Design.Together, "together", false, "the --vary move together: variant i sets every directive to its i-th value (a certificate and its key)")
+	fl.IntVarP(&f.x.Blocks, "blocks", "n", experiment.DefaultBlocks, "number of blocks, each running every variant once")
+	fl.Uint64Var(&f.x.Seed, "seed", 0, "seed of the blocks' random order (0: from the clock)")
+	fl.StringVar(&f.x.MaxTime, "max-time", "", "start no block that would end after this long, in seconds or with a unit (20m)")
+	fl.StringVar(&f.x.ServerCPUs, "server-cpus", "", "keep nginx on these `CPUs` (taskset -c syntax: 1, 2-3)")
+	fl.StringVar(&f.x.ClientCPUs, "client-cpus", "", "keep the measuring client on these `CPUs`, apart from the server's")
+	fl.StringVar(&f.x.NginxBinary, "nginx-binary", "", "the nginx `executable` (default: nginx on PATH)")
+	fl.Float64Var(&f.x.Effect, "effect", experiment.DefaultEffect*100, "the smallest change worth finding, in `percent`: a ~ whose interval reaches past it is called too noisy")
 	f.link.add(fl)
 	f.out.add(fl, "write the result as JSON (schema httpslab/experiment/v1, raw samples per block)", "")
 	return cmd
@@ -110,10 +92,10 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 		return withHint(err, "behind the link the server runs in its own namespace: it must listen on the port alone (listen 8443 ssl) or on $HTTPSLAB_SERVER_IP, not on 127.0.0.1")
 	case errors.As(err, &noAnswer):
 		return withHint(err, fmt.Sprintf("the template must listen where the measured URL points (%s), with a certificate the measurement trusts (--cacert, -k)", noAnswer.Addr))
-	case err != nil && f.server != "":
+	case err != nil && f.x.Server != "":
 		return withHint(err, "run the baseline's command on its own: "+string(cfg.Variants[0].Config))
 	case err != nil:
-		return withHint(err, "check the template on its own: nginx -t -c "+f.nginx)
+		return withHint(err, "check the template on its own: nginx -t -c "+f.x.Nginx)
 	}
 	if err := e.write(f.out, "experiment", report.ExperimentResultJSON(res), func() error { return report.Experiment(e.stdout, res) }, nil); err != nil {
 		return err
@@ -127,89 +109,13 @@ func (e *env) runExperiment(f experimentFlags, args []string) error {
 // config reads the template and the flags into an experiment.Config
 // without its measurement.
 func (f experimentFlags) config() (experiment.Config, error) {
-	var cfg experiment.Config
-	if f.nginx == "" && f.server == "" || f.nginx != "" && f.server != "" {
-		return cfg, withHint(usagef("give one template: --nginx FILE or --server COMMAND"),
-			"a complete nginx.conf, or a server's command line such as 'httpslab serve --https-port 8443 --no-tickets={off}' with --vary 'off=false|true'")
-	}
-	if len(f.design.Varies) == 0 && f.design.File == nil {
-		return cfg, withHint(usagef("nothing to vary: give --vary 'NAME=V1|V2'"), "e.g. --vary 'ssl_session_tickets=off|on'")
-	}
-	if f.blocks < 1 || f.blocks > 1000 {
-		return cfg, usagef("-n %d: want 1 to 1000 blocks", f.blocks)
-	}
-	if !(f.effect > 0 && f.effect < 1000) {
-		return cfg, usagef("--effect %v: want a percentage above 0, e.g. 5", f.effect)
-	}
-	template, err := f.template()
-	if err != nil {
+	cfg, err := f.x.Config(stdin)
+	if err != nil || !f.link.set() {
 		return cfg, err
 	}
-	cfg.Variants, err = f.design.Variants(template)
-	if err != nil {
-		return cfg, usageError{err}
-	}
-	if f.maxTime != "" {
-		if cfg.MaxTime, err = transport.ParseSeconds(f.maxTime); err != nil || cfg.MaxTime <= 0 {
-			return cfg, usagef("--max-time %q: want a positive time in seconds or with a unit (20m)", f.maxTime)
-		}
-	}
-	for _, c := range []struct{ flag, list string }{{"--server-cpus", f.serverCPUs}, {"--client-cpus", f.clientCPUs}} {
-		if _, err := experiment.ParseCPUList(c.list); c.list != "" && err != nil {
-			return cfg, usagef("%s: %v", c.flag, err)
-		}
-	}
-	cfg.Nginx = lab.NginxFileConfig{Binary: f.nginxBin, ConfDir: filepath.Dir(f.nginx), CPUs: f.serverCPUs}
-	if f.server != "" {
-		cfg.Server = &lab.CommandConfig{Line: f.server, CPUs: f.serverCPUs}
-	}
-	if f.link.set() {
-		link, err := linkConfig(f.link)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Link = &link
-	}
-	cfg.ClientCPUs = f.clientCPUs
-	cfg.Blocks, cfg.Seed, cfg.Effect = f.blocks, f.seed, f.effect/100
-	return cfg, nil
-}
-
-// template reads --nginx, or takes --server's command line.
-func (f *experimentFlags) template() ([]byte, error) {
-	if f.server != "" {
-		f.design.Command = true
-		return []byte(f.server), nil
-	}
-	template, err := transport.ReadInput(f.nginx, stdin, nginxconf.MaxSize)
-	if err != nil {
-		return nil, usagef("reading --nginx %s: %v", f.nginx, err)
-	}
-	if _, err := nginxconf.Parse(template); err != nil {
-		return nil, usagef("--nginx %s: %v", f.nginx, err)
-	}
-	return template, nil
-}
-
-// readFile reads --file into the flags it stands for and returns the
-// measurement's command line. The template's path is relative to the
-// file's directory; a value the file leaves out keeps its flag's.
-func (f *experimentFlags) readFile() ([]string, error) {
-	data, err := transport.ReadInput(f.fileName, stdin, experiment.MaxFileSize)
-	if err != nil {
-		return nil, usagef("reading --file %s: %v", f.fileName, err)
-	}
-	file, err := experiment.ParseFile(data)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	f.design.File, f.nginx = &file, file.Nginx
-	if !filepath.IsAbs(f.nginx) {
-		f.nginx = filepath.Join(filepath.Dir(f.fileName), f.nginx)
-	}
-	f.blocks, f.seed, f.effect = cmp.Or(file.Blocks, f.blocks), cmp.Or(file.Seed, f.seed), cmp.Or(file.Effect, f.effect)
-	f.maxTime, f.serverCPUs, f.clientCPUs = cmp.Or(file.MaxTime, f.maxTime), cmp.Or(file.ServerCPUs, f.serverCPUs), cmp.Or(file.ClientCPUs, f.clientCPUs)
-	return file.Measure, nil
+	link, err := linkConfig(f.link)
+	cfg.Link = &link
+	return cfg, err
 }
 
 // measurement reads the command line after -- (bench, or probe -n) with
@@ -315,15 +221,15 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 		return nil, t, err
 	}
 	cfg.URL = fl.Arg(0)
-	ps, err := f.protocolList(cfg.URL)
+	ps, err := f.p.ProtocolList(f.req.Curl, cfg.URL)
 	if err != nil {
 		return nil, t, err
 	}
 	if len(ps) != 1 {
-		return nil, t, withHint(usagef("page: one protocol inside experiment, got %s", joinProtocols(ps)),
+		return nil, t, withHint(usagef("page: one protocol inside experiment, got %s", page.JoinProtocols(ps)),
 			"give one with --protocols h2 or --http1.1, --http2, --http3; the variants are the server's")
 	}
 	cfg.Protocol = ps[0]
-	return experiment.Page{Config: cfg, Loads: f.rounds, Warm: f.warm},
+	return experiment.Page{Config: cfg, Loads: f.p.Rounds, Warm: f.warm},
 		experiment.Target{URL: cfg.URL, TLS: cfg.TLS, Routes: cfg.Dialer.Routes}, nil
 }

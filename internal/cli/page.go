@@ -1,33 +1,27 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/report"
-	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
 // pageFlags are the flags of httpslab page.
 type pageFlags struct {
-	req                requestFlags
-	link               linkFlags
-	protocols, httpURL string
-	path, reqTimeout   string
-	har, urls, engine  string
-	out                outputFlags
-	rounds, conns      int
-	streams, resources int
-	warm               bool
-	seed               uint64
+	req             requestFlags
+	link            linkFlags
+	httpURL         string
+	path, har, urls string
+	p               page.Flags
+	out             outputFlags
+	warm            bool
+	seed            uint64
 }
 
 func newPageCmd(e *env) *cobra.Command {
@@ -57,16 +51,16 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	}
 	fl.Lookup("max-time").Usage = "give up a load after this long, in `seconds` or with a unit (default 2m; 0: never)"
 	f.link.add(fl)
-	fl.StringVar(&f.protocols, "protocols", "", "load over each of these, interleaved: http, h1, h2, h3 (comma-separated)")
-	fl.IntVarP(&f.rounds, "rounds", "n", page.DefaultRounds, "measured loads per protocol")
-	fl.StringVar(&f.engine, "engine", "httpslab", "what loads the page: httpslab (its own scheduler) or chromium (a headless Chromium per load)")
+	fl.StringVar(&f.p.Protocols, "protocols", "", "load over each of these, interleaved: http, h1, h2, h3 (comma-separated)")
+	fl.IntVarP(&f.p.Rounds, "rounds", "n", page.DefaultRounds, "measured loads per protocol")
+	fl.StringVar(&f.p.Engine, "engine", "httpslab", "what loads the page: httpslab (its own scheduler) or chromium (a headless Chromium per load)")
 	fl.BoolVar(&f.warm, "warm", false, "resume the TLS sessions of the previous load over the same protocol")
 	fl.StringVar(&f.httpURL, "http-url", "", "the page's plain-HTTP URL for the http protocol (default: the URL on port 80)")
 	fl.StringVar(&f.path, "path", "/page/images?n=360&size=18300", "page to load from the embedded server")
-	fl.IntVar(&f.conns, "max-conns-per-origin", page.DefaultMaxConnsPerOrigin, "HTTP/1.1 connections per origin")
-	fl.IntVar(&f.streams, "max-streams", page.DefaultMaxStreams, "concurrent requests on an HTTP/2 or HTTP/3 connection")
-	fl.IntVar(&f.resources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
-	fl.StringVar(&f.reqTimeout, "request-timeout", "30s", "give up one request after this long")
+	fl.IntVar(&f.p.MaxConnsPerOrigin, "max-conns-per-origin", page.DefaultMaxConnsPerOrigin, "HTTP/1.1 connections per origin")
+	fl.IntVar(&f.p.MaxStreams, "max-streams", page.DefaultMaxStreams, "concurrent requests on an HTTP/2 or HTTP/3 connection")
+	fl.IntVar(&f.p.MaxResources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
+	fl.StringVar(&f.p.RequestTimeout, "request-timeout", "30s", "give up one request after this long")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
 	f.out.add(fl, "print the result as JSON (schema httpslab/page/v1)", "")
 	fl.StringVar(&f.urls, "urls", "", "load each page of `file` (one URL a line, optionally its plain-HTTP URL after it) and report what each protocol adds across pages")
@@ -92,7 +86,7 @@ func (e *env) runPage(args []string, f *pageFlags) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	fmt.Fprintf(e.stderr, "httpslab: loading %s over %s, %d rounds (Ctrl-C stops and reports)\n", where, joinProtocols(c.Protocols), f.rounds)
+	fmt.Fprintf(e.stderr, "httpslab: loading %s over %s, %d rounds (Ctrl-C stops and reports)\n", where, page.JoinProtocols(c.Protocols), f.p.Rounds)
 	res, runErr := c.Run(ctx)
 	if res != nil {
 		if err := e.writePage(res, f, har); err != nil {
@@ -134,18 +128,10 @@ func writeHAR(har *os.File, write func() error) error {
 	return nil
 }
 
-func joinProtocols(ps []page.Protocol) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = string(p)
-	}
-	return strings.Join(s, ", ")
-}
-
 // pageCompare turns the flags into the runner, starting the embedded
 // server when no URL is given; the returned function stops it.
 func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, func(), error) {
-	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.rounds, Warm: f.warm, Seed: f.seed}
+	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.p.Rounds, Warm: f.warm, Seed: f.seed}
 	closeSrv := func() {}
 	if err := f.getOnly(); err != nil {
 		return c, "", closeSrv, err
@@ -175,14 +161,14 @@ func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, fu
 		cfg.URL, where = args[0], args[0]
 	}
 	c.Load = cfg
-	if c.Protocols, err = f.protocolList(cfg.URL); err != nil {
+	if c.Protocols, err = f.p.ProtocolList(f.req.Curl, cfg.URL); err != nil {
 		closeSrv()
 		return c, "", func() {}, err
 	}
 	if slices.Contains(c.Protocols, page.HTTP) && c.HTTPURL == "" {
 		if _, err := compare.HTTPURLOf(cfg.URL); err != nil {
 			closeSrv()
-			return c, "", func() {}, withHint(usagef("--protocols %s: %v", f.protocols, err),
+			return c, "", func() {}, withHint(usagef("--protocols %s: %v", f.p.Protocols, err),
 				"give the page's plain-HTTP URL with --http-url")
 		}
 	}
@@ -201,67 +187,4 @@ func (f *pageFlags) getOnly() error {
 }
 
 // loadConfig reads the TLS, route, header and limit flags.
-func (f *pageFlags) loadConfig() (page.Config, error) {
-	var cfg page.Config
-	switch {
-	case f.rounds < 1 || f.rounds > 1000:
-		return cfg, usagef("-n %d: want 1 to 1000", f.rounds)
-	case f.conns < 1 || f.conns > 64:
-		return cfg, usagef("--max-conns-per-origin %d: want 1 to 64", f.conns)
-	case f.streams < 1 || f.streams > 1000:
-		return cfg, usagef("--max-streams %d: want 1 to 1000", f.streams)
-	case f.resources < 1 || f.resources > 100000:
-		return cfg, usagef("--max-resources %d: want 1 to 100000", f.resources)
-	}
-	t, err := f.req.TLS()
-	if err != nil {
-		return cfg, err
-	}
-	if cfg.TLS, err = t.Config(); err != nil {
-		return cfg, usageError{err}
-	}
-	routes, err := f.req.Routes()
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Dialer = &transport.Dialer{Routes: routes}
-	if cfg.Header, err = f.req.Header(); err != nil {
-		return cfg, err
-	}
-	if cfg.LoadTimeout, err = f.req.Timeout(page.DefaultLoadTimeout); err != nil {
-		return cfg, err
-	}
-	if cfg.LoadTimeout == 0 {
-		cfg.LoadTimeout = 1000 * time.Hour // curl's 0: no limit
-	}
-	if cfg.RequestTimeout, err = transport.ParseSeconds(f.reqTimeout); err != nil || cfg.RequestTimeout <= 0 {
-		return cfg, usagef("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.reqTimeout)
-	}
-	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.conns, f.streams, f.resources
-	if cfg.Engine, err = page.ParseEngine(f.engine); err != nil {
-		return cfg, usagef("--engine: %v", err)
-	}
-	cfg.MaxHeaderBytes = f.req.MaxHeaderBytes
-	return cfg, nil
-}
-
-// protocolList reads --protocols, or the one protocol of --http1.1,
-// --http2 or --http3 (page.Choose).
-func (f *pageFlags) protocolList(pageURL string) ([]page.Protocol, error) {
-	one, err := f.req.Protocol()
-	if err != nil {
-		return nil, err
-	}
-	if f.protocols != "" && one != transport.ProtoAuto {
-		return nil, usagef("choose --protocols or one of --http1.1, --http2 and --http3")
-	}
-	ps, err := page.Choose(f.protocols, one, strings.HasPrefix(strings.ToLower(pageURL), "http://"))
-	switch {
-	case errors.Is(err, page.ErrNeedsHTTPS):
-		return nil, withHint(usagef("--protocols %s: %v", f.protocols, err),
-			"give the https:// URL; the http protocol uses --http-url, or the URL on port 80")
-	case err != nil:
-		return nil, usagef("--protocols %s: %v", f.protocols, err)
-	}
-	return ps, nil
-}
+func (f *pageFlags) loadConfig() (page.Config, error) { return f.p.Config(f.req.Curl) }

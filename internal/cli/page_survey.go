@@ -25,7 +25,7 @@ func (e *env) runPageSurvey(args []string, f *pageFlags) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	fmt.Fprintf(e.stderr, "httpslab: loading %d pages over %s, %d rounds each (Ctrl-C stops and reports)\n", len(s.Pages), joinProtocols(s.Compare.Protocols), f.rounds)
+	fmt.Fprintf(e.stderr, "httpslab: loading %d pages over %s, %d rounds each (Ctrl-C stops and reports)\n", len(s.Pages), page.JoinProtocols(s.Compare.Protocols), f.p.Rounds)
 	s.Progress = func(i int) { fmt.Fprintf(e.stderr, "httpslab: page %d of %d done\n", i+1, len(s.Pages)) }
 	res, runErr := s.Run(ctx)
 	if f.out.json {
@@ -75,7 +75,7 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 	if err != nil {
 		return s, err
 	}
-	s.Compare = page.Compare{Load: cfg, Rounds: f.rounds, Warm: f.warm, Seed: f.seed}
-	s.Compare.Protocols, err = f.protocolList(s.Pages[0].URL)
+	s.Compare = page.Compare{Load: cfg, Rounds: f.p.Rounds, Warm: f.warm, Seed: f.seed}
+	s.Compare.Protocols, err = f.p.ProtocolList(f.req.Curl, s.Pages[0].URL)
 	return s, err
 }

@@ -1,0 +1,100 @@
+package page
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/transport"
+	"github.com/httpslab/httpslab/internal/usage"
+)
+
+// Flags are a page load's settings as page's command line gives them, but
+// for the request options it shares with the other commands; Config
+// checks them. Errors name the flags and are usage errors.
+type Flags struct {
+	Rounds            int    // -n
+	MaxConnsPerOrigin int    // --max-conns-per-origin
+	MaxStreams        int    // --max-streams
+	MaxResources      int    // --max-resources
+	RequestTimeout    string // --request-timeout: seconds or a duration
+	Engine            string // --engine
+	Protocols         string // --protocols: "http,h1,h2,h3", or "" for one
+}
+
+// Config returns the load's Config, without its URL and protocol, with
+// the TLS setup, routes, headers, load timeout (--max-time) and header
+// limit of the shared request options c.
+func (f Flags) Config(c transport.Curl) (Config, error) {
+	var cfg Config
+	switch {
+	case f.Rounds < 1 || f.Rounds > 1000:
+		return cfg, usage.Errorf("-n %d: want 1 to 1000", f.Rounds)
+	case f.MaxConnsPerOrigin < 1 || f.MaxConnsPerOrigin > 64:
+		return cfg, usage.Errorf("--max-conns-per-origin %d: want 1 to 64", f.MaxConnsPerOrigin)
+	case f.MaxStreams < 1 || f.MaxStreams > 1000:
+		return cfg, usage.Errorf("--max-streams %d: want 1 to 1000", f.MaxStreams)
+	case f.MaxResources < 1 || f.MaxResources > 100000:
+		return cfg, usage.Errorf("--max-resources %d: want 1 to 100000", f.MaxResources)
+	}
+	t, err := c.TLS()
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.TLS, err = t.Config(); err != nil {
+		return cfg, usage.Wrap(err, "")
+	}
+	routes, err := c.Routes()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Dialer = &transport.Dialer{Routes: routes}
+	if cfg.Header, err = c.Header(); err != nil {
+		return cfg, err
+	}
+	if cfg.LoadTimeout, err = c.Timeout(DefaultLoadTimeout); err != nil {
+		return cfg, err
+	}
+	if cfg.LoadTimeout == 0 {
+		cfg.LoadTimeout = 1000 * time.Hour // curl's 0: no limit
+	}
+	if cfg.RequestTimeout, err = transport.ParseSeconds(f.RequestTimeout); err != nil || cfg.RequestTimeout <= 0 {
+		return cfg, usage.Errorf("--request-timeout %q: want seconds (2.5) or a duration (1500ms)", f.RequestTimeout)
+	}
+	if cfg.Engine, err = ParseEngine(f.Engine); err != nil {
+		return cfg, usage.Errorf("--engine: %v", err)
+	}
+	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.MaxConnsPerOrigin, f.MaxStreams, f.MaxResources
+	cfg.MaxHeaderBytes = c.MaxHeaderBytes
+	return cfg, nil
+}
+
+// ProtocolList reads --protocols, or the one protocol of --http1.1,
+// --http2 or --http3 in c (Choose), for the page at pageURL.
+func (f Flags) ProtocolList(c transport.Curl, pageURL string) ([]Protocol, error) {
+	one, err := c.Protocol()
+	if err != nil {
+		return nil, err
+	}
+	if f.Protocols != "" && one != transport.ProtoAuto {
+		return nil, usage.Errorf("choose --protocols or one of --http1.1, --http2 and --http3")
+	}
+	ps, err := Choose(f.Protocols, one, strings.HasPrefix(strings.ToLower(pageURL), "http://"))
+	switch {
+	case errors.Is(err, ErrNeedsHTTPS):
+		return nil, usage.Hinted("give the https:// URL; the http protocol uses --http-url, or the URL on port 80",
+			"--protocols %s: %v", f.Protocols, err)
+	case err != nil:
+		return nil, usage.Errorf("--protocols %s: %v", f.Protocols, err)
+	}
+	return ps, nil
+}
+
+// JoinProtocols lists ps for a message: "h1, h2".
+func JoinProtocols(ps []Protocol) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}
