@@ -82,7 +82,7 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 	fl.StringVar(&f.plan.Index, "index", "", "this worker's index, 0 to N-1 (default: $"+load.IndexEnv+", as a Kubernetes Indexed Job sets it)")
 	fl.StringVar(&f.plan.StartAt, "start-at", "", "start at this wall-clock `time`, RFC 3339 or +DURATION (+5s), once set up")
 	fl.DurationVar(&f.plan.StartGrace, "start-grace", load.DefaultStartGrace, "refuse to run when set up later than this past --start-at")
-	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v3, histograms HDR-encoded) instead of text",
+	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v4, histograms HDR-encoded) instead of text",
 		"write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
 	f.req.addOnly(fl, "resolve", "connect-to", "ipv4", "ipv6", "request", "header", "http1.1", "http2", "http3", "max-header-size")

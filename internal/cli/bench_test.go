@@ -81,8 +81,8 @@ func TestBenchCommand(t *testing.T) {
 					Requests int64 `json:"requests"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Schema != "httpslab/bench/v3" || env.Result.Requests != 10 {
-				t.Errorf("--json output: %v, schema %q, requests %d; want httpslab/bench/v3 with 10", err, env.Schema, env.Result.Requests)
+			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Schema != "httpslab/bench/v4" || env.Result.Requests != 10 {
+				t.Errorf("--json output: %v, schema %q, requests %d; want httpslab/bench/v4 with 10", err, env.Schema, env.Result.Requests)
 			}
 		}
 	}

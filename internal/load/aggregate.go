@@ -92,6 +92,10 @@ type Result struct {
 	// client reads them), which may be 0; nil when not known.
 	ServerStreams *int64
 	Interrupted   bool // the run was stopped before its end
+	// Intervals are the run's seconds, from its start (see Interval):
+	// their counts add up to Requests and Errors, their histograms to
+	// Latency's.
+	Intervals []Interval
 	// Client names the HTTP client that ran the requests: ClientH1,
 	// ClientH2, ClientNetH2 or ClientQUICH3.
 	Client string
@@ -109,6 +113,7 @@ type aggregator struct {
 	tlsIdx map[TLSCount]int
 	last   int64
 	log    *requestLog // nil without Config.RequestLog
+	iv     *intervals
 }
 
 func newAggregator(cfg Config, start time.Time) *aggregator {
@@ -116,7 +121,13 @@ func newAggregator(cfg Config, start time.Time) *aggregator {
 		r: &Result{Config: cfg, Start: start, Status: map[int]int64{}, ErrorCounts: map[string]int64{},
 			ErrorSamples: map[string]error{}, Latency: newLatency()},
 		tlsIdx: map[TLSCount]int{},
+		iv:     newIntervals(start, cfg.Rate > 0),
 	}
+}
+
+// finish closes the run's intervals once its elapsed time is known.
+func (a *aggregator) finish(elapsed time.Duration) {
+	a.r.Intervals = a.iv.finish(elapsed)
 }
 
 // run consumes batches until in is closed. It is the only goroutine that
@@ -137,6 +148,7 @@ func (a *aggregator) run(in <-chan *batch, progress func(Progress)) {
 			b.events = b.events[:0]
 			batchPool.Put(b)
 		case <-tick.C:
+			a.iv.closeBefore(int64(time.Since(a.r.Start)))
 			if progress != nil {
 				progress(Progress{Elapsed: time.Since(a.r.Start), Requests: a.r.Requests,
 					Errors: a.r.Errors, Handshakes: a.r.Handshakes})
@@ -146,7 +158,10 @@ func (a *aggregator) run(in <-chan *batch, progress func(Progress)) {
 }
 
 func (a *aggregator) add(e *event) {
-	a.last = max(a.last, e.end)
+	if e.end > a.last {
+		a.last = e.end
+		a.iv.closeUpTo((e.end - int64(intervalCloseLag)) / int64(IntervalLength))
+	}
 	if e.kind == handshakeEvent {
 		a.addHandshake(e)
 		return
@@ -157,21 +172,49 @@ func (a *aggregator) add(e *event) {
 	if a.log != nil {
 		a.log.add(e)
 	}
+	s := a.iv.slot(e.end)
 	if e.err != nil {
 		a.r.Errors++
+		s.errors++
 		a.addError(e.err)
 		return
 	}
 	a.r.Requests++
+	s.requests++
 	a.r.Status[e.status]++
 	a.r.Bytes += e.bytes
-	l := &a.r.Latency
-	record(l.Waiting, e.wait)
+	a.r.Latency.addRequest(e)
+	s.addRequest(e)
+}
+
+// requestTimes returns a completed request's total latency and, in the
+// open model, its service time (-1 in the closed model): in the open
+// model the total counts from the intended start.
+func requestTimes(e *event) (total, service int64) {
 	if e.intended >= 0 {
-		record(l.Total, e.end-e.intended)
-		record(l.Service, e.end-e.start)
-	} else {
-		record(l.Total, e.end-e.start)
+		return e.end - e.intended, e.end - e.start
+	}
+	return e.end - e.start, -1
+}
+
+// addRequest records a completed request's latencies.
+func (l *Latency) addRequest(e *event) {
+	total, service := requestTimes(e)
+	record(l.Waiting, e.wait)
+	record(l.Total, total)
+	if service >= 0 {
+		record(l.Service, service)
+	}
+}
+
+// addHandshake records a connection's set-up: its TCP connect, when
+// there was one, and its TLS handshake, when there was one.
+func (l *Latency) addHandshake(e *event) {
+	if e.connect > 0 {
+		record(l.Connect, e.connect)
+	}
+	if e.version != 0 {
+		record(l.TLS, e.tls)
 	}
 }
 
@@ -199,13 +242,11 @@ func (a *aggregator) addHandshake(e *event) {
 		return
 	}
 	a.r.Connections++
-	if e.connect > 0 {
-		record(a.r.Latency.Connect, e.connect)
-	}
+	a.r.Latency.addHandshake(e)
+	a.iv.slot(e.end).addHandshake(e)
 	if e.version == 0 {
 		return
 	}
-	record(a.r.Latency.TLS, e.tls)
 	a.r.Handshakes++
 	if e.retried {
 		a.r.KeyShares.HelloRetries++

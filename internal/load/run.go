@@ -107,6 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// the whole of it, or 2 requests in 3 s showed as 1.0/s.
 		res.Elapsed = max(res.Elapsed, cfg.Duration)
 	}
+	agg.finish(res.Elapsed)
 	res.Interrupted, res.Client, res.Run = stopped, client, info
 	res.CPU = cpu0.since(readCPU(cfg.ServerPIDs))
 	res.CPU.serverListens(ep.addrs, cfg.ServerPIDs, cfg.Protocol == transport.HTTP3)

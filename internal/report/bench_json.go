@@ -13,9 +13,11 @@ import (
 )
 
 // BenchJSON is the JSON form of a bench result (load.Result), written inside the
-// httpslab/bench/v3 envelope. Latencies are in microseconds;
+// httpslab/bench/v4 envelope. Latencies are in microseconds;
 // each histogram also comes as HdrHistogram's compressed V2 encoding
-// (base64), which other HDR tools decode and merge across runs.
+// (base64), which other HDR tools decode and merge across runs. Intervals
+// holds each second of the run with its own histograms in the same
+// encoding (see BenchInterval).
 type BenchJSON struct {
 	Target         []string             `json:"targets"`
 	Protocol       string               `json:"protocol"`
@@ -48,6 +50,7 @@ type BenchJSON struct {
 	SendRate       float64              `json:"send_rate_per_s,omitempty"`
 	CPU            BenchCPU             `json:"cpu"`
 	Run            BenchRun             `json:"run"`
+	Intervals      []BenchInterval      `json:"intervals"`
 	// Thresholds are the --fail-if conditions, each with the value it
 	// was checked against and whether it tripped (exit code 3).
 	Thresholds []BenchThreshold `json:"thresholds,omitempty"`
@@ -78,6 +81,35 @@ type BenchThreshold struct {
 	Condition string `json:"condition"` // as given, e.g. "p99>200ms"
 	Measured  string `json:"measured"`  // the value checked, e.g. "312ms"
 	Tripped   bool   `json:"tripped"`
+}
+
+// BenchInterval is one second of the run (load.Interval), aligned to its
+// start: the requests and errors that ended in it and its latency
+// histograms in microseconds, each in HdrHistogram's V2 compressed
+// encoding (base64) as a line of an HdrHistogram interval log holds it.
+// They have the range and precision of latency_us's, so the intervals
+// merge with each other (across workers too, by their start) into the
+// run's. Histogram decodes one; IntervalLog writes them as a log.
+type BenchInterval struct {
+	OffsetSeconds int64     `json:"offset_s"` // from the run's start, whole seconds
+	Start         time.Time `json:"start"`    // wall clock: the run's start plus offset_s
+	LengthSeconds float64   `json:"length_s"` // 1, or less when partial
+	// Partial is set on the last interval when the run ended inside it:
+	// interrupted, or the requests in flight at the end of -d.
+	Partial  bool             `json:"partial"`
+	Requests int64            `json:"requests"` // completed, any status
+	Errors   int64            `json:"errors"`
+	HDR      BenchIntervalHDR `json:"hdr"`
+}
+
+// BenchIntervalHDR holds an interval's encoded histograms by phase, as
+// latency_us names them; service in the open model only.
+type BenchIntervalHDR struct {
+	Connect string `json:"connect"`
+	TLS     string `json:"tls"`
+	Waiting string `json:"waiting"`
+	Total   string `json:"total"`
+	Service string `json:"service,omitempty"`
 }
 
 // BenchTLS is one row of the TLS summary.
@@ -198,6 +230,7 @@ func NewBenchJSON(r *load.Result, thresholds ...load.Threshold) BenchJSON {
 	for _, t := range c.Targets {
 		j.Target = append(j.Target, t.URL)
 	}
+	j.Intervals = benchIntervals(r.Intervals)
 	for code, n := range r.Status {
 		j.Status[strconv.Itoa(code)] = n
 	}

@@ -54,7 +54,25 @@ func sampleBench() *load.Result {
 	r.CPU = load.CPU{ClientUser: 30 * time.Millisecond, ClientSystem: 20 * time.Millisecond, ClientCores: 1,
 		Wall: time.Second, ServerMeasured: true, ServerUser: 40 * time.Millisecond, ServerSystem: 10 * time.Millisecond,
 		ServerBusiest: load.ProcBusy{PID: 4321, CPU: 50 * time.Millisecond, Cores: 1}}
+	r.Intervals = sampleIntervals(r)
 	return r
+}
+
+// sampleIntervals splits sampleBench's run into its seconds: every
+// request ended in the first; the malformed response in the second, of
+// which the run lasted 1 ms (partial).
+func sampleIntervals(r *load.Result) []load.Interval {
+	enc := func(h *hdrhistogram.Histogram) string {
+		b, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		return string(b)
+	}
+	l, empty := r.Latency, enc(newBenchHist())
+	return []load.Interval{
+		{Start: r.Start, Length: time.Second, Requests: r.Requests, Latency: load.IntervalLatency{Connect: enc(l.Connect),
+			TLS: enc(l.TLS), Waiting: enc(l.Waiting), Total: enc(l.Total), Service: enc(l.Service)}},
+		{Offset: time.Second, Start: r.Start.Add(time.Second), Length: time.Millisecond, Partial: true, Errors: r.Errors,
+			Latency: load.IntervalLatency{Connect: empty, TLS: empty, Waiting: empty, Total: empty, Service: empty}},
+	}
 }
 
 // benchText renders r with Bench.

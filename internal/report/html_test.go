@@ -181,8 +181,9 @@ func syntheticBench(t *testing.T, seconds, rate int) ([]byte, *hdrhistogram.Hist
 	j := report.BenchJSON{Target: []string{"https://127.0.0.1:8443/"}, Protocol: "HTTP/1.1", Conns: 4, Streams: 1, Mode: "keepalive",
 		ElapsedSeconds: float64(seconds), Requests: h.TotalCount(), RequestsPerSec: float64(rate),
 		Status: map[string]int64{"200": h.TotalCount()}, ErrorMessages: map[string]int64{}, TLS: []report.BenchTLS{},
-		Latency: map[string]report.BenchHist{"total": hist, "waiting": hist, "connect": empty, "tls": empty},
-		Run:     report.BenchRun{StartedAt: time.Unix(0, 0).UTC(), Host: "a", ClockSource: "none", ConfigHash: "sha256:" + strings.Repeat("0", 64)}}
+		Latency:   map[string]report.BenchHist{"total": hist, "waiting": hist, "connect": empty, "tls": empty},
+		Run:       report.BenchRun{StartedAt: time.Unix(0, 0).UTC(), Host: "a", ClockSource: "none", ConfigHash: "sha256:" + strings.Repeat("0", 64)},
+		Intervals: []report.BenchInterval{}}
 	var b bytes.Buffer
 	if err := report.WriteJSON(&b, "bench", j); err != nil {
 		t.Fatal(err)

@@ -51,11 +51,12 @@ type Envelope struct {
 // type (transport.Cert) with the same field names in both. v4 of probe
 // names a run's connection mode as bench's --conn does
 // (transport.ConnMode: new, resume, 0-rtt, keepalive). v3 of bench
-// holds run, what a merge of several workers' results needs. v4 of audit
-// (and of demo, which holds an audit) gives no time for round trips on
-// loopback (a cost's not_priced says why) and names the clients a finding
-// locks out (fails).
-var schemaVersions = map[string]int{"probe": 4, "bench": 3, "audit": 4, "demo": 4}
+// holds run, what a merge of several workers' results needs; v4 adds
+// intervals, each second of the run with its counts and histograms. v4 of
+// audit (and of demo, which holds an audit) gives no time for round trips
+// on loopback (a cost's not_priced says why) and names the clients a
+// finding locks out (fails).
+var schemaVersions = map[string]int{"probe": 4, "bench": 4, "audit": 4, "demo": 4}
 
 // SchemaName returns the schema identifier for a result kind,
 // "httpslab/<kind>/v<n>".

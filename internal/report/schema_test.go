@@ -203,7 +203,7 @@ func walkSchemas(v any, path string, f func(string, map[string]any)) {
 // it, so that strictness is checked beyond the top level.
 var breakPoints = map[string][]struct{ path, remove, retype string }{
 	"probe": {{"/result", "url", "runs"}, {"/result/runs/0/hops/0/tls", "cipher_suite", "resumed"}},
-	"bench": {{"/result", "requests", "status"}, {"/result/latency_us/total", "count", "percentiles"}},
+	"bench": {{"/result", "requests", "status"}, {"/result/latency_us/total", "count", "percentiles"}, {"/result/intervals/0", "requests", "hdr"}},
 	"audit": {{"/result", "findings", "connections"}, {"/result/chain/certs/0", "key_type", "key_bits"}},
 	"compare": {{"/result", "comparison", "findings"},
 		{"/result/comparison/variants/0/key", "scheme", "conn"}},
