@@ -37,6 +37,7 @@ const distLogFormat = `$remote_addr $msec $request_time $status`
 // distLab is the hub with nginx and the hosts the workers run on.
 type distLab struct {
 	bin, ca, log string
+	bins         []string // the binary each host runs, when not bin
 	hosts        *labtest.Hosts
 	url          string
 }
@@ -87,7 +88,11 @@ func (d *distLab) runWorker(t *testing.T, i int, delay time.Duration, args ...st
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	w := workerRun{requestLog: filepath.Join(t.TempDir(), fmt.Sprintf("requests-%d.log", i))}
-	argv := append([]string{d.bin, "bench", d.url, "--cacert", d.ca, "--json", "--request-log", w.requestLog}, args...)
+	bin := d.bin
+	if i < len(d.bins) {
+		bin = d.bins[i]
+	}
+	argv := append([]string{bin, "bench", d.url, "--cacert", d.ca, "--json", "--request-log", w.requestLog}, args...)
 	cmd := d.hosts.Cmd(ctx, d.hosts.Names[i], argv...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
