@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -118,6 +119,8 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	}
 	if errors.As(err, new(*load.RouteError)) || errors.As(err, new(*load.LateError)) {
 		return withHint(err, load.Hint(err))
+	} else if errors.Is(err, context.Canceled) { // interrupted waiting for --start-at
+		return e.interrupted()
 	}
 	if err != nil {
 		return usageError{err}

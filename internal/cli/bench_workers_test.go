@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +100,30 @@ func TestBenchWorkers(t *testing.T) {
 				t.Errorf("bench %q: stderr %q; want %q", tc.args, stderr, want)
 			}
 		}
+	}
+}
+
+// TestBenchInterruptWaitingForStart sends SIGINT to a bench waiting for
+// its --start-at: it ends at once with 130, having sent nothing.
+func TestBenchInterruptWaitingForStart(t *testing.T) {
+	guard := make(chan os.Signal, 8)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), []string{"bench", srv.HTTPURL + "/", "-n", "10", "--start-at", "+30s"}, &stdout, &stderr)
+	}()
+	waitStarted(t, "bench --start-at +30s", func() bool { return listening.Load() > 0 })
+	time.Sleep(200 * time.Millisecond) // past the set-up, into the wait
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != ExitInterrupted || stdout.Len() != 0 || !strings.Contains(stderr.String(), "httpslab: interrupted") || srv.Stats().Requests != 0 {
+			t.Errorf("SIGINT while waiting: exit %d, stdout %q, stderr %q, %d requests sent; want %d, nothing sent", code, stdout.String(), stderr.String(), srv.Stats().Requests, ExitInterrupted)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("bench waiting for --start-at did not stop within 10s of SIGINT")
 	}
 }
