@@ -63,7 +63,15 @@ func benchSection(r *BenchJSON) section {
 		s.Tables = append(s.Tables, thresholdTable(r.Thresholds))
 	}
 	s.Tables = append(s.Tables, benchCounts(r))
-	s.Notes = append(s.Notes, "requests/s over time: this result holds no per-second data (the whole run's histograms only)")
+	secs, err := benchSeconds(r)
+	switch {
+	case err != nil:
+		s.Notes = append(s.Notes, "over time: "+err.Error())
+	case len(secs) == 0:
+		s.Notes = append(s.Notes, "over time: this result holds no per-second intervals")
+	default:
+		s.Charts = append(s.Charts, benchTimeCharts(secs)...)
+	}
 	return s
 }
 
@@ -137,8 +145,13 @@ func thresholdTable(ths []BenchThreshold) table {
 func benchOverlay(in []HTMLInput) section {
 	s := section{Title: "bench: " + fmt.Sprint(len(in)) + " results overlaid"}
 	var series []spectrumSeries
+	var labels []string
+	var runs [][]second
 	for _, d := range in {
 		r := d.Doc.Result.(*BenchJSON)
+		if secs, err := benchSeconds(r); err == nil && len(secs) > 0 {
+			labels, runs = append(labels, d.Label), append(runs, secs)
+		}
 		h, err := decodeHDR(r.Latency["total"].HDR)
 		if err != nil || h.TotalCount() == 0 {
 			s.Notes = append(s.Notes, d.Label+": no total latency to draw")
@@ -148,6 +161,9 @@ func benchOverlay(in []HTMLInput) section {
 	}
 	if len(series) > 0 {
 		s.Charts = append(s.Charts, spectrumChart("Total latency percentile spectrum", series), histogramChart("Total latency histogram", series))
+	}
+	if len(runs) > 0 {
+		s.Charts = append(s.Charts, overlayTimeCharts(labels, runs)...)
 	}
 	return s
 }

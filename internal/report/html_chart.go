@@ -145,8 +145,14 @@ func fmtMS(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// tick formats an axis value compactly.
-func tick(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+// tick formats an axis value compactly: whole numbers in full (20000,
+// not 2e+04), others with four significant digits.
+func tick(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
 
 // points formats a polyline's coordinates.
 func points(xy [][2]float64) string {

@@ -220,18 +220,6 @@ func TestHTMLSizeFollowsShape(t *testing.T) {
 	if len(b) > 64<<10 {
 		t.Errorf("report of one bench result is %d bytes; want under 64 KiB", len(b))
 	}
-	// Three 10-minute runs of ten million requests each, overlaid.
-	var docs []*report.Document
-	for range 3 {
-		big, _ := syntheticBench(t, 600, 16667)
-		docs = append(docs, readDoc(t, big))
-	}
-	three := renderHTML(t, []string{"a", "b", "c"}, docs...)
-	t.Logf("report of three 10-minute benches of 10 million requests, overlaid: %d bytes", len(three))
-	if len(three) > 2<<20 || !strings.Contains(three, "bench: 3 results overlaid") {
-		t.Errorf("report of three 10-million-request benches: %d bytes, overlay %v; want under 2 MiB with the overlay",
-			len(three), strings.Contains(three, "bench: 3 results overlaid"))
-	}
 	for _, p := range []float64{50, 99, 99.9, 99.99} {
 		want := float64(h.ValueAtPercentile(p)) / 1000
 		if got := tableMS(t, b, fmt.Sprintf("p%g", p)); math.Abs(got-want) > want*0.005 {
