@@ -15,7 +15,13 @@ function flush(   c) {
 	else if (stack ~ /deriveSecret|ExpandLabel|finishedHash|transcript|hkdf|tls13\.|sha256|hmac/) c = "key schedule, transcript hash"
 	if (c ~ /^rest/ || c == "record layer") {
 		# System calls count as the kernel's wherever they are made.
-		if (stack ~ /Syscall|EpollWait|syscall\.|futex|usleep/) c = "rest: kernel (socket calls, wake-ups)"
+		if (stack ~ /Syscall|EpollWait|syscall\.|futex|usleep/) {
+			if (stack ~ /netFD\)\.connect|sysDialer|sysSocket|syscall\.(Connect|Socket|Setsockopt)/) c = "rest: kernel, socket and connect"
+			else if (stack ~ /rawConn\)\.write|FD\)\.Write/) c = "rest: kernel, writes"
+			else if (stack ~ /rawConn\)\.read|FD\)\.Read/) c = "rest: kernel, reads"
+			else if (stack ~ /\.Close\n|\.destroy|syscall\.Close/) c = "rest: kernel, close"
+			else c = "rest: kernel, poller and wake-ups"
+		}
 		else if (c == "rest: other" && stack ~ /gcBgMarkWorker|gcDrain|bgsweep|bgscavenge|mallocgc|gcAssist|growslice|newobject|makeslice|memclr/) c = "rest: allocation and GC"
 		else if (c == "rest: other" && stack ~ /crypto\/tls\./) c = "rest: handshake messages"
 		else if (c == "rest: other" && stack ~ /runtime\.(schedule|findRunnable|mcall|park_m|gopark|goready|ready)/) c = "rest: scheduler"

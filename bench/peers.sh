@@ -42,7 +42,8 @@
 # The server's CPU is the nginx worker's run time from /proc: "server
 # busy" is that time over the run's wall time, "server µs/req" that time
 # per completed request. "steal" is the time the hypervisor took from the
-# two cores during the run (/proc/stat).
+# two cores during the run (/proc/stat). "peak MiB" is the client's largest
+# peak RSS over the row's runs (/usr/bin/time).
 #
 # Client-bound rows ("q"): a client that is not the limit cannot show its
 # speed in requests/s. These rows hold the client to QUOTA of a core (0.25
@@ -294,7 +295,7 @@ parse() {
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
 
-SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req, steal %, resumed %
+SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req, steal %, resumed %, client peak RSS KiB
 : >"$SAMPLES"
 MAX_RSS_KB=0
 RSS_KB=0
@@ -325,7 +326,7 @@ measure() {
 	if [[ $key == "full httpslab" ]]; then
 		GROUP=$(grep -A12 '"key_shares"' "$WORK/out" | grep -o '"learned": "[^"]*"' | cut -d'"' -f4 || true)
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" "$reused" >>"$SAMPLES"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" "$reused" "$RSS_KB" >>"$SAMPLES"
 }
 
 # floor: the crypto floor of a full handshake on the client core, X25519
@@ -338,7 +339,7 @@ floor() {
 	us=$(cd "$WORK" && $CLIENT_CPU ./load.test -test.run '^$' -test.bench 'CryptoFloor/(group=x25519|verify=ecdsa-p256)$' \
 		-test.benchtime 1000x 2>/dev/null | awk '/^BenchmarkCryptoFloor/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-µs/op") s += $i } END { printf "%.2f", s }')
 	echo "  crypto floor: $us µs (X25519 key generation and shared secret, one ECDSA P-256 verification)" >&2
-	printf 'floor\t%s\t0\t%s\t0\t0\t0\t-\n' "$round" "$us" >>"$SAMPLES"
+	printf 'floor\t%s\t0\t%s\t0\t0\t0\t-\t0\n' "$round" "$us" >>"$SAMPLES"
 }
 
 # h2load makes a handshake per request only with a count, not a duration:
@@ -417,9 +418,10 @@ row() {
 	n=$(column "$k" 3 | wc -l)
 	((n > 0)) || { printf "%-42s %3s\n" "$k" 0; return; }
 	rates=$(column "$k" 3 | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }')
-	printf "%-42s %3d %9.0f %13s %10.2f %6.0f%% %10.2f %5.0f%% %8s\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
+	printf "%-42s %3d %9.0f %13s %10.2f %6.0f%% %10.2f %5.0f%% %8s %8s\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
 		"$(column "$k" 4 | median)" "$(column "$k" 5 | median)" "$(column "$k" 6 | median)" "$(column "$k" 7 | median)" \
-		"$(column "$k" 8 | grep -v '^-$' | median | sed 's/$/%/;s/^%$/-/')"
+		"$(column "$k" 8 | grep -v '^-$' | median | sed 's/$/%/;s/^%$/-/')" \
+		"$(column "$k" 9 | sort -g | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')"
 }
 
 # ratios FIELD KEY1 KEY2 prints, one per line, KEY1's value over KEY2's
@@ -476,7 +478,7 @@ echo "the default groups; the others do not verify), tuned rows marked; full = a
 echo "target rows: $ROUNDS rounds, other rows: $OTHER_ROUNDS, ${DUR}s each; medians over the rounds; load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ -n $CG ]] && echo "q rows: the client held to $QUOTA of a core by a cgroup CPU quota, nginx free" || echo "q rows left out: $CG_NOTE"
 echo
-printf "%-42s %3s %9s %13s %10s %7s %10s %6s %8s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "steal" "resumed"
+printf "%-42s %3s %9s %13s %10s %7s %10s %6s %8s %8s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "steal" "resumed" "peak MiB"
 for k in "full httpslab" "full hey" "full h2load" "full ab" "full wrk" "full openssl" \
 	"full httpslab --first-visit" "full httpslab -k --curves X25519 (tuned)" \
 	"fullq httpslab" "fullq hey" "fullq h2load" \
@@ -524,11 +526,12 @@ memory_row() {
 echo
 echo "httpslab peak RSS over all its runs above: $((MAX_RSS_KB / 1024)) MiB"
 if [[ $MEMORY == 1 ]]; then
-	echo "memory: httpslab's peak RSS at full speed over 10 s and 60 s (keep-alive h1, -c 50), flat when it grows by under 2 MiB"
+	echo "memory: httpslab's peak RSS at full speed over 10 s and 60 s (keep-alive h1, -c 50), flat when it grows by under 10%"
 	memory_row "keep-alive h1 -c 50" 10 "$A" --cacert "$CA" -c 50
 	rss10=$RSS_KB
 	memory_row "keep-alive h1 -c 50" 60 "$A" --cacert "$CA" -c 50
-	awk -v a="$rss10" -v b="$RSS_KB" 'BEGIN { d = (b - a) / 1024; printf "  growth from 10 s to 60 s: %+.1f MiB  %s\n", d, d < 2 ? "flat" : "NOT flat" }'
+	awk -v a="$rss10" -v b="$RSS_KB" 'BEGIN { d = (b - a) / 1024; p = a > 0 ? (b - a) / a * 100 : 0
+		printf "  growth from 10 s to 60 s: %+.1f MiB (%+.0f%%) over 6 times the run  %s\n", d, p, p < 10 ? "flat" : "NOT flat" }'
 fi
 echo
 echo "whole run: $(($(date +%s) - START)) s of measurements"
