@@ -205,6 +205,15 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, err
 	if err != nil {
 		return nil, err
 	}
+	isolated := behindLink(page)
+	if isolated {
+		iso, err := isolate(ctx, cfg, page)
+		if err != nil {
+			return nil, err
+		}
+		defer iso.close() // after the browser is killed
+		trust = append(trust, iso.command())
+	}
 	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust)...)
 	defer stopBrowser() // kills the browser and removes its profile, on every path
 	bctx, closeTab := chromedp.NewContext(actx)
@@ -239,6 +248,9 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, err
 	}
 	ld := log.load(cfg.Protocol, started, nav)
 	ld.Engine, ld.Browser = EngineChromium, version
+	if isolated {
+		ld.RTT = 0 // its connects end on loopback, at the relay
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ld, fmt.Errorf("page load in %s: %w", version, context.Cause(ctx))

@@ -132,6 +132,7 @@ type Config struct {
 	// chromium on PATH).
 	Engine  Engine
 	Browser string
+
 	// TLS is the client's TLS setup (trust, versions, suites); it is
 	// cloned, with the protocol's ALPN and Sessions set, per load.
 	TLS *tls.Config
