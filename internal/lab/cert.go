@@ -77,7 +77,7 @@ func NewCA(kind KeyKind) (*CA, error) {
 		SerialNumber:          serial(),
 		Subject:               pkix.Name{CommonName: "httpslab test CA", Organization: []string{"httpslab"}},
 		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(30 * 24 * time.Hour),
+		NotAfter:              time.Now().Add(365 * 24 * time.Hour), // outlives its 90-day leaves
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -134,7 +134,7 @@ type Leaf struct {
 // addresses in hosts. The chain sent by servers holds the leaf only; the
 // CA is the trust anchor and is not sent.
 func (ca *CA) Issue(kind KeyKind, hosts ...string) (*Leaf, error) {
-	return ca.IssueValid(kind, time.Now().Add(-time.Hour), time.Now().Add(7*24*time.Hour), hosts...)
+	return ca.IssueValid(kind, time.Now().Add(-time.Hour), time.Now().Add(90*24*time.Hour), hosts...)
 }
 
 // IssueValid is Issue with the certificate valid from notBefore to
@@ -234,12 +234,15 @@ func pemBlock(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
 
+// serial is a random 128-bit serial number: more than the 64 bits of
+// randomness public CAs must put in theirs, so that lab certificates do
+// not set off audit's check for it.
 func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
 		return big.NewInt(time.Now().UnixNano())
 	}
-	return n
+	return n.SetBit(n, 126, 1) // 127 bits long, never short by chance
 }
 
 func firstOr(s []string, def string) string {

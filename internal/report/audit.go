@@ -249,6 +249,7 @@ func auditFinding(b *strings.Builder, f tlsscan.Finding, rtt time.Duration) {
 		fmt.Fprintf(b, "      %-8s%s\n", label, text)
 	}
 	field("seen", Escape(f.Evidence))
+	field("attacks", strings.Join(f.Attacks, ", "))
 	field("cost", auditCost(f.Cost, rtt))
 	field("fix", f.Fix)
 	why := f.Reason

@@ -42,8 +42,9 @@ func TestAuditEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run(%s): %v", s.HTTPSURL, err)
 	}
-	want := []string{"cbc-suites", "compression-off", "csp-missing", "early-data", "hsts-not-preloadable",
-		"http-no-redirect", "ocsp-no-responder"}
+	want := []string{"cbc-suites", "cert-no-revocation", "compression-off", "csp-missing", "early-data", "framing-allowed",
+		"hsts-not-preloadable", "http-no-redirect", "nosniff-missing", "ocsp-no-responder", "permissions-policy-missing",
+		"referrer-policy-missing"}
 	if diff := cmp.Diff(want, ids(rep)); diff != "" {
 		t.Errorf("finding ids (-want +got):\n%s\nnot checked: %v", diff, rep.NotChecked)
 	}

@@ -95,9 +95,13 @@ type Finding struct {
 	Cost     Cost   `json:"cost"`
 	// Fix is the nginx configuration that fixes it, for the nginx version
 	// the server revealed when it did.
-	Fix       string `json:"fix,omitempty"`
-	Reason    string `json:"reason"`
-	Reference string `json:"reference,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+	Reason string `json:"reason"`
+	// Attacks names the published attacks whose conditions the finding
+	// is (BEAST, LUCKY13, SWEET32, LOGJAM, FREAK, RC4, BREACH), as
+	// auditors search for them.
+	Attacks   []string `json:"attacks,omitempty"`
+	Reference string   `json:"reference,omitempty"`
 }
 
 // References used by findings.

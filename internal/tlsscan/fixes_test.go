@@ -71,6 +71,12 @@ func TestFixesFixFindings(t *testing.T) {
 		{"legacy versions and suites", []string{
 			"ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;", "ssl_ciphers ALL:@SECLEVEL=0;", "ssl_dhparam " + dh1024 + ";",
 		}, []string{"tls1.0-enabled", "tls1.1-enabled", "weak-suites", "dh-small", "cbc-suites", "no-forward-secrecy"}, nil},
+		{"compressed pages, cookies without attributes, no security headers", []string{
+			"ssl_protocols TLSv1.2 TLSv1.3;", "gzip on;",
+			// The application behind nginx sets the cookie: here nginx itself, behind proxy_pass.
+			"location = / { proxy_pass https://127.0.0.1:$server_port/app; }",
+			`location = /app { default_type text/html; add_header Set-Cookie "sid=1; Path=/"; return 200 "<html>` + strings.Repeat("page ", 100) + `</html>"; }`,
+		}, []string{"breach", "cookie-flags", "nosniff-missing", "framing-allowed", "referrer-policy-missing", "permissions-policy-missing"}, nil},
 		{"a redirect chain from plain HTTP", []string{"ssl_protocols TLSv1.2 TLSv1.3;"}, []string{"redirect-chain"},
 			[]string{"location = / { return 301 /step; }", "location = /step { return 301 https://$host/; }"}},
 	}
@@ -85,6 +91,11 @@ func TestFixesFixFindings(t *testing.T) {
 				f := findingByID(rep.Findings, id)
 				if f == nil {
 					t.Fatalf("findings %v lack %s", ids(rep), id)
+				}
+				// Auditors search for the attacks by name.
+				if a, ok := map[string]string{"tls1.0-enabled": "BEAST", "cbc-suites": "LUCKY13", "dh-small": "LOGJAM", "breach": "BREACH"}[id]; ok &&
+					!slices.Contains(f.Attacks, a) {
+					t.Errorf("%s names attacks %v; want %s", id, f.Attacks, a)
 				}
 				if rec := rep.Records; id == "record-size-small" && f.Cost.Bytes != int64(22*rec.DataRecords) {
 					// TLS 1.3 with an AEAD: a 5-byte header, the content type and a 16-byte tag per record.

@@ -42,6 +42,48 @@ type HTTPResult struct {
 	AltSvc            string `json:"alt_svc,omitempty"`
 	// Dotfiles lists the paths tried and whether their content was served.
 	Dotfiles []Dotfile `json:"dotfiles"`
+	// The other security headers of the response, as sent.
+	ContentTypeOptions string `json:"x_content_type_options,omitempty"`
+	FrameOptions       string `json:"x_frame_options,omitempty"`
+	ReferrerPolicy     string `json:"referrer_policy,omitempty"`
+	PermissionsPolicy  string `json:"permissions_policy,omitempty"`
+	// Cookies are the cookies the response sets, with their attributes.
+	Cookies []Cookie `json:"cookies,omitempty"`
+}
+
+// Cookie is a cookie a response sets: its name and the attributes that
+// keep it from scripts, plain HTTP and other sites.
+type Cookie struct {
+	Name     string `json:"name"`
+	Secure   bool   `json:"secure"`
+	HTTPOnly bool   `json:"http_only"`
+	// SameSite is the attribute's value ("" when absent).
+	SameSite string `json:"same_site,omitempty"`
+}
+
+// maxCookies bounds the cookies read from one response.
+const maxCookies = 50
+
+// readCookies reads the Set-Cookie headers of a response, at most
+// maxCookies of them.
+func readCookies(resp *http.Response) []Cookie {
+	var out []Cookie
+	for i, c := range resp.Cookies() {
+		if i == maxCookies {
+			break
+		}
+		ck := Cookie{Name: c.Name, Secure: c.Secure, HTTPOnly: c.HttpOnly}
+		switch c.SameSite {
+		case http.SameSiteLaxMode:
+			ck.SameSite = "Lax"
+		case http.SameSiteStrictMode:
+			ck.SameSite = "Strict"
+		case http.SameSiteNoneMode:
+			ck.SameSite = "None"
+		}
+		out = append(out, ck)
+	}
+	return out
 }
 
 // HSTS is the parsed Strict-Transport-Security header.
@@ -127,6 +169,11 @@ func (h *HTTPResult) readResponse(resp *http.Response, body []byte) {
 	h.ContentType = resp.Header.Get("Content-Type")
 	h.ContentEncoding = resp.Header.Get("Content-Encoding")
 	h.AltSvc = resp.Header.Get("Alt-Svc")
+	h.ContentTypeOptions = resp.Header.Get("X-Content-Type-Options")
+	h.FrameOptions = resp.Header.Get("X-Frame-Options")
+	h.ReferrerPolicy = resp.Header.Get("Referrer-Policy")
+	h.PermissionsPolicy = resp.Header.Get("Permissions-Policy")
+	h.Cookies = readCookies(resp)
 	h.BodyBytes = int64(len(body))
 	if h.ContentEncoding == "" && isText(h.ContentType) && len(body) > 0 {
 		var buf bytes.Buffer

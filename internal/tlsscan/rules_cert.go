@@ -188,19 +188,74 @@ func ruleCertTrust(r *Report) []Finding {
 	}
 	if len(c.Certs) > 0 && c.ExpiresIn <= 0 {
 		add("cert-expired", High, "the certificate has expired", c.Certs[0].NotAfter.String(), "# renew the certificate")
-	} else if len(c.Certs) > 0 && time.Duration(c.ExpiresIn) < 72*time.Hour {
-		add("cert-expiring", Medium, "the certificate expires within 3 days", c.Certs[0].NotAfter.String(), "# renew the certificate")
+	} else if days := time.Duration(c.ExpiresIn).Hours() / 24; len(c.Certs) > 0 && days < expiryWarnDays {
+		// As Let's Encrypt's reminders: a warning at 30 days, urgent at 7.
+		sev := Medium
+		if days < expiryUrgentDays {
+			sev = High
+		}
+		add("cert-expiring", sev, fmt.Sprintf("the certificate expires in %.1f days", days), c.Certs[0].NotAfter.String(),
+			"# renew the certificate (certbot renew), and check that renewal runs on its own")
 	}
 	if !c.Ordered {
 		add("chain-order", Medium, "the chain is out of order", "a certificate is not followed by its issuer", "# list leaf first, then each issuer")
 	}
-	for _, ci := range c.Certs {
-		if !ci.SelfSigned && (strings.Contains(ci.SigAlg, "SHA1") || strings.Contains(ci.SigAlg, "MD5")) {
-			add("cert-weak-signature", High, "a certificate is signed with "+ci.SigAlg, ci.Subject, "# reissue with a SHA-256 signature")
-			break
+	var weak []string
+	for i, ci := range c.Certs {
+		// A root's own signature is never checked: it is trusted as held.
+		if !ci.SelfSigned && (strings.Contains(ci.SigAlg, "SHA1") || strings.Contains(ci.SigAlg, "MD5") || strings.Contains(ci.SigAlg, "MD2")) {
+			weak = append(weak, fmt.Sprintf("certificate %d (%s) signed with %s", i, ci.Subject, ci.SigAlg))
 		}
 	}
+	if len(weak) > 0 {
+		add("cert-weak-signature", High, "the chain has a certificate signed with a broken hash", strings.Join(weak, "; "),
+			"# reissue with a SHA-256 signature (the CA's current intermediate)")
+	}
 	return out
+}
+
+// Expiry thresholds, in days.
+const (
+	expiryWarnDays   = 30
+	expiryUrgentDays = 7
+)
+
+// minSerialBits is the randomness a serial number must carry: 64 bits
+// from a CSPRNG (CA/Browser Forum Baseline Requirements 7.1); a shorter
+// serial cannot hold them.
+const minSerialBits = 64
+
+func ruleSerial(r *Report) []Finding {
+	leaf := r.Chain.leaf
+	if leaf == nil || leaf.SerialNumber == nil || leaf.SerialNumber.BitLen() >= minSerialBits {
+		return nil
+	}
+	sev, cat := Low, Safety
+	if r.privateCA {
+		sev, cat = Info, About
+	}
+	return one(Finding{ID: "cert-serial-short", Severity: sev, Category: cat,
+		Title:     fmt.Sprintf("the serial number has %d bits, under the %d random bits CAs must use", leaf.SerialNumber.BitLen(), minSerialBits),
+		Evidence:  "serial " + leaf.SerialNumber.Text(16),
+		Fix:       "# reissue from a CA that puts 64 or more random bits in serial numbers",
+		Reason:    "random serials keep a CA's signatures from being steered into collisions (as the MD5 rogue CA of 2008 was)",
+		Reference: "CA/Browser Forum Baseline Requirements section 7.1"})
+}
+
+func ruleRevocation(r *Report) []Finding {
+	leaf := r.Chain.leaf
+	if leaf == nil || len(leaf.OCSPServer) > 0 || len(leaf.CRLDistributionPoints) > 0 {
+		return nil
+	}
+	sev, cat, why := Low, Safety, "a stolen key cannot be revoked in a way clients see"
+	if r.privateCA {
+		sev, cat, why = Info, About, "usual for a private CA; a stolen key can be revoked only by replacing the CA"
+	}
+	return one(Finding{ID: "cert-no-revocation", Severity: sev, Category: cat,
+		Title:    "the certificate names neither an OCSP responder nor a CRL",
+		Evidence: "no OCSP URL in Authority Information Access and no CRL Distribution Points in the leaf",
+		Fix:      "# reissue from a CA that publishes revocation (a CRL Distribution Point or an OCSP responder)",
+		Reason:   why, Reference: "RFC 5280 section 4.2.1.13; " + refRFC6066})
 }
 
 // clientsWithoutAIA are the clients that fail on an incomplete chain:

@@ -10,7 +10,8 @@ import (
 )
 
 // httpRules are the HTTP-level rules.
-var httpRules = []rule{ruleHTTP2, ruleHTTP3, ruleKeepAlive, ruleCompression, ruleRedirect, ruleHSTS, ruleCSP, ruleDotfiles}
+var httpRules = []rule{ruleHTTP2, ruleHTTP3, ruleKeepAlive, ruleCompression, ruleRedirect, ruleHSTS, ruleCSP, ruleDotfiles,
+	ruleBREACH, ruleContentTypeOptions, ruleFrameOptions, ruleReferrerPolicy, rulePermissionsPolicy, ruleCookies}
 
 func checked(r *Report, check string) bool {
 	for _, n := range r.NotChecked {
@@ -115,10 +116,15 @@ func ruleCompression(r *Report) []Finding {
 	if mt != "text/html" {
 		fix += "\ngzip_types " + mt + ";  # text/html is always included"
 	}
+	// Compressed pages that reflect input next to a secret are what
+	// BREACH needs: the advice says so.
+	fix += "\n# not for pages that reflect input next to secrets (CSRF tokens): see breach"
 	return one(Finding{ID: "compression-off", Severity: sev, Category: Speed, Title: "text is sent uncompressed",
 		Evidence: fmt.Sprintf("%s response of %d bytes without Content-Encoding; gzip -6 makes it %d", mt, h.BodyBytes, h.GzipBytes),
 		Cost:     Cost{Bytes: saved, Per: "per response"}, Fix: fix,
-		Reason: "compressed text arrives in fewer round trips of slow start", Reference: "RFC 9110 section 8.4"})
+		Reason: "compressed text arrives in fewer round trips of slow start; static text is safe to compress, but a page that " +
+			"reflects input next to a secret gives it away to BREACH",
+		Reference: "RFC 9110 section 8.4; https://breachattack.com"})
 }
 
 func ruleRedirect(r *Report) []Finding {

@@ -1,6 +1,8 @@
 package tlsscan
 
 import (
+	"crypto/x509"
+	"math/big"
 	"slices"
 	"testing"
 	"time"
@@ -22,7 +24,7 @@ func baseReport() *Report {
 			NameMatch: true, Ordered: true, ExpiresIn: Duration(90 * 24 * time.Hour), OCSPServers: []string{"http://ocsp.test"}, Stapled: true},
 		Resumption: Resumption{TLS12SessionID: &yes, TLS12Ticket: &yes, TLS13PSK: &yes, Version: "TLS 1.3", Attempts: 20, Resumed: 20},
 		Negotiated: Negotiated{ALPN: "h2"},
-		HTTP: HTTPResult{Status: 200, ContentType: "text/plain", KeepAlive: true, KeepAliveRequests: 3,
+		HTTP: HTTPResult{Status: 200, ContentType: "text/plain", KeepAlive: true, KeepAliveRequests: 3, ContentTypeOptions: "nosniff",
 			HSTS: HSTS{Header: "x", MaxAge: 63072000, IncludeSubDomains: true, Preload: true}},
 		HTTP3: HTTP3Result{Advertised: true, Port: "443", Reachable: true},
 	}
@@ -40,6 +42,27 @@ func TestRules(t *testing.T) {
 		{"17 of 20", func(r *Report) { r.Resumption.Resumed = 17 }, []string{"resumption-unreliable"}},
 		{"QUIC unreachable", func(r *Report) { r.HTTP3.Reachable = false }, []string{"http3-unreachable"}},
 		{"expiring", func(r *Report) { r.Chain.ExpiresIn = Duration(time.Hour) }, []string{"cert-expiring"}},
+		{"expiring in 20 days", func(r *Report) { r.Chain.ExpiresIn = Duration(20 * 24 * time.Hour) }, []string{"cert-expiring"}},
+		{"short serial", func(r *Report) {
+			r.Chain.leaf = &x509.Certificate{SerialNumber: big.NewInt(0x1234), OCSPServer: []string{"x"}}
+		},
+			[]string{"cert-serial-short"}},
+		{"no revocation", func(r *Report) { r.Chain.leaf = &x509.Certificate{SerialNumber: new(big.Int).Lsh(big.NewInt(1), 100)} },
+			[]string{"cert-no-revocation"}},
+		{"compressed HTML", func(r *Report) {
+			r.HTTP.ContentType, r.HTTP.ContentEncoding, r.HTTP.CSP = "text/html", "br", "default-src 'self'; frame-ancestors 'self'"
+			r.HTTP.ReferrerPolicy, r.HTTP.PermissionsPolicy = "no-referrer", "camera=()"
+		}, []string{"breach"}},
+		{"HTML without headers", func(r *Report) {
+			r.HTTP.ContentType, r.HTTP.CSP, r.HTTP.ContentTypeOptions = "text/html", "default-src 'self'", ""
+		},
+			[]string{"framing-allowed", "nosniff-missing", "permissions-policy-missing", "referrer-policy-missing"}},
+		{"cookie without Secure", func(r *Report) { r.HTTP.Cookies = []Cookie{{Name: "a", HTTPOnly: true, SameSite: "Lax"}} },
+			[]string{"cookie-flags"}},
+		{"3DES in TLS 1.0", func(r *Report) {
+			r.Enumeration.Versions = append(r.Enumeration.Versions, VersionResult{Version: VersionTLS10, Name: "TLS 1.0", Supported: true,
+				Suites: []Suite{{ID: 0x000A, Name: SuiteName(0x000A)}}})
+		}, []string{"tls1.0-enabled", "weak-suites"}},
 		{"expired", func(r *Report) { r.Chain.ExpiresIn = -1 }, []string{"cert-expired"}},
 		{"SSLv3", func(r *Report) {
 			r.Enumeration.Versions = append(r.Enumeration.Versions, VersionResult{Version: VersionSSL30, Name: "SSLv3", Supported: true})
@@ -51,7 +74,7 @@ func TestRules(t *testing.T) {
 		{"short HSTS", func(r *Report) { r.HTTP.HSTS.MaxAge = 300 }, []string{"hsts-short"}},
 		{"unsafe CSP", func(r *Report) {
 			r.HTTP.ContentType, r.HTTP.CSP, r.HTTP.CSPUnsafe = "text/html", "script-src 'unsafe-inline'", []string{"unsafe-inline"}
-		}, []string{"csp-unsafe"}},
+		}, []string{"csp-unsafe", "framing-allowed", "permissions-policy-missing", "referrer-policy-missing"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +87,16 @@ func TestRules(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("findings = %v; want %v", got, tt.want)
+			}
+			fs := findings(r)
+			if f := findingByID(fs, "cert-expiring"); f != nil && (f.Severity == High) != (r.Chain.ExpiresIn < Duration(7*24*time.Hour)) {
+				t.Errorf("cert-expiring in %v is %s; want high under 7 days, medium under 30", time.Duration(r.Chain.ExpiresIn), f.Severity)
+			}
+			if f := findingByID(fs, "tls1.0-enabled"); f != nil && !slices.Equal(f.Attacks, []string{"BEAST"}) {
+				t.Errorf("TLS 1.0 with a CBC suite names %v; want BEAST", f.Attacks)
+			}
+			if f := findingByID(fs, "weak-suites"); f != nil && tt.name == "3DES in TLS 1.0" && !slices.Contains(f.Attacks, "SWEET32") {
+				t.Errorf("3DES names %v; want SWEET32", f.Attacks)
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 var tlsRules = []rule{
 	ruleTLS13Missing, ruleTLS12Missing, ruleOldVersions, ruleHelloRetry, ruleWeakSuites, ruleCBC,
 	ruleNoForwardSecrecy, ruleSmallDH, ruleResumption, ruleResumptionRate, ruleEarlyData,
-	ruleChainSize, ruleNeedlessRoot, ruleBigRSA, ruleCertTrust, ruleChainIncomplete, ruleStapling, ruleRecordSize, ruleSmallRecords,
+	ruleChainSize, ruleNeedlessRoot, ruleBigRSA, ruleCertTrust, ruleChainIncomplete, ruleSerial, ruleRevocation, ruleStapling, ruleRecordSize, ruleSmallRecords,
 }
 
 func supports(r *Report, v uint16) bool {
@@ -64,7 +64,11 @@ func ruleOldVersions(r *Report) []Finding {
 		if v == VersionSSL30 {
 			sev = High
 		}
-		out = append(out, Finding{ID: strings.ToLower(strings.ReplaceAll(tls.VersionName(v), " ", "")) + "-enabled",
+		var attacks []string
+		if vr := r.Enumeration.Version(v); v == VersionTLS10 && slices.ContainsFunc(vr.Suites, func(s Suite) bool { return strings.Contains(s.Name, "_CBC_") }) {
+			attacks = []string{"BEAST"} // CBC with a predictable IV, before TLS 1.1
+		}
+		out = append(out, Finding{ID: strings.ToLower(strings.ReplaceAll(tls.VersionName(v), " ", "")) + "-enabled", Attacks: attacks,
 			Severity: sev, Category: Safety, Title: tls.VersionName(v) + " is enabled",
 			Evidence:  fmt.Sprintf("the server answered a %s ClientHello with a %s ServerHello", tls.VersionName(v), tls.VersionName(v)),
 			Fix:       "ssl_protocols TLSv1.2 TLSv1.3;",
@@ -125,15 +129,40 @@ var (
 		Title:  "broken cipher suites are accepted",
 		Reason: "NULL, RC4, DES, 3DES, export and anonymous suites are broken or unauthenticated"})
 	ruleCBC = suiteRule(func(t suiteTraits) bool { return t.CBC && !t.Weak }, Finding{ID: "cbc-suites", Severity: Low,
-		Title:  "CBC cipher suites are accepted",
-		Reason: "CBC suites (MAC-then-encrypt) have a history of padding-oracle attacks; Mozilla's intermediate profile has AEAD suites only"})
+		Title: "CBC cipher suites are accepted",
+		Reason: "CBC suites (MAC-then-encrypt) have a history of padding-oracle and timing attacks (LUCKY13); " +
+			"Mozilla's intermediate profile has AEAD suites only"})
 	ruleNoForwardSecrecy = suiteRule(func(t suiteTraits) bool { return t.NoForwardSecrecy && !t.Weak }, Finding{ID: "no-forward-secrecy",
 		Severity: Medium, Title: "suites with RSA key exchange are accepted",
 		Reason: "with RSA key exchange, a stolen private key decrypts every recorded session"})
 )
 
+// suiteAttacks names the attacks whose conditions the suites are: LUCKY13
+// for CBC, SWEET32 for 64-bit block ciphers, RC4, FREAK for export RSA,
+// LOGJAM for export DHE.
+func suiteAttacks(suites []Suite) []string {
+	var out []string
+	add := func(name string, match func(n string) bool) {
+		if slices.ContainsFunc(suites, func(s Suite) bool { return match(s.Name) }) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	has := func(subs ...string) func(string) bool {
+		return func(n string) bool {
+			return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(n, sub) })
+		}
+	}
+	add("LUCKY13", has("_CBC_"))
+	add("SWEET32", has("3DES", "_DES_", "_DES40_", "_IDEA_", "_RC2_"))
+	add("RC4", has("_RC4_"))
+	add("FREAK", func(n string) bool { return strings.Contains(n, "_EXPORT") && strings.HasPrefix(n, "TLS_RSA_") })
+	add("LOGJAM", func(n string) bool { return strings.Contains(n, "_EXPORT") && strings.Contains(n, "DHE_") })
+	return out
+}
+
 // suiteRule is a safety rule that reports f when suites with the traits
-// are accepted, naming them, with Mozilla's cipher list as the fix.
+// are accepted, naming them and the attacks they allow, with Mozilla's
+// cipher list as the fix.
 func suiteRule(traits func(suiteTraits) bool, f Finding) rule {
 	return func(r *Report) []Finding {
 		suites := acceptedSuites(r, traits)
@@ -142,6 +171,7 @@ func suiteRule(traits func(suiteTraits) bool, f Finding) rule {
 		}
 		found := f // a copy: the rule may run for several reports at once
 		found.Category, found.Evidence, found.Fix, found.Reference = Safety, suiteNames(suites), mozillaCiphers, refMozilla
+		found.Attacks = suiteAttacks(suites)
 		return one(found)
 	}
 }
@@ -153,7 +183,7 @@ func ruleSmallDH(r *Report) []Finding {
 	groups := append([]GroupResult{{DHBits: r.Enumeration.DHBits}}, r.Enumeration.Groups...)
 	for _, g := range groups {
 		if g.DHBits > 0 && g.DHBits < 2048 {
-			f := Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits (Logjam)",
+			f := Finding{ID: "dh-small", Severity: Medium, Category: Safety, Title: "DHE prime under 2048 bits", Attacks: []string{"LOGJAM"},
 				Evidence: fmt.Sprintf("ServerKeyExchange with a %d-bit prime", g.DHBits),
 				Fix:      "# make a 2048-bit prime: openssl dhparam -out " + dhparamFile + " 2048\nssl_dhparam " + dhparamFile + ";",
 				Reason:   "DH groups under 2048 bits are within reach of precomputation (Logjam)", Reference: refMozilla + "; https://weakdh.org"}

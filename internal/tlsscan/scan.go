@@ -128,6 +128,9 @@ type Report struct {
 	// Partial is true when the audit stopped during the enumeration: the
 	// report holds what was found before, and no findings.
 	Partial bool `json:"partial,omitempty"`
+	// privateCA is true when the chain was verified against roots the
+	// user gave (a private CA), not the system's.
+	privateCA bool
 }
 
 // ErrUntrusted is returned when the chain does not verify and
@@ -176,6 +179,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auditing %s: %w", addr, err)
 	}
+	rep.privateCA = roots != nil
 	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: roots, timeout: cfg.Timeout, dialer: d,
 		maxHeader: transport.HeaderLimit(cfg.MaxHeaderBytes)}
 	cfg.Progress("handshake")

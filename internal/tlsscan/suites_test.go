@@ -38,3 +38,24 @@ func TestCandidateSuitesOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestSuiteAttacks(t *testing.T) {
+	tests := []struct {
+		suites []string
+		want   []string
+	}{
+		{[]string{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}, nil},
+		{[]string{"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_3DES_EDE_CBC_SHA"}, []string{"LUCKY13", "SWEET32"}},
+		{[]string{"TLS_RSA_WITH_RC4_128_SHA"}, []string{"RC4"}},
+		{[]string{"TLS_RSA_EXPORT_WITH_RC4_40_MD5", "TLS_DHE_RSA_EXPORT_WITH_DES40_CBC_SHA"}, []string{"LUCKY13", "SWEET32", "RC4", "FREAK", "LOGJAM"}},
+	}
+	for _, tt := range tests {
+		var suites []Suite
+		for _, n := range tt.suites {
+			suites = append(suites, Suite{Name: n})
+		}
+		if got := suiteAttacks(suites); !slices.Equal(got, tt.want) {
+			t.Errorf("suiteAttacks(%v) = %v; want %v", tt.suites, got, tt.want)
+		}
+	}
+}
