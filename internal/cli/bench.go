@@ -11,26 +11,16 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
-	"github.com/httpslab/httpslab/internal/machine"
 	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/spf13/cobra"
 )
 
 type benchFlags struct {
-	conns, streams, pipeline, perConn int
-	requests                          int64
-	duration, data, requestLog        string
-	rate                              rateValue
-	timeout                           time.Duration
-	conn                              string
-	serverPIDs                        []int
-	failIf                            []string
-	firstVisit                        bool
-	out                               outputFlags
-	inputFile                         string
-	threads                           int
-	plan                              load.Plan // --workers, --index, --start-at, --start-grace
+	l              load.Flags
+	duration, data string
+	out            outputFlags
+	inputFile      string
 	// req holds the shared request flags bench takes: not all of them,
 	// since -d and -m mean duration and streams here.
 	req requestFlags
@@ -63,26 +53,26 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 		return usageError{err}
 	})
 	fl := cmd.Flags()
-	fl.IntVarP(&f.conns, "connections", "c", 10, "number of connections (closed model: concurrent requests)")
-	fl.IntVarP(&f.threads, "threads", "t", 0, "OS threads that run requests at once (GOMAXPROCS), as wrk's and h2load's -t (0: the cores this process may use)")
+	fl.IntVarP(&f.l.Conns, "connections", "c", 10, "number of connections (closed model: concurrent requests)")
+	fl.IntVarP(&f.l.Threads, "threads", "t", 0, "OS threads that run requests at once (GOMAXPROCS), as wrk's and h2load's -t (0: the cores this process may use)")
 	fl.StringVarP(&f.inputFile, "input-file", "i", "", "read URLs from this `file`, one per line (# comments), after those given as arguments; - is standard input")
-	fl.Int64VarP(&f.requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
+	fl.Int64VarP(&f.l.Requests, "requests", "n", 0, "exact number of requests (default: run for -d)")
 	fl.StringVarP(&f.duration, "duration", "d", "", "duration of the run, e.g. 10s, or 10 as seconds (default 10s); @FILE is a request body")
-	fl.IntVarP(&f.streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
-	fl.IntVar(&f.pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
-	fl.VarP(&f.rate, "rate", "R", "open model: requests per second (0: closed model)")
-	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2, closed model: a connection fails when none of its streams ends for this long)")
-	fl.StringVar(&f.conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
-	fl.IntVar(&f.perConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
+	fl.IntVarP(&f.l.Streams, "max-concurrent-streams", "m", 1, "concurrent streams per connection (HTTP/2, HTTP/3)")
+	fl.IntVar(&f.l.Pipeline, "pipeline", 1, "HTTP/1.1 requests in flight per connection")
+	fl.VarP((*rateValue)(&f.l.Rate), "rate", "R", "open model: requests per second (0: closed model)")
+	fl.DurationVar(&f.l.Timeout, "timeout", load.DefaultTimeout, "per-request timeout, connection setup included (HTTP/2, closed model: a connection fails when none of its streams ends for this long)")
+	fl.StringVar(&f.l.Conn, "conn", "keepalive", "connection mode: keepalive, new (full handshake each), resume")
+	fl.IntVar(&f.l.PerConn, "requests-per-conn", 0, "close each connection after this many requests (0: keepalive no limit, new/resume 1)")
 	fl.StringVar(&f.data, "data", "", "request body; @FILE reads it from a file")
-	fl.BoolVar(&f.firstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
-	fl.IntSliceVar(&f.serverPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
-	fl.StringArrayVar(&f.failIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
-	fl.StringVar(&f.requestLog, "request-log", "", "write each request's start (Unix ns), latency (ns) and status to `FILE`, a line each")
-	fl.IntVar(&f.plan.Workers, "workers", 0, "one of N workers that share the run: -c, -n and --rate are totals, split across them")
-	fl.StringVar(&f.plan.Index, "index", "", "this worker's index, 0 to N-1 (default: $"+load.IndexEnv+", as a Kubernetes Indexed Job sets it)")
-	fl.StringVar(&f.plan.StartAt, "start-at", "", "start at this wall-clock `time`, RFC 3339 or +DURATION (+5s), once set up")
-	fl.DurationVar(&f.plan.StartGrace, "start-grace", load.DefaultStartGrace, "refuse to run when set up later than this past --start-at")
+	fl.BoolVar(&f.l.FirstVisit, "first-visit", false, "offer every key share on each handshake, as a browser's first visit, not only the server's group once learned")
+	fl.IntSliceVar(&f.l.ServerPIDs, "server-pid", nil, "measure the CPU time of this local server process and its children (repeatable)")
+	fl.StringArrayVar(&f.l.FailIf, "fail-if", nil, "exit with code 3 when this holds, e.g. 'p99>200ms', 'errors>0.1%' (repeatable)")
+	fl.StringVar(&f.l.RequestLog, "request-log", "", "write each request's start (Unix ns), latency (ns) and status to `FILE`, a line each")
+	fl.IntVar(&f.l.Plan.Workers, "workers", 0, "one of N workers that share the run: -c, -n and --rate are totals, split across them")
+	fl.StringVar(&f.l.Plan.Index, "index", "", "this worker's index, 0 to N-1 (default: $"+load.IndexEnv+", as a Kubernetes Indexed Job sets it)")
+	fl.StringVar(&f.l.Plan.StartAt, "start-at", "", "start at this wall-clock `time`, RFC 3339 or +DURATION (+5s), once set up")
+	fl.DurationVar(&f.l.Plan.StartGrace, "start-grace", load.DefaultStartGrace, "refuse to run when set up later than this past --start-at")
 	f.out.add(fl, "write the result as JSON (schema httpslab/bench/v4, histograms HDR-encoded) instead of text",
 		"write the result as CSV (a header line and one line per run, latencies in ms) instead of text")
 	f.req.addTLS(fl)
@@ -103,8 +93,8 @@ func (e *env) runBench(f benchFlags, urls []string) error {
 	if err != nil {
 		return err
 	}
-	if f.threads > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.threads))
+	if f.l.Threads > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.l.Threads))
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
@@ -230,126 +220,32 @@ func readURLFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-// checkNumbers refuses counts, rates and times out of range, naming the
-// flag, and server PIDs that name no process.
-func (f benchFlags) checkNumbers() error {
-	for _, c := range []struct {
-		bad        bool
-		flag, want string
-		value      any
-	}{
-		{f.conns < 1, "-c", "at least 1", f.conns},
-		{f.threads < 0, "-t", "0 (the cores this process may use) or more", f.threads},
-		{f.streams < 1, "-m", "at least 1", f.streams},
-		{f.pipeline < 1, "--pipeline", "at least 1", f.pipeline},
-		{f.requests < 0, "-n", "0 (run for -d) or more", f.requests},
-		{f.perConn < 0, "--requests-per-conn", "0 (no limit) or more", f.perConn},
-		{f.timeout <= 0, "--timeout", "a positive duration", f.timeout},
-	} {
-		if c.bad {
-			return usagef("%s %v: want %s", c.flag, c.value, c.want)
-		}
-	}
-	if err := f.checkLimits(); err != nil {
-		return err
-	}
-	for _, pid := range f.serverPIDs {
-		if !machine.ProcessExists(pid) {
-			return withHint(usagef("--server-pid %d: no such process", pid), "give the PID of a server on this machine, e.g. --server-pid $(pgrep -o nginx)")
-		}
-	}
-	return nil
-}
-
 // config turns the flags into a load.Config and the thresholds.
 func (f benchFlags) config(urls []string) (load.Config, []load.Threshold, error) {
-	cfg := load.Config{Conns: f.conns, Streams: f.streams, Pipeline: f.pipeline, Requests: f.requests,
-		Rate: float64(f.rate), Timeout: f.timeout, RequestsPerConn: f.perConn, MaxHeaderBytes: f.req.MaxHeaderBytes}
-	if err := f.checkNumbers(); err != nil {
-		return cfg, nil, err
-	}
-	var err error
-	if cfg.Mode, err = load.ParseConnMode(f.conn); err != nil {
-		return cfg, nil, usageError{err}
-	}
-	if cfg.Protocol, err = f.req.Protocol(); err != nil {
-		return cfg, nil, err
-	}
-	body, err := f.bodyAndDuration(&cfg)
+	body, d, err := f.bodyAndDuration()
 	if err != nil {
-		return cfg, nil, err
+		return load.Config{}, nil, err
 	}
-	if cfg.Requests > 0 && cfg.Duration > 0 {
-		// -n won and -d was left out without a word.
-		return cfg, nil, withHint(usagef("-n %d and -d %s: give a count or a duration, not both", cfg.Requests, cfg.Duration),
-			"-n runs exactly that many requests; -d runs for that long")
-	}
-	header, err := f.req.Header()
-	if err != nil {
-		return cfg, nil, err
-	}
-	for _, v := range header.Values("Connection") {
-		// The clients manage connections and drop the field: the run
-		// kept connections alive, against the header's word.
-		if strings.Contains(strings.ToLower(v), "close") {
-			return cfg, nil, withHint(usagef("-H 'Connection: %s': bench decides when connections close", v),
-				"--conn new opens a connection per request (a full handshake each), --requests-per-conn K closes them after K")
-		}
-	}
-	for _, u := range urls {
-		cfg.Targets = append(cfg.Targets, load.Target{Method: f.req.Method, URL: u, Header: header, Body: body})
-	}
-	if cfg.TLS, err = f.tlsSetup(); err != nil {
-		return cfg, nil, err
-	}
-	if cfg.Routes, err = f.req.Routes(); err != nil {
-		return cfg, nil, err
-	}
-	cfg.ServerPIDs, cfg.FirstVisit, cfg.RequestLog = f.serverPIDs, f.firstVisit, f.requestLog
-	if err := f.plan.Apply(&cfg, time.Now()); err != nil {
-		return cfg, nil, usageError{withHint(err, load.Hint(err))}
-	}
-	var ths []load.Threshold
-	for _, s := range f.failIf {
-		t, err := load.ParseThreshold(s)
-		if err != nil {
-			return cfg, nil, usageError{err}
-		}
-		ths = append(ths, t)
-	}
-	return cfg, ths, nil
+	return f.l.Config(f.req.Curl, urls, body, d)
 }
 
 // bodyAndDuration reads -d (a duration, or @FILE as curl's body) and --data.
-func (f benchFlags) bodyAndDuration(cfg *load.Config) ([]byte, error) {
-	data := f.data
+func (f benchFlags) bodyAndDuration() ([]byte, time.Duration, error) {
+	data, d := f.data, time.Duration(0)
 	if strings.HasPrefix(f.duration, "@") {
 		if data != "" {
-			return nil, usagef("give the body once: -d @FILE or --data")
+			return nil, 0, usagef("give the body once: -d @FILE or --data")
 		}
 		data = f.duration
 	} else if f.duration != "" {
-		d, err := transport.ParseSeconds(f.duration)
-		if err != nil || d <= 0 {
-			return nil, usagef("-d %q: want a duration such as 10s (or 10, in seconds), or @FILE for a body", f.duration)
+		var err error
+		if d, err = transport.ParseSeconds(f.duration); err != nil || d <= 0 {
+			return nil, 0, usagef("-d %q: want a duration such as 10s (or 10, in seconds), or @FILE for a body", f.duration)
 		}
-		cfg.Duration = d
 	}
 	if data == "" {
-		return nil, nil
+		return nil, d, nil
 	}
-	return transport.ReadData(data, stdin)
-}
-
-// tlsSetup returns the flags' TLS setup with the --cacert file read now:
-// the file is part of the command line, as a missing one is.
-func (f benchFlags) tlsSetup() (transport.TLS, error) {
-	t, err := f.req.TLS()
-	if err != nil {
-		return t, err
-	}
-	if t.Trust, err = t.Trust.Load(); err != nil {
-		return t, withHint(usageError{err}, "check the --cacert file: it must hold PEM certificates")
-	}
-	return t, nil
+	body, err := transport.ReadData(data, stdin)
+	return body, d, err
 }

@@ -154,7 +154,7 @@ func (e *env) benchMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "bench", args); err != nil {
 		return nil, t, err
 	}
-	if f.out.json || f.out.csv || f.out.html != "" || len(f.failIf) > 0 || len(f.serverPIDs) > 0 || f.threads > 0 {
+	if f.out.json || f.out.csv || f.out.html != "" || len(f.l.FailIf) > 0 || len(f.l.ServerPIDs) > 0 || f.l.Threads > 0 {
 		return nil, t, withHint(usagef("bench's --json, --csv, --html, --fail-if, --server-pid and -t do not apply inside experiment"),
 			"experiment measures the server's CPU itself and writes its own --json")
 	}

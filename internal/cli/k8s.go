@@ -23,11 +23,11 @@ func newK8sCmd(e *env) *cobra.Command {
 			if job.Args, err = k8s.BenchArgs(cmd.Flags(), urls); err != nil {
 				return usageError{err}
 			}
-			f.plan.Index = "0" // the flags are checked here as worker 0's
+			f.l.Plan.Index = "0" // the flags are checked here as worker 0's
 			if _, _, err := f.config(urls); err != nil {
 				return err
 			}
-			job.Workers, job.StartAt = max(f.plan.Workers, 1), time.Now().Add(lead).Truncate(time.Second)
+			job.Workers, job.StartAt = max(f.l.Plan.Workers, 1), time.Now().Add(lead).Truncate(time.Second)
 			if err := job.Write(e.stdout); err != nil {
 				return usageError{err}
 			}
