@@ -180,14 +180,14 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err := parseInner(fl, "probe", args); err != nil {
 		return nil, t, err
 	}
-	if f.out.json || f.out.csv || f.out.html != "" || f.writeOut != "" || f.har != "" || f.location {
+	if f.out.json || f.out.csv || f.out.html != "" || f.writeOut != "" || f.har != "" || f.p.Location {
 		return nil, t, withHint(usagef("probe's --json, --csv, --html, -w, --har and -L do not apply inside experiment"),
 			"experiment writes its own --json; give the final URL rather than -L")
 	}
 	if fl.NArg() != 1 {
 		return nil, t, usagef("probe: want one URL, got %d", fl.NArg())
 	}
-	p, err := f.plan()
+	p, err := f.p.Plan()
 	if err != nil {
 		return nil, t, err
 	}
@@ -199,7 +199,7 @@ func (e *env) probeMeasure(args []string) (experiment.Measurement, experiment.Ta
 	if err != nil {
 		return nil, t, usageError{err}
 	}
-	return experiment.Probe{Config: cfg, Plan: p.Plan}, experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Routes}, nil
+	return experiment.Probe{Config: cfg, Plan: p}, experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Routes}, nil
 }
 
 func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Target, error) {

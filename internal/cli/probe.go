@@ -14,25 +14,12 @@ import (
 
 type probeFlags struct {
 	req       requestFlags
-	n         int
-	resume    bool
-	reuse     bool
-	zeroRTT   bool
-	location  bool
-	maxRedirs int
+	p         probe.Flags
 	writeOut  string
 	har       string
 	out       outputFlags
 	silent    bool
-	output    string
-	// curl's spellings of a few request options
-	userAgent, referer string
-	head               bool
-	h2Prior            bool
-	compressed         bool
-	showError          bool // accepted: errors are always shown
-	fail               bool
-	user               string
+	showError bool // accepted as in curl: errors are always shown
 }
 
 // defaultProbeTimeout bounds a probe, all hops, when --max-time is not
@@ -57,59 +44,26 @@ func probeCommand(e *env) (*cobra.Command, *probeFlags) {
 	}
 	fl := cmd.Flags()
 	f.req.add(fl)
-	fl.IntVarP(&f.n, "count", "n", 1, "send N requests, each on a new connection, and summarize")
-	fl.BoolVar(&f.resume, "resume", false, "resume the first connection's TLS session on further connections")
-	fl.BoolVar(&f.zeroRTT, "0rtt", false, "HTTP/3: send further requests as 0-RTT early data (implies --http3)")
-	fl.BoolVar(&f.reuse, "reuse", false, "send a second request on the same connection")
-	fl.BoolVarP(&f.location, "location", "L", false, "follow redirects")
-	fl.IntVar(&f.maxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L (0: none, -1: up to 1000)")
+	fl.IntVarP(&f.p.Runs, "count", "n", 1, "send N requests, each on a new connection, and summarize")
+	fl.BoolVar(&f.p.Resume, "resume", false, "resume the first connection's TLS session on further connections")
+	fl.BoolVar(&f.p.ZeroRTT, "0rtt", false, "HTTP/3: send further requests as 0-RTT early data (implies --http3)")
+	fl.BoolVar(&f.p.Reuse, "reuse", false, "send a second request on the same connection")
+	fl.BoolVarP(&f.p.Location, "location", "L", false, "follow redirects")
+	fl.IntVar(&f.p.MaxRedirs, "max-redirs", probe.DefaultMaxRedirects, "most redirects to follow with -L (0: none, -1: up to 1000)")
 	fl.StringVarP(&f.writeOut, "write-out", "w", "", "print curl's write-out `format` (@file reads it from a file, @- from stdin)")
 	fl.StringVar(&f.har, "har", "", "write the requests as HAR 1.2 to `file`")
 	f.out.add(fl, "print the result as JSON", "")
 	fl.BoolVarP(&f.silent, "silent", "s", false, "print no waterfall (errors, -w and --json still print)")
-	fl.StringVarP(&f.output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
-	fl.StringVarP(&f.userAgent, "user-agent", "A", "", "send this User-Agent (default httpslab; a -H User-Agent wins)")
-	fl.StringVarP(&f.referer, "referer", "e", "", "send this Referer (a -H Referer wins)")
-	fl.BoolVarP(&f.head, "head", "I", false, "send a HEAD request")
-	fl.BoolVar(&f.h2Prior, "http2-prior-knowledge", false, "HTTP/2 without Upgrade over http:// (what --http2 does here)")
-	fl.BoolVar(&f.compressed, "compressed", false, "ask for a compressed response, as curl does (sizes are then the compressed bytes)")
+	fl.StringVarP(&f.p.Output, "output", "o", "", "accepted as in curl for /dev/null only: probe never keeps bodies")
+	fl.StringVarP(&f.p.UserAgent, "user-agent", "A", "", "send this User-Agent (default httpslab; a -H User-Agent wins)")
+	fl.StringVarP(&f.p.Referer, "referer", "e", "", "send this Referer (a -H Referer wins)")
+	fl.BoolVarP(&f.p.Head, "head", "I", false, "send a HEAD request")
+	fl.BoolVar(&f.p.H2Prior, "http2-prior-knowledge", false, "HTTP/2 without Upgrade over http:// (what --http2 does here)")
+	fl.BoolVar(&f.p.Compressed, "compressed", false, "ask for a compressed response, as curl does (sizes are then the compressed bytes)")
 	fl.BoolVarP(&f.showError, "show-error", "S", false, "accepted as in curl (-sS): errors are always shown")
-	fl.BoolVarP(&f.fail, "fail", "f", false, "a final response of 400 or more is a failure (exit 1; -w %{exitcode} 22), as in curl")
-	fl.StringVarP(&f.user, "user", "u", "", "send `user:password` as Basic auth (a -H Authorization wins)")
+	fl.BoolVarP(&f.p.FailOnError, "fail", "f", false, "a final response of 400 or more is a failure (exit 1; -w %{exitcode} 22), as in curl")
+	fl.StringVarP(&f.p.User, "user", "u", "", "send `user:password` as Basic auth (a -H Authorization wins)")
 	return cmd, &f
-}
-
-// plan is which connection mode each run uses and how many runs there are.
-type plan struct {
-	probe.Plan
-	summary bool // -n was given: print the summary table
-}
-
-func (f *probeFlags) plan() (plan, error) {
-	modes := 0
-	for _, on := range []bool{f.resume, f.reuse, f.zeroRTT} {
-		if on {
-			modes++
-		}
-	}
-	switch {
-	case modes > 1:
-		return plan{}, usagef("choose one of --resume, --reuse and --0rtt")
-	case f.n < 1 || f.n > 100000:
-		return plan{}, usagef("-n %d: want 1 to 100000", f.n)
-	case f.output != "" && f.output != os.DevNull:
-		return plan{}, usagef("-o %s: probe does not keep response bodies; only -o %s is accepted", f.output, os.DevNull)
-	}
-	p := plan{Plan: probe.Plan{First: transport.Fresh, Rest: transport.Fresh, Runs: f.n}, summary: f.n > 1}
-	switch {
-	case f.resume:
-		p.First, p.Rest, p.Runs = transport.Resumed, transport.Resumed, max(f.n, 2)
-	case f.zeroRTT:
-		p.First, p.Rest, p.Runs = transport.ZeroRTT, transport.ZeroRTT, max(f.n, 2)
-	case f.reuse:
-		p.First, p.Rest, p.Runs = transport.Fresh, transport.KeepAlive, max(f.n, 2)
-	}
-	return p, nil
 }
 
 // config returns the probe.Config of the flags for url.
@@ -120,45 +74,14 @@ func (f *probeFlags) config(url string) (probe.Config, error) {
 	if err := checkScheme("probe", url); err != nil {
 		return probe.Config{}, err
 	}
-	if f.resume && !f.location && strings.HasPrefix(strings.ToLower(url), "http://") {
-		return probe.Config{}, withHint(usagef("--resume resumes TLS sessions: %s has no TLS", url),
-			"probe the https:// URL, or add -L if it redirects there")
-	}
-	if f.zeroRTT {
-		if f.req.HTTP11 || f.req.HTTP2 {
-			return probe.Config{}, usagef("--0rtt needs HTTP/3")
-		}
-		f.req.HTTP3 = true
-	}
-	if f.h2Prior {
-		f.req.HTTP2 = true
-	}
-	if f.head {
-		if m := strings.ToUpper(f.req.Method); m != "" && m != "HEAD" {
-			return probe.Config{}, usagef("-I sends HEAD, -X %s another method: choose one", f.req.Method)
-		}
-		if len(f.req.Data) > 0 || len(f.req.DataBinary) > 0 {
-			return probe.Config{}, usagef("-I sends HEAD, which has no body: leave out -d and --data-binary")
-		}
-		f.req.Method = "HEAD"
-	}
-	cfg, err := f.req.probeConfig(url, defaultProbeTimeout)
-	if err != nil {
-		return cfg, err
-	}
-	transport.CurlHeaders{UserAgent: f.userAgent, Referer: f.referer, Compressed: f.compressed, User: f.user}.Apply(cfg.Header)
-	cfg.FollowRedirects, cfg.FailOnHTTPError = f.location, f.fail
-	if cfg.MaxRedirects, err = probe.CurlMaxRedirects(f.maxRedirs); err != nil {
-		return cfg, usagef("--max-redirs %d: %v", f.maxRedirs, err)
-	}
-	return cfg, nil
+	return f.p.Config(url, f.req.Curl, stdin, defaultProbeTimeout)
 }
 
 func (e *env) runProbe(url string, f probeFlags) error {
 	if _, err := f.out.check(); err != nil {
 		return err
 	}
-	p, err := f.plan()
+	p, err := f.p.Plan()
 	if err != nil {
 		return err
 	}
@@ -186,15 +109,15 @@ func (e *env) runProbe(url string, f probeFlags) error {
 	}
 	ctx, stop := interruptible(e.ctx)
 	defer stop()
-	results, runErr := client.Run(ctx, p.Plan)
+	results, runErr := client.Run(ctx, p)
 	interrupted := runErr != nil && ctx.Err() != nil
-	if err := e.writeProbe(results, p, f, wo, har, interrupted); err != nil {
+	if err := e.writeProbe(results, f, wo, har, interrupted); err != nil {
 		return err
 	}
 	if interrupted {
 		return e.interrupted()
 	}
-	if (f.resume || f.zeroRTT) && client.Tickets() == 0 && runErr == nil {
+	if (f.p.Resume || f.p.ZeroRTT) && client.Tickets() == 0 && runErr == nil {
 		fmt.Fprintln(e.stderr, "httpslab: note: the server sent no session ticket, so no connection could resume")
 	}
 	return withHint(runErr, probe.Hint(runErr, cfg, results)) // nil stays nil
@@ -236,7 +159,7 @@ func createHAR(path string) (*os.File, error) {
 
 // writeProbe prints the results in the chosen formats and writes the
 // HAR file when har is not nil.
-func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *report.WriteOut, har *os.File, interrupted bool) error {
+func (e *env) writeProbe(results []*probe.Result, f probeFlags, wo *report.WriteOut, har *os.File, interrupted bool) error {
 	var hops []probe.Timeline
 	for _, r := range results {
 		hops = append(hops, r.Hops...)
@@ -259,10 +182,10 @@ func (e *env) writeProbe(results []*probe.Result, p plan, f probeFlags, wo *repo
 	case f.out.csv:
 		return report.WriteCSV(e.stdout, "probe", report.NewProbeJSON(results, interrupted))
 	case wo != nil:
-		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.output)
+		return report.WriteOutRuns(e.stdout, e.stderr, wo, results, f.p.Output)
 	case f.silent:
 		return nil
 	}
-	return report.Probe(e.stdout, results, report.ProbeOptions{Summary: p.summary, Resume: f.resume, ZeroRTT: f.zeroRTT,
+	return report.Probe(e.stdout, results, report.ProbeOptions{Summary: f.p.Runs > 1, Resume: f.p.Resume, ZeroRTT: f.p.ZeroRTT,
 		Color: report.ColorEnabled(e.stdout)})
 }

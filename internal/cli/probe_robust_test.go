@@ -12,6 +12,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/probe"
 )
 
 // TestProbeUsageErrors: command lines that are wrong in themselves stop
@@ -182,7 +183,7 @@ func TestMaxTimeDefault(t *testing.T) {
 		{"1500ms", 1500 * time.Millisecond, 1500 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		f := probeFlags{n: 1}
+		f := probeFlags{p: probe.Flags{Runs: 1}}
 		f.req.MaxTime = tt.maxTime
 		cfg, err := f.config("https://127.0.0.1:8443/")
 		if err != nil || cfg.Timeout != tt.probe {
