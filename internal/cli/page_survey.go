@@ -39,6 +39,9 @@ func (e *env) runPageSurvey(args []string, f *pageFlags) error {
 	if err := writeHAR(har, func() error { return report.WriteSurveyHAR(har, res, versionString()) }); err != nil {
 		return err
 	}
+	if err := e.writeResultHTML(f.out.html, "page-survey", res); err != nil {
+		return err
+	}
 	switch {
 	case runErr == nil:
 		return nil
@@ -56,9 +59,12 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 		return s, usagef("--urls %s names the pages; give no URL with it", f.urls)
 	case f.link.set():
 		return s, usagef("--urls loads the pages as they are; the link flags are for the embedded server")
-	case f.out.csv || f.out.html != "" || f.httpURL != "":
-		return s, withHint(usagef("--csv, --html and --http-url describe one page, not a survey"),
+	case f.out.csv || f.httpURL != "":
+		return s, withHint(usagef("--csv and --http-url describe one page, not a survey"),
 			"give a page's plain-HTTP URL after its URL on its line of the --urls file")
+	}
+	if err := checkHTMLPath(f.out.html); err != nil {
+		return s, err
 	}
 	if err := f.getOnly(); err != nil {
 		return s, err

@@ -194,9 +194,13 @@ func TestPageSurvey(t *testing.T) {
 	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := run(t, context.Background(), "page", "--urls", urls, "--cacert", ca, "--protocols", "http,h1,h2", "-n", "3")
+	html := filepath.Join(dir, "survey.html")
+	code, stdout, stderr := run(t, context.Background(), "page", "--urls", urls, "--cacert", ca, "--protocols", "http,h1,h2", "-n", "3", "--html", html)
 	if code != ExitOK {
 		t.Fatalf("page --urls = %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Each difference across pages") || !strings.Contains(string(b), "TLS alone (http → h1)") {
+		t.Errorf("page --urls --html: %v; want the report with the differences across pages", err)
 	}
 	want := []string{"page survey: 3 pages, 3 loads per protocol each", "http ms", "http → h1", "h1 → h2",
 		"TLS alone (http → h1) across 3 pages", "multiplexing (h1 → h2) across 3 pages", "10%", "90%"}

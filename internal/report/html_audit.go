@@ -22,6 +22,8 @@ func moreSections(in HTMLInput) (section, error) {
 		s = pageSection(r)
 	case *demo.Result:
 		s = demoSection(r)
+	case *page.SurveyResult:
+		s = surveySection(r)
 	default:
 		return s, fmt.Errorf("writing the html report: no drawing for a %s result", in.Doc.Kind)
 	}

@@ -13,6 +13,8 @@ import (
 	"html"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,14 +107,21 @@ func TestHTMLEveryKind(t *testing.T) {
 		"demo":    runJSON(t, "demo", "--json", "--runs", "2", "--bench-time", "200ms"),
 	}
 	docs["experiment"] = experimentOutput(t)
+	urls := filepath.Join(t.TempDir(), "urls.txt")
+	list := srv.HTTPSURL + "/page/images?n=5&size=1000\n" + srv.HTTPSURL + "/page/images?n=12&size=3000\n" + srv.HTTPSURL + "/page/styled\n"
+	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs["page-survey"] = runJSON(t, "page", "--json", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", "--urls", urls)
 	want := map[string][]string{
-		"probe":      {"Waterfall", "run 1 hop 2 (reused)", `class="ph-tls"`},
-		"bench":      {"Latency percentile spectrum by phase", "p99.99"},
-		"audit":      {"Findings by severity", "sev-"},
-		"compare":    {"Median total time per variant", "Difference against the baseline"},
-		"page":       {"Median page load per protocol", "Waterfall of the median h1 load", "Waterfall of the median h2 load"},
-		"demo":       {"Median total time per variant", "Findings by severity", "load runs", "Median page load per protocol"},
-		"experiment": {"Change in", "against the baseline"},
+		"probe":       {"Waterfall", "run 1 hop 2 (reused)", `class="ph-tls"`},
+		"bench":       {"Latency percentile spectrum by phase", "p99.99"},
+		"audit":       {"Findings by severity", "sev-"},
+		"compare":     {"Median total time per variant", "Difference against the baseline"},
+		"page":        {"Median page load per protocol", "Waterfall of the median h1 load", "Waterfall of the median h2 load"},
+		"demo":        {"Median total time per variant", "Findings by severity", "load runs", "Median page load per protocol"},
+		"experiment":  {"Change in", "against the baseline"},
+		"page-survey": {"Each difference across pages", "3 pages over h1, h2", "/page/styled"},
 	}
 	for kind, doc := range docs {
 		page := renderHTML(t, []string{kind + ".json"}, readDoc(t, doc))
@@ -125,7 +134,7 @@ func TestHTMLEveryKind(t *testing.T) {
 		if f, tb := strings.Count(page, "<figure "), strings.Count(page, "<table>"); f == 0 || tb < f {
 			t.Errorf("%s report: %d charts, %d tables; want every chart with its table", kind, f, tb)
 		}
-		if kind != "bench" { // bench's CSV is written from the run, not its document
+		if kind != "bench" && kind != "page-survey" { // bench's CSV is written from the run, not its document; a survey has none
 			var b bytes.Buffer
 			d := readDoc(t, doc)
 			if err := report.WriteCSV(&b, kind, d.Result); err != nil {

@@ -26,11 +26,13 @@ type second struct {
 	Requests, Err int64
 }
 
-// benchSeconds reads a run's intervals.
+// benchSeconds reads a run's intervals. A last, partial interval of
+// under half a second is left out: its few requests over a sliver of a
+// second would draw a rate and percentiles the run never had.
 func benchSeconds(r *BenchJSON) ([]second, error) {
 	var out []second
 	for _, iv := range r.Intervals {
-		if iv.LengthSeconds <= 0 {
+		if iv.LengthSeconds <= 0 || iv.Partial && iv.LengthSeconds < 0.5 {
 			continue
 		}
 		s := second{T: float64(iv.OffsetSeconds) + iv.LengthSeconds, RPS: float64(iv.Requests) / iv.LengthSeconds,
@@ -150,7 +152,7 @@ func timeTable(caption string, series []timeSeries, kept map[float64]bool) table
 	}
 	slices.Sort(secs)
 	for _, x := range secs {
-		row := []string{strconv.FormatFloat(x, 'f', -1, 64)}
+		row := []string{strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)}
 		for i := range series {
 			if v, ok := vals[i][x]; ok {
 				row = append(row, fmtMS(v))
