@@ -41,8 +41,14 @@ const (
 	// bytes: the client's, then bytes of "memory".
 	Ticketbleed Vuln = "ticketbleed"
 	// InsecureRenegotiation: a ClientHello without TLS 1.3 gets a
-	// ServerHello without the renegotiation_info extension.
+	// ServerHello without the renegotiation_info extension; one that
+	// offers TLS_RSA_WITH_AES_128_GCM_SHA256 gets a whole handshake, and
+	// a new handshake whenever it sends a ClientHello after it.
 	InsecureRenegotiation Vuln = "renegotiation"
+	// ROBOT: a ClientHello without TLS 1.3 gets an RSA key-exchange
+	// suite, and a ClientKeyExchange whose premaster secret begins 00 02
+	// gets another alert than one that does not: a Bleichenbacher oracle.
+	ROBOT Vuln = "robot"
 	// Compression: a ClientHello offering DEFLATE gets a ServerHello that
 	// selects it.
 	Compression Vuln = "compression"
@@ -56,7 +62,7 @@ const (
 )
 
 // Vulns lists every flaw a VulnServer can show.
-var Vulns = []Vuln{Heartbleed, CCSInjection, Ticketbleed, InsecureRenegotiation, Compression, NoFallbackSCSV, SSLv2, SSLv3}
+var Vulns = []Vuln{Heartbleed, CCSInjection, Ticketbleed, ROBOT, InsecureRenegotiation, Compression, NoFallbackSCSV, SSLv2, SSLv3}
 
 // vulnConnTime bounds each connection of a VulnServer.
 const vulnConnTime = 20 * time.Second
@@ -143,7 +149,7 @@ func (s *VulnServer) byHand(h clientHello) bool {
 	case Heartbleed:
 		_, ok := h.exts[15]
 		return ok
-	case CCSInjection, InsecureRenegotiation:
+	case CCSInjection, InsecureRenegotiation, ROBOT:
 		return !h.tls13
 	case Ticketbleed:
 		return len(h.exts[35]) > 0 && len(h.sessionID) > 0 && len(h.sessionID) < 32
@@ -163,6 +169,8 @@ type clientHello struct {
 	suites      []uint16
 	compression []uint8
 	exts        map[uint16][]byte
+	random      []byte
+	msg         []byte // the whole handshake message, for the transcript
 }
 
 // readClientHello reads the handshake records of one ClientHello (at most
@@ -190,6 +198,7 @@ func readClientHello(c net.Conn, first byte) ([]byte, clientHello, error) {
 		raw, msg = append(raw, body...), append(msg, body...)
 		if len(msg) >= 4 && len(msg) >= 4+int(msg[1])<<16|int(msg[2])<<8|int(msg[3]) {
 			h, err := parseClientHello(msg[4:])
+			h.msg = msg
 			return raw, h, err
 		}
 	}
@@ -204,7 +213,7 @@ func parseClientHello(b []byte) (clientHello, error) {
 		!s.ReadUint16LengthPrefixed(&suites) || !s.ReadUint8LengthPrefixed(&comp) {
 		return h, errors.New("truncated ClientHello")
 	}
-	h.sessionID, h.compression = sid, comp
+	h.sessionID, h.compression, h.random = sid, comp, random
 	for !suites.Empty() {
 		var id uint16
 		if !suites.ReadUint16(&id) {

@@ -55,7 +55,14 @@ func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
 	switch s.vuln {
 	case Heartbleed:
 		exts[15] = []byte{1}
+	case ROBOT:
+		s.serveBleichenbacher(c, h)
+		return
 	case InsecureRenegotiation:
+		if slices.Contains(h.suites, suiteRSAAES128GCM) {
+			s.serveRenegotiating(c, h, false)
+			return
+		}
 		delete(exts, 0xff01)
 	case Compression:
 		comp = 1
@@ -155,10 +162,18 @@ func (s *VulnServer) serveSSLv2(c net.Conn, first byte) {
 }
 
 func serverHelloBody(version uint16, sid []byte, suite uint16, comp uint8, exts map[uint16][]byte) []byte {
-	var b cryptobyte.Builder
-	b.AddUint16(version)
 	random := make([]byte, 32)
 	_, _ = rand.Read(random)
+	return serverHelloBodyWith(version, random, sid, suite, comp, exts)
+}
+
+func serverHelloBodyRandom(version uint16, random, sid []byte, suite uint16, exts map[uint16][]byte) []byte {
+	return serverHelloBodyWith(version, random, sid, suite, 0, exts)
+}
+
+func serverHelloBodyWith(version uint16, random, sid []byte, suite uint16, comp uint8, exts map[uint16][]byte) []byte {
+	var b cryptobyte.Builder
+	b.AddUint16(version)
 	b.AddBytes(random)
 	b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(sid) })
 	b.AddUint16(suite)

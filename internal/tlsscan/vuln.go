@@ -61,6 +61,7 @@ var vulnChecks = []vulnCheck{
 	{idHeartbleed, checkHeartbleed},
 	{idCCSInjection, checkCCSInjection},
 	{idTicketbleed, checkTicketbleed},
+	{idROBOT, checkROBOT},
 	{idRenegotiation, checkRenegotiationInfo},
 	{idCompression, checkCompression},
 	{idSSLv2, checkSSLv2},

@@ -17,7 +17,7 @@ import (
 
 // vulnIDs are the check that must find each flaw of a VulnServer.
 var vulnIDs = map[labtest.Vuln]string{
-	labtest.Heartbleed: idHeartbleed, labtest.CCSInjection: idCCSInjection, labtest.Ticketbleed: idTicketbleed,
+	labtest.Heartbleed: idHeartbleed, labtest.CCSInjection: idCCSInjection, labtest.Ticketbleed: idTicketbleed, labtest.ROBOT: idROBOT,
 	labtest.InsecureRenegotiation: idRenegotiation, labtest.Compression: idCompression,
 	labtest.NoFallbackSCSV: idFallbackSCSV, labtest.SSLv2: idSSLv2, labtest.SSLv3: idSSLv3,
 }

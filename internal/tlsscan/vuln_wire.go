@@ -109,8 +109,9 @@ func parseHelloFacts(body []byte) (helloFacts, error) {
 type flight struct {
 	hello  *helloFacts
 	alert  *Alert
-	ccs    bool // a ChangeCipherSpec (an abbreviated handshake) ended it
-	closed bool // the server closed the connection before the flight's end
+	ccs    bool   // a ChangeCipherSpec (an abbreviated handshake) ended it
+	closed bool   // the server closed the connection before the flight's end
+	leaf   []byte // the first certificate of the Certificate message, DER
 }
 
 // readFlight reads the server's answer to a ClientHello until the
@@ -167,8 +168,11 @@ func (out *flight) consume(hs *handshakeReader) (done bool, err error) {
 			}
 			continue
 		}
-		if typ == msgServerHelloDone {
+		switch typ {
+		case msgServerHelloDone:
 			return true, nil
+		case msgCertificate:
+			out.leaf = firstCertificate(body)
 		}
 	}
 }
@@ -258,4 +262,15 @@ func versionName(v uint16) string {
 		return "SSLv2"
 	}
 	return tls.VersionName(v)
+}
+
+// firstCertificate returns the first certificate of a TLS 1.2
+// Certificate message body, or nil.
+func firstCertificate(body []byte) []byte {
+	s := cryptobyte.String(body)
+	var list, der cryptobyte.String
+	if !s.ReadUint24LengthPrefixed(&list) || !list.ReadUint24LengthPrefixed(&der) {
+		return nil
+	}
+	return append([]byte(nil), der...)
 }
