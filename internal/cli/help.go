@@ -32,7 +32,8 @@ var helpSections = func() map[string][2]string {
 func setHelp(cmd *cobra.Command) {
 	name := strings.TrimPrefix(cmd.CommandPath(), "httpslab ")
 	if s, ok := helpSections[name]; ok {
-		cmd.Long, cmd.Example = strings.ReplaceAll(s[0], "{{link}}", linkHelp()), s[1]
+		long := strings.ReplaceAll(s[0], "{{stats}}", helpLong("stats"))
+		cmd.Long, cmd.Example = strings.ReplaceAll(long, "{{link}}", linkHelp()), s[1]
 	}
 	for _, c := range cmd.Commands() {
 		setHelp(c)

@@ -13,7 +13,7 @@ import (
 // but version gets its long help and examples from its section.
 func TestHelpSections(t *testing.T) {
 	root := newRootCmd(&env{ctx: t.Context(), stdout: io.Discard, stderr: io.Discard})
-	used := map[string]bool{"link": true}
+	used := map[string]bool{"link": true, "stats": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		name := strings.TrimPrefix(c.CommandPath(), "httpslab ")
