@@ -134,7 +134,7 @@ measure() {
 	case $row in
 	hey) n=$(awk '/\[200\]/ {print $2}' "$out") ;;
 	h2load) n=$(awk '/^requests:/ {print $8}' "$out") ;;
-	*) n=$(grep -m1 -o '"requests": [0-9]*' "$out" | awk '{print $2}') ;;
+	*) n=$(awk '/^Requests:/ {print $2; exit}' "$out") ;;
 	esac
 	cpu=$(awk '{print $1 + $2}' "$tim")
 	if [[ -z $n || $n == 0 ]]; then
@@ -146,7 +146,7 @@ measure() {
 		'BEGIN { printf "%s\t%d\t%.1f\t%.1f\n", r, k, n / (b - a), c * 1e6 / n }' | tee -a "$SAMPLES" >&2
 }
 
-HL_ARGS=(bench "$URL" --cacert "$WORK/ca.pem" --conn new -c 50 -d "${DUR}s" --json)
+HL_ARGS=(bench "$URL" --cacert "$WORK/ca.pem" --conn new -c 50 -d "${DUR}s")
 rows=(before after first-visit)
 [[ -n $HAVE_HEY ]] && rows+=(hey)
 [[ -n $HAVE_H2LOAD ]] && rows+=(h2load)

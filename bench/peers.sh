@@ -37,7 +37,8 @@
 # whole interval does, "met, within the noise" when only the median does.
 #
 # Client CPU is user+system time from /usr/bin/time over the whole client
-# process (start-up included, for every tool alike) divided by the
+# process (start-up and report included, for every tool alike; bench
+# writes its default text report, as the others do) divided by the
 # requests it completed; on the handshake rows a request is a connection.
 # The server's CPU is the nginx worker's run time from /proc: "server
 # busy" is that time over the run's wall time, "server µs/req" that time
@@ -272,8 +273,9 @@ parse() {
 	local f=$2 rate="" count=""
 	case $1 in
 	*/httpslab)
-		rate=$(grep -o '"requests_per_s": [0-9.e+]*' "$f" | awk '{print $2}')
-		count=$(grep -m1 -o '"requests": [0-9]*' "$f" | awk '{print $2}') ;;
+		# bench's text report, its default output.
+		rate=$(awk '/^Requests\/s:/ {print $2; exit}' "$f")
+		count=$(awk '/^Requests:/ {print $2; exit}' "$f") ;;
 	wrk)
 		rate=$(awk '/^Requests\/sec/ {print $2}' "$f")
 		count=$(awk '/requests in/ {print $1}' "$f") ;;
@@ -324,7 +326,7 @@ measure() {
 		return 0
 	fi
 	if [[ $key == "full httpslab" ]]; then
-		GROUP=$(grep -A12 '"key_shares"' "$WORK/out" | grep -o '"learned": "[^"]*"' | cut -d'"' -f4 || true)
+		GROUP=$(awk '/^Key shares:/ && /returning visit:/ { print $5; exit }' "$WORK/out")
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" "$reused" "$RSS_KB" >>"$SAMPLES"
 }
@@ -348,21 +350,21 @@ floor() {
 N_FULL=$((DUR * 800))
 N_FULLQ=$((DUR * 300))
 # Defaults: each tool as a user runs it.
-m_full_httpslab() { measure "full httpslab" "$HL" bench "$B" --cacert "$CA" --conn new -c 50 -d "${DUR}s" --json; }
+m_full_httpslab() { measure "full httpslab" "$HL" bench "$B" --cacert "$CA" --conn new -c 50 -d "${DUR}s"; }
 m_full_hey() { measure "full hey" hey -c 50 -z "${DUR}s" -disable-keepalive "$B"; }
 m_full_h2load() { measure "full h2load" h2load --h1 -t1 -c50 -n "$N_FULL" -H "Connection: close" "$B"; }
-m_fullq_httpslab() { IN_QUOTA=1 measure "fullq httpslab" "$HL" bench "$B" --cacert "$CA" --conn new -c 50 -d "${DUR}s" --json; }
+m_fullq_httpslab() { IN_QUOTA=1 measure "fullq httpslab" "$HL" bench "$B" --cacert "$CA" --conn new -c 50 -d "${DUR}s"; }
 m_fullq_hey() { IN_QUOTA=1 measure "fullq hey" hey -c 50 -z "${DUR}s" -disable-keepalive "$B"; }
 m_fullq_h2load() { IN_QUOTA=1 measure "fullq h2load" h2load --h1 -t1 -c50 -n "$N_FULLQ" -H "Connection: close" "$B"; }
-m_resumed_httpslab() { measure "resumed httpslab" "$HL" bench "$C" --cacert "$CA" --conn resume -c 50 -d "${DUR}s" --json; }
+m_resumed_httpslab() { measure "resumed httpslab" "$HL" bench "$C" --cacert "$CA" --conn resume -c 50 -d "${DUR}s"; }
 m_resumed_wrk() { measure "resumed wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close" "$C"; }
-m_h1_httpslab() { measure "h1 httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d "${DUR}s" --json; }
+m_h1_httpslab() { measure "h1 httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d "${DUR}s"; }
 m_h1_wrk() { measure "h1 wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
-m_h2_httpslab() { measure "h2 httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s" --json; }
+m_h2_httpslab() { measure "h2 httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s"; }
 m_h2_h2load() { measure "h2 h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
-m_h1q_httpslab() { IN_QUOTA=1 measure "h1q httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d "${DUR}s" --json; }
+m_h1q_httpslab() { IN_QUOTA=1 measure "h1q httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d "${DUR}s"; }
 m_h1q_wrk() { IN_QUOTA=1 measure "h1q wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
-m_h2q_httpslab() { IN_QUOTA=1 measure "h2q httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s" --json; }
+m_h2q_httpslab() { IN_QUOTA=1 measure "h2q httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s"; }
 m_h2q_h2load() { IN_QUOTA=1 measure "h2q h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
 m_h1_h2load() { measure "h1 h2load" h2load --h1 -t1 -c50 -D "$DUR" "$A"; }
 m_h1_hey() { measure "h1 hey" hey -c 50 -z "${DUR}s" "$A"; }
@@ -371,8 +373,8 @@ m_full_wrk() { measure "full wrk" wrk -t1 -c50 -d"${DUR}s" -H "Connection: close
 m_full_openssl() { measure "full openssl" openssl s_time -connect "127.0.0.1:$PORT_B" -new -time "$DUR"; }
 # Tuned: flags that trade what is measured for speed.
 m_h1_ab_k() { measure "h1 ab -k (tuned)" ab -k -c 50 -t "$DUR" -n 10000000 "$A"; }
-m_full_httpslab_k() { measure "full httpslab -k --curves X25519 (tuned)" "$HL" bench "$B" -k --curves X25519 --conn new -c 50 -d "${DUR}s" --json; }
-m_full_httpslab_fv() { measure "full httpslab --first-visit" "$HL" bench "$B" --cacert "$CA" --first-visit --conn new -c 50 -d "${DUR}s" --json; }
+m_full_httpslab_k() { measure "full httpslab -k --curves X25519 (tuned)" "$HL" bench "$B" -k --curves X25519 --conn new -c 50 -d "${DUR}s"; }
+m_full_httpslab_fv() { measure "full httpslab --first-visit" "$HL" bench "$B" --cacert "$CA" --first-visit --conn new -c 50 -d "${DUR}s"; }
 
 # group F...: runs the measurement functions back to back, in the given
 # order in odd rounds and reversed in even ones, so that a drift in the
@@ -518,7 +520,7 @@ target "resumed: client CPU/handshake httpslab / wrk" 4 "resumed httpslab" "resu
 memory_row() {
 	local label=$1 secs=$2
 	shift 2
-	run "$HL" bench "$@" -d "${secs}s" --json >"$WORK/result"
+	run "$HL" bench "$@" -d "${secs}s" >"$WORK/result"
 	read -r rate count _ <"$WORK/result"
 	printf "  %-28s %4ss %10s requests %9.0f req/s  peak RSS %5.1f MiB  (target <= 32)  %s\n" "$label" "$secs" \
 		"$count" "$rate" "$(awk -v k="$RSS_KB" 'BEGIN { print k / 1024 }')" "$( ((RSS_KB <= 32768)) && echo met || echo MISSED)"
