@@ -2,11 +2,14 @@
 # audit-peers.sh: time httpslab audit, sslscan and testssl on the same
 # private loopback nginx, print the times side by side, and check that the
 # protocol versions, cipher suites and key-exchange groups they report agree,
-# and with testssl also session resumption, OCSP stapling, HSTS and the key.
+# and with testssl also session resumption, OCSP stapling, HSTS, the key and
+# whether the chain is complete.
 #
 # usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
 #   TESTSSL_ARGS  extra testssl arguments (default: a full default run)
 #   NO_TESTSSL=1  leave testssl out (a full run takes a minute or more)
+#   CHAIN=incomplete  serve a leaf of an intermediate CA without the
+#                 intermediate (audit then needs -k, and reports chain-incomplete)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +31,7 @@ go build -o "$tmp/auditpeers" ./scripts/auditpeers
 
 # The helper serves until its standard input closes: keep a pipe open.
 mkfifo "$tmp/stdin"
-"$tmp/auditpeers" -tls "$directives" <"$tmp/stdin" >"$tmp/urls" &
+"$tmp/auditpeers" -tls "$directives" ${CHAIN:+-chain "$CHAIN"} <"$tmp/stdin" >"$tmp/urls" &
 NGINX_PID=$!
 exec 3>"$tmp/stdin"
 for _ in $(seq 100); do
@@ -67,13 +70,16 @@ elapsed() {
 
 # The timed run is the one whose JSON is compared. Findings make audit exit
 # 0 (no --fail-on), so a non-zero status is a failure.
-t_audit=$(elapsed "$tmp/audit.json" "$tmp/httpslab" audit "$https/" --cacert "$ca" --http-port "$plainport" --json)
+insecure=()
+[[ -n ${CHAIN:-} ]] && insecure=(-k) # the chain does not verify: audit reports it as a finding
+t_audit=$(elapsed "$tmp/audit.json" "$tmp/httpslab" audit "$https/" --cacert "$ca" "${insecure[@]}" --http-port "$plainport" --json)
 t_sslscan=$(elapsed "$tmp/sslscan.out" sslscan --no-colour --xml="$tmp/sslscan.xml" "$hostport")
 testssl_file=()
 t_testssl="(skipped)"
 if [[ -z ${NO_TESTSSL:-} ]]; then
 	# shellcheck disable=SC2086
-	t_testssl=$(elapsed "$tmp/testssl.out" testssl --quiet --warnings batch --color 0 ${TESTSSL_ARGS:-} --jsonfile "$tmp/testssl.json" "$hostport")
+	# --add-ca: testssl trusts the lab CA, as audit does with --cacert.
+	t_testssl=$(elapsed "$tmp/testssl.out" testssl --quiet --warnings batch --color 0 --add-ca "$ca" ${TESTSSL_ARGS:-} --jsonfile "$tmp/testssl.json" "$hostport")
 	testssl_file=("$tmp/testssl.json")
 fi
 

@@ -69,7 +69,7 @@ func TestFacts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "testssl.json")
 	testssl := `[{"id":"sessionresumption_ticket","finding":"supported"},{"id":"sessionresumption_ID","finding":"supported"},
 {"id":"OCSP_stapling","finding":"not offered"},{"id":"HSTS_time","finding":"max-age too short. 0 days (=600 seconds) < 15552000 seconds"},
-{"id":"cert_keySize","finding":"EC 256 bits"}]`
+{"id":"cert_keySize","finding":"EC 256 bits"},{"id":"cert_chain_of_trust","finding":"failed (chain incomplete)."}]`
 	if err := os.WriteFile(path, []byte(testssl), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +78,10 @@ func TestFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	yes, no, age := true, false, int64(600)
-	if *b.SessionID != yes || *b.Ticket != yes || *b.Stapled != no || *b.HSTSMaxAge != 600 || b.Key != "EC 256" {
-		t.Fatalf("fromTestsslFacts = %+v; want ID and ticket yes, no staple, 600 s, EC 256", b)
+	if *b.SessionID != yes || *b.Ticket != yes || *b.Stapled != no || *b.HSTSMaxAge != 600 || b.Key != "EC 256" || !*b.ChainIncomplete {
+		t.Fatalf("fromTestsslFacts = %+v; want ID and ticket yes, no staple, 600 s, EC 256, chain incomplete", b)
 	}
-	audit := facts{SessionID: &yes, Ticket: &yes, Stapled: &no, HSTSMaxAge: &age, Key: keyName("ECDSA P-256")}
+	audit := facts{SessionID: &yes, Ticket: &yes, Stapled: &no, HSTSMaxAge: &age, Key: keyName("ECDSA P-256"), ChainIncomplete: &yes}
 	tests := []struct {
 		name             string
 		change           func(*facts)
@@ -92,6 +92,7 @@ func TestFacts(t *testing.T) {
 		{"no session cache, no TLS 1.3", func(f *facts) { f.SessionID = &no }, 1, 0},
 		{"stapled", func(f *facts) { f.Stapled = &yes }, 1, 0},
 		{"RSA", func(f *facts) { f.Key = keyName("RSA 2048") }, 1, 0},
+		{"chain complete", func(f *facts) { f.ChainIncomplete = &no }, 1, 0},
 		{"not answered", func(f *facts) { f.Ticket, f.HSTSMaxAge = nil, nil }, 0, 0},
 	}
 	for _, tt := range tests {

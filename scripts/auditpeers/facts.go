@@ -4,19 +4,23 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // facts are the findings-level answers that audit and testssl both give:
 // session resumption by ID and by ticket, OCSP stapling, the HSTS
-// max-age and the leaf key. A nil field is a question the tool did not
+// max-age, the leaf key and an incomplete chain. A nil field is a question the tool did not
 // answer (testssl run with a subset of its checks, or audit's check not
 // run).
 type facts struct {
 	SessionID, Ticket, Stapled *bool
 	HSTSMaxAge                 *int64
 	Key                        string // "RSA 2048", "EC 256"
+	// ChainIncomplete: the server leaves out an intermediate (audit's
+	// chain-incomplete, testssl's "chain incomplete").
+	ChainIncomplete *bool
 	// TLS13PSK is audit's answer for TLS 1.3 resumption, which explains a
 	// testssl "session ID supported" on a server without a session cache.
 	TLS13PSK bool
@@ -32,10 +36,13 @@ func fromAuditFacts(path string) (facts, error) {
 				TLS13PSK       *bool `json:"tls13_psk"`
 			}
 			Chain struct {
-				Certs   []struct{ Key string }
+				Certs []struct {
+					Key string `json:"key_type"`
+				}
 				Stapled bool
 			}
-			HTTP struct {
+			Findings []struct{ ID string }
+			HTTP     struct {
 				Status int
 				HSTS   struct {
 					MaxAge int64 `json:"max_age_s"`
@@ -57,6 +64,8 @@ func fromAuditFacts(path string) (facts, error) {
 	if len(r.Chain.Certs) > 0 {
 		f.Key = keyName(r.Chain.Certs[0].Key)
 	}
+	incomplete := slices.ContainsFunc(r.Findings, func(fd struct{ ID string }) bool { return fd.ID == "chain-incomplete" })
+	f.ChainIncomplete = &incomplete
 	return f, nil
 }
 
@@ -103,6 +112,8 @@ func fromTestsslFacts(path string) (facts, error) {
 			}
 		case "cert_keySize":
 			f.Key = keyName(it.Finding)
+		case "cert_chain_of_trust":
+			f.ChainIncomplete = yes(it.Finding, "failed (chain incomplete)")
 		}
 	}
 	return f, nil
@@ -133,6 +144,7 @@ func factDifferences(a, b facts) (diffs, explained []string) {
 	}
 	cmpBool("ticket", a.Ticket, b.Ticket)
 	cmpBool("OCSP stapled", a.Stapled, b.Stapled)
+	cmpBool("chain incomplete", a.ChainIncomplete, b.ChainIncomplete)
 	if a.HSTSMaxAge != nil && b.HSTSMaxAge != nil && *a.HSTSMaxAge != *b.HSTSMaxAge {
 		diffs = append(diffs, fmt.Sprintf("HSTS max-age %d vs %d", *a.HSTSMaxAge, *b.HSTSMaxAge))
 	}
@@ -150,7 +162,7 @@ func compareFacts(w io.Writer, a, b facts) int {
 	if len(diffs) > 0 {
 		verdict = "DIFFERS: " + strings.Join(diffs, "; ")
 	}
-	fmt.Fprintf(w, "%-9s resumption, OCSP stapling, HSTS, leaf key: %s\n", "testssl", verdict)
+	fmt.Fprintf(w, "%-9s resumption, OCSP stapling, HSTS, leaf key, chain complete: %s\n", "testssl", verdict)
 	for _, e := range explained {
 		fmt.Fprintf(w, "          explained: %s\n", e)
 	}

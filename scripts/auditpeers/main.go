@@ -1,8 +1,9 @@
 // Command auditpeers is the helper of scripts/audit-peers.sh.
 //
-//	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false] [-host ADDR]
+//	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false] [-host ADDR] [-chain incomplete]
 //
 // starts a private lab nginx (on 127.0.0.1, or ADDR) whose HTTPS block has the given directives
+// (with -chain incomplete, serving a leaf of an intermediate CA without that intermediate)
 // and none of the lab's default ssl_* lines (so that the tools are compared
 // on exactly what the directives say), prints its HTTPS URL, plain URL and
 // CA file on stdout, one per line, and serves until its standard input
@@ -39,10 +40,15 @@ func main() {
 	http2 := flag.Bool("http2", true, "enable HTTP/2")
 	cert := flag.String("cert", "ecdsa-p256", "certificate key kind")
 	host := flag.String("host", "", "the address to listen on (default 127.0.0.1)")
+	chain := flag.String("chain", "", `"incomplete": a leaf of an intermediate CA, served without the intermediate`)
 	flag.Parse()
+	if *chain != "" && *chain != "incomplete" {
+		fmt.Fprintf(os.Stderr, "auditpeers: -chain %q: want incomplete\n", *chain)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *tlsDirectives, *http2, *cert, *host); err != nil {
+	if err := run(ctx, *tlsDirectives, *http2, *cert, *host, *chain == "incomplete"); err != nil {
 		fmt.Fprintln(os.Stderr, "auditpeers:", err)
 		os.Exit(1)
 	}
@@ -52,12 +58,13 @@ func main() {
 // lab's defaults written out.
 const defaultDirectives = "ssl_protocols TLSv1.2 TLSv1.3;\nssl_session_cache shared:peers:1m;"
 
-func run(ctx context.Context, directives string, http2 bool, cert, host string) error {
+func run(ctx context.Context, directives string, http2 bool, cert, host string, incomplete bool) error {
 	kind, err := lab.ParseKeyKind(cert)
 	if err != nil {
 		return err
 	}
-	n, err := lab.StartNginx(ctx, lab.NginxConfig{HTTP2: http2, Cert: kind, TLSDirectives: directives, NoDefaults: true, Host: host})
+	n, err := lab.StartNginx(ctx, lab.NginxConfig{HTTP2: http2, Cert: kind, TLSDirectives: directives, NoDefaults: true, Host: host,
+		Intermediate: incomplete, OmitIntermediate: incomplete})
 	if err != nil {
 		return err
 	}
