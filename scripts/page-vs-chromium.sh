@@ -12,7 +12,8 @@
 # it saw: the round trip the link delivered during the runs (the link's
 # forwarder shares the machine with the browser).
 #
-# Needs root (the link), Debian's chromium and python3.
+# Needs root (the link), Debian's chromium and python3. With KEEP=DIR the
+# JSON results and the probes' round trips are copied to DIR.
 # Usage: scripts/page-vs-chromium.sh [N]   (N loads per protocol, default 3)
 set -euo pipefail
 n=${1:-3}
@@ -64,7 +65,7 @@ run_link() { # name, link flags...
 	for p in "${pages[@]}"; do
 		for engine in httpslab chromium; do
 			"$work/httpslab" page "$https$p" --cacert "$ca" --engine "$engine" --protocols h1,h2 -n "$n" --seed 3 --json \
-				>"$work/$name-$engine-$(echo "$p" | tr -c 'a-z0-9' '_').json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
+				>"$work/$name-$engine-$(printf %s "$p" | tr -c 'a-z0-9' '_').json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
 		done
 	done
 	kill "$probe_pid" 2>/dev/null || true
@@ -77,6 +78,7 @@ echo "page-vs-chromium: $n loads per protocol and engine; load average $(cut -d'
 run_link rtt40 --rtt 40ms
 run_link rtt40-20mbit --rtt 40ms --bandwidth 20mbit
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$work"/rtt-*.txt "$KEEP"/; fi
 
 python3 - "$work" "${pages[@]}" <<'EOF'
 import json, os, statistics, sys

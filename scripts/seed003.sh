@@ -16,7 +16,8 @@
 # 60 s, the same pages cut short (the first 36 images, 18 scripts, 13
 # mixed images, the same files) and N3G loads (3).
 #
-# Needs root (the links), nginx, openssl and python3.
+# Needs root (the links), nginx, openssl and python3. With KEEP=DIR the
+# JSON results are copied to DIR.
 # Usage: scripts/seed003.sh [N40 [N3G]]
 set -euo pipefail
 n40=${1:-5}
@@ -124,6 +125,7 @@ nginx_run 40ms "$n40" --rtt 40ms
 embedded 3g "$n3g" --profile 3g
 nginx_run 3g "$n3g" --profile 3g
 echo "took $(($(date +%s) - start)) s; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$KEEP"/; fi
 
 python3 - "$work" <<'EOF'
 import json, os, sys
