@@ -67,6 +67,8 @@ func benchSection(r *BenchJSON) section {
 	switch {
 	case err != nil:
 		s.Notes = append(s.Notes, "over time: "+err.Error())
+	case len(secs) == 0 && len(r.Intervals) > 0:
+		s.Notes = append(s.Notes, "over time: the run was shorter than a second, no second to draw")
 	case len(secs) == 0:
 		s.Notes = append(s.Notes, "over time: this result holds no per-second intervals")
 	default:

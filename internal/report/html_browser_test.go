@@ -147,6 +147,10 @@ type figure struct {
 		Class, Tip string
 		Fill       string // computed, "rgb(r, g, b)"
 	}
+	Paths []struct {
+		Class string
+		Pts   [][2]float64 // each point in CSS pixels, relative to the figure
+	}
 }
 
 // layoutJS reads every figure's boxes from the DOM.
@@ -157,7 +161,9 @@ const layoutJS = `[...document.querySelectorAll('figure')].map(f => {
   return {ID: f.id, Title: f.querySelector('figcaption').firstChild.textContent.trim(), W: fb.width, H: fb.height,
     XTicks: texts('text.tick[text-anchor=middle]'), YTicks: texts('text.tick[text-anchor=end]'), Lanes: texts('text.lane'),
     Rects: [...f.querySelectorAll('svg rect')].map(r => ({Box: box(r), Class: r.getAttribute('class'),
-      Tip: (r.querySelector('title') || {textContent: ''}).textContent, Fill: getComputedStyle(r).fill}))};
+      Tip: (r.querySelector('title') || {textContent: ''}).textContent, Fill: getComputedStyle(r).fill})),
+    Paths: [...f.querySelectorAll('svg polyline')].map(p => { const m = p.getScreenCTM();
+      return {Class: p.getAttribute('class'), Pts: [...p.points].map(pt => { const q = pt.matrixTransform(m); return [q.x - fb.left, q.y - fb.top]; })}; })};
 })`
 
 // layout returns the tab's figures by section and title: "s2/Waterfall"
@@ -295,16 +301,17 @@ func checkColours(t *testing.T, tb *tab, f figure, want func(class string) strin
 func TestHTMLInBrowser(t *testing.T) {
 	srv, ca := labTarget(t)
 	docs := []*report.Document{
-		readDoc(t, runJSON(t, "bench", "--json", "--cacert", ca, "-n", "300", "-c", "2", srv.HTTPSURL+"/")),
+		readDoc(t, runJSON(t, "bench", "--json", "--cacert", ca, "-d", "3s", "-c", "2", srv.HTTPSURL+"/")),
 		readDoc(t, runJSON(t, "probe", "--json", "--cacert", ca, "-n", "2", "-L", srv.HTTPSURL+"/redirect/1")),
 		readDoc(t, runJSON(t, "compare", "--json", "--cacert", ca, "--vary", "tls", "-n", "5", srv.HTTPSURL+"/")),
 		readDoc(t, runJSON(t, "audit", "--json", "--cacert", ca, "--attempts", "2", srv.HTTPSURL+"/")),
 		readDoc(t, runJSON(t, "page", "--json", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", srv.HTTPSURL+"/page/styled")),
 		readDoc(t, experimentOutput(t)),
 		readDoc(t, runJSON(t, "demo", "--json", "--runs", "2", "--bench-time", "200ms")),
+		readDoc(t, runJSON(t, "page", "--json", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", "--urls", surveyURLs(t, srv.HTTPSURL))),
 	}
 	file := filepath.Join(t.TempDir(), "report.html")
-	html := renderHTML(t, []string{"bench", "probe", "compare", "audit", "page", "experiment", "demo"}, docs...)
+	html := renderHTML(t, []string{"bench", "probe", "compare", "audit", "page", "experiment", "demo", "survey"}, docs...)
 	if err := os.WriteFile(file, []byte(html), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -318,6 +325,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Errorf("dark %v: the page's background is %q, %v; want %s", dark, bg, err, bgRGB[dark])
 		}
 		checkHistogram(t, tb, figs, dark)
+		checkRateLine(t, figs, docs[0].Result.(*report.BenchJSON))
 		if dark {
 			continue // the rest is drawn in the same places in either scheme
 		}
@@ -375,6 +383,36 @@ func checkHistogram(t *testing.T, tb *tab, figs map[string]figure, dark bool) {
 	}
 	if n := checkColours(t, tb, f, func(string) string { return s0RGB[dark] }); n == 0 {
 		t.Errorf("histogram: no bar wide enough to sample")
+	}
+}
+
+// checkRateLine checks bench's requests/s over time: a point for each
+// second of at least half a second, at its end and its rate.
+func checkRateLine(t *testing.T, figs map[string]figure, b *report.BenchJSON) {
+	t.Helper()
+	f := figs["s0/Requests/s and errors/s over time"]
+	if len(f.Paths) == 0 {
+		t.Fatalf("bench: no line of requests/s over time")
+	}
+	xa, ya := f.xAxis(t), f.yAxis(t)
+	pts := f.Paths[0].Pts
+	n := 0
+	for _, iv := range b.Intervals {
+		if iv.Partial && iv.LengthSeconds < 0.5 {
+			continue
+		}
+		if n >= len(pts) {
+			t.Errorf("bench requests/s: %d points; want one per second of the run, %d or more", len(pts), n+1)
+			return
+		}
+		x, y := xa.px(float64(iv.OffsetSeconds)+iv.LengthSeconds), ya.px(float64(iv.Requests)/iv.LengthSeconds)
+		if p := pts[n]; math.Abs(p[0]-x) > 1.5 || math.Abs(p[1]-y) > 1.5 {
+			t.Errorf("bench requests/s: second %d drawn at (%.1f, %.1f); want (%.1f, %.1f), %d requests", iv.OffsetSeconds, p[0], p[1], x, y, iv.Requests)
+		}
+		n++
+	}
+	if n != len(pts) || n < 2 {
+		t.Errorf("bench requests/s: %d points for %d seconds; want one per second, 2 or more", len(pts), n)
 	}
 }
 

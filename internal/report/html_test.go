@@ -107,12 +107,7 @@ func TestHTMLEveryKind(t *testing.T) {
 		"demo":    runJSON(t, "demo", "--json", "--runs", "2", "--bench-time", "200ms"),
 	}
 	docs["experiment"] = experimentOutput(t)
-	urls := filepath.Join(t.TempDir(), "urls.txt")
-	list := srv.HTTPSURL + "/page/images?n=5&size=1000\n" + srv.HTTPSURL + "/page/images?n=12&size=3000\n" + srv.HTTPSURL + "/page/styled\n"
-	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	docs["page-survey"] = runJSON(t, "page", "--json", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", "--urls", urls)
+	docs["page-survey"] = runJSON(t, "page", "--json", "--cacert", ca, "-n", "2", "--protocols", "h1,h2", "--urls", surveyURLs(t, srv.HTTPSURL))
 	want := map[string][]string{
 		"probe":       {"Waterfall", "run 1 hop 2 (reused)", `class="ph-tls"`},
 		"bench":       {"Latency percentile spectrum by phase", "p99.99"},
@@ -235,4 +230,15 @@ func TestHTMLSizeFollowsShape(t *testing.T) {
 			t.Errorf("spectrum table: p%g = %g ms; want %g (HDR)", p, got, want)
 		}
 	}
+}
+
+// surveyURLs writes a --urls file of three of the embedded server's pages.
+func surveyURLs(t *testing.T, base string) string {
+	t.Helper()
+	urls := filepath.Join(t.TempDir(), "urls.txt")
+	list := base + "/page/images?n=5&size=1000\n" + base + "/page/images?n=12&size=3000\n" + base + "/page/styled\n"
+	if err := os.WriteFile(urls, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return urls
 }
