@@ -25,6 +25,7 @@ n3g=${2:-3}
 case "$n40$n3g" in *[!0-9]*) echo "usage: $0 [N40 [N3G]]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
+chmod 755 "$work" # nginx's workers read the site
 lab_pid=""
 cleanup() {
 	if [ -n "$lab_pid" ]; then kill "$lab_pid" 2>/dev/null || true; wait "$lab_pid" 2>/dev/null || true; fi
