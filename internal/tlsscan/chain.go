@@ -98,6 +98,11 @@ func checkChain(cs tls.ConnectionState, host string, roots *x509.CertPool, now t
 	if err != nil {
 		c.VerifyError, c.verifyErr = err.Error(), err
 		c.anchorErr = anchor(leaf, roots, inter, now)
+		if transport.WeakSignature(c.anchorErr) {
+			// The issuer was found, its signature's hash refused:
+			// cert-weak-signature's, not an unknown or missing CA.
+			c.anchorErr = nil
+		}
 		var unknown x509.UnknownAuthorityError
 		if last, ok := transport.IncompleteChain(certs, roots != nil); ok && errors.As(c.anchorErr, &unknown) {
 			c.MissingIssuer, c.incomplete = last.Issuer.String(), transport.DescribeIncomplete(len(certs), last)

@@ -35,7 +35,9 @@ func Hint(err error, cfg Config) string {
 	case errors.Is(err, ErrUntrusted):
 		id := "cert-untrusted"
 		var cve *tls.CertificateVerificationError
-		if errors.As(err, &cve) {
+		if transport.WeakSignature(err) {
+			id = "cert-weak-signature"
+		} else if errors.As(err, &cve) {
 			roots, _ := cfg.Trust.Roots()
 			if _, ok := transport.IncompleteChain(cve.UnverifiedCertificates, roots != nil); ok {
 				id = "chain-incomplete"

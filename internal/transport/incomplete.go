@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // IncompleteChain returns the last certificate a server sent when the
@@ -54,6 +55,10 @@ func UntrustedHint(err error, t Trust, insecure string) string {
 	if !errors.As(err, &unknownCA) {
 		return ""
 	}
+	if WeakSignature(err) {
+		return "the issuer was found, but the certificate is signed with a hash no longer accepted (SHA-1): " +
+			"reissue it with SHA-256, or " + insecure
+	}
 	given := t.CAFile != "" || t.RootCAs != nil
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {
@@ -70,4 +75,12 @@ func UntrustedHint(err error, t Trust, insecure string) string {
 		return "the certificate is not signed by the CA file given (another CA?); give that CA's file, or " + insecure
 	}
 	return "the certificate is not signed by a CA you trust (self-signed?); pass --cacert FILE or " + insecure
+}
+
+// WeakSignature reports whether a chain failed because crypto/x509 found
+// the issuer but refused the hash of a signature (SHA-1), which it says
+// only in the text of its unknown-authority error.
+func WeakSignature(err error) bool {
+	var unknownCA x509.UnknownAuthorityError
+	return errors.As(err, &unknownCA) && strings.Contains(unknownCA.Error(), "insecure algorithm")
 }
