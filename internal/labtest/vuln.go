@@ -49,6 +49,11 @@ const (
 	// suite, and a ClientKeyExchange whose premaster secret begins 00 02
 	// gets another alert than one that does not: a Bleichenbacher oracle.
 	ROBOT Vuln = "robot"
+	// ClientRenegotiation: a ClientHello without TLS 1.3 that offers
+	// TLS_RSA_WITH_AES_128_GCM_SHA256 gets a whole handshake with secure
+	// renegotiation (RFC 5746), and a new one whenever the client sends a
+	// ClientHello after it.
+	ClientRenegotiation Vuln = "client-renegotiation"
 	// Compression: a ClientHello offering DEFLATE gets a ServerHello that
 	// selects it.
 	Compression Vuln = "compression"
@@ -62,7 +67,7 @@ const (
 )
 
 // Vulns lists every flaw a VulnServer can show.
-var Vulns = []Vuln{Heartbleed, CCSInjection, Ticketbleed, ROBOT, InsecureRenegotiation, Compression, NoFallbackSCSV, SSLv2, SSLv3}
+var Vulns = []Vuln{Heartbleed, CCSInjection, Ticketbleed, ROBOT, InsecureRenegotiation, ClientRenegotiation, Compression, NoFallbackSCSV, SSLv2, SSLv3}
 
 // vulnConnTime bounds each connection of a VulnServer.
 const vulnConnTime = 20 * time.Second
@@ -151,6 +156,8 @@ func (s *VulnServer) byHand(h clientHello) bool {
 		return ok
 	case CCSInjection, InsecureRenegotiation, ROBOT:
 		return !h.tls13
+	case ClientRenegotiation:
+		return !h.tls13 && slices.Contains(h.suites, suiteRSAAES128GCM)
 	case Ticketbleed:
 		return len(h.exts[35]) > 0 && len(h.sessionID) > 0 && len(h.sessionID) < 32
 	case Compression:

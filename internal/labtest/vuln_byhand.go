@@ -58,6 +58,9 @@ func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
 	case ROBOT:
 		s.serveBleichenbacher(c, h)
 		return
+	case ClientRenegotiation:
+		s.serveRenegotiating(c, h, true)
+		return
 	case InsecureRenegotiation:
 		if slices.Contains(h.suites, suiteRSAAES128GCM) {
 			s.serveRenegotiating(c, h, false)

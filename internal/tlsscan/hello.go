@@ -65,6 +65,9 @@ type clientHello struct {
 	ticket     []byte        // a session ticket to offer in session_ticket
 	// compression lists the compression methods offered; nil means null only.
 	compression []uint8
+	// renegotiationInfo is the body of renegotiation_info: empty in a
+	// first handshake, the client's last verify_data in a renegotiation.
+	renegotiationInfo []byte
 	// extraExts are extensions added after the others, type and body.
 	extraExts []rawExtension
 }
@@ -170,7 +173,9 @@ func (h clientHello) addExtensions(b *cryptobyte.Builder) error {
 	if !h.noTicket {
 		addExt(b, extSessionTicket, func(b *cryptobyte.Builder) { b.AddBytes(h.ticket) })
 	}
-	addExt(b, extRenegotiation, func(b *cryptobyte.Builder) { b.AddUint8(0) })
+	addExt(b, extRenegotiation, func(b *cryptobyte.Builder) {
+		b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(h.renegotiationInfo) })
+	})
 	for _, e := range h.extraExts {
 		addExt(b, e.typ, func(b *cryptobyte.Builder) { b.AddBytes(e.body) })
 	}

@@ -27,6 +27,7 @@ const (
 type VulnCheck struct {
 	// ID names the check and, when the server is vulnerable, its finding:
 	// heartbleed, ccs-injection, ticketbleed, robot, renegotiation-insecure,
+	// client-renegotiation,
 	// tls-compression, fallback-scsv-missing, sslv2-drown, sslv3-poodle.
 	ID     string     `json:"id"`
 	Status VulnStatus `json:"status"`
@@ -63,6 +64,7 @@ var vulnChecks = []vulnCheck{
 	{idTicketbleed, checkTicketbleed},
 	{idROBOT, checkROBOT},
 	{idRenegotiation, checkRenegotiationInfo},
+	{idClientRenegotiation, checkClientRenegotiation},
 	{idCompression, checkCompression},
 	{idSSLv2, checkSSLv2},
 }

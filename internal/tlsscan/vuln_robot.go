@@ -122,7 +122,10 @@ func (p *prober) robotTry(ctx context.Context, h clientHello, pub *rsa.PublicKey
 	if _, err := c.Write(append(msg, marshalRecord(recordHandshake, v, finished)...)); err != nil {
 		return "closed", nil
 	}
-	_ = c.SetReadDeadline(time.Now().Add(c.quiet()))
+	// Silence is an answer here (some oracles time out on one kind of
+	// padding), so the wait is longer than other checks': a slow answer
+	// taken for silence would look like an oracle.
+	_ = c.SetReadDeadline(time.Now().Add(max(8*c.rtt, time.Second)))
 	for range 4 {
 		rec, err := readVulnRecord(c)
 		switch {

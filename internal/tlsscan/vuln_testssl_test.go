@@ -20,14 +20,15 @@ import (
 	"github.com/httpslab/httpslab/internal/labtest"
 )
 
-// testsslCheck is testssl's option for the check of each flaw and the id
-// of its verdict in testssl's JSON.
+// testsslCheck is testssl's option for the check of each flaw and the ids
+// of its verdicts in testssl's JSON, space separated.
 var testsslCheck = map[labtest.Vuln]struct{ flag, id string }{
 	labtest.Heartbleed:            {"--heartbleed", "heartbleed"},
 	labtest.CCSInjection:          {"--ccs-injection", "CCS"},
 	labtest.Ticketbleed:           {"--ticketbleed", "ticketbleed"},
 	labtest.ROBOT:                 {"--robot", "ROBOT"},
-	labtest.InsecureRenegotiation: {"--renegotiation", "secure_renego"},
+	labtest.InsecureRenegotiation: {"--renegotiation", "secure_renego secure_client_renego"},
+	labtest.ClientRenegotiation:   {"--renegotiation", "secure_client_renego"},
 	labtest.Compression:           {"--crime", "CRIME_TLS"},
 	// testssl rates a missing SCSV by whether POODLE applies too.
 	labtest.NoFallbackSCSV: {"--tls-fallback --poodle", "fallback_SCSV"},
@@ -114,7 +115,7 @@ func TestVulnServersAgreeWithTestssl(t *testing.T) {
 	for _, v := range labtest.Vulns {
 		c := testsslCheck[v]
 		s := labtest.StartVulnServer(t, v)
-		runs = append(runs, &run{name: string(v), hostport: s.Addr, flags: []string{c.flag}, ids: []string{c.id}})
+		runs = append(runs, &run{name: string(v), hostport: s.Addr, flags: []string{c.flag}, ids: strings.Fields(c.id)})
 	}
 	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: `
 ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
@@ -123,9 +124,10 @@ ssl_session_tickets on;`})
 	u, _ := url.Parse(n.HTTPSURL)
 	all := &run{name: "nginx", hostport: u.Host}
 	for _, c := range testsslCheck {
-		all.flags, all.ids = append(all.flags, c.flag), append(all.ids, c.id)
+		all.flags, all.ids = append(all.flags, c.flag), append(all.ids, strings.Fields(c.id)...)
 	}
 	slices.Sort(all.flags)
+	all.flags = slices.Compact(all.flags)
 	runs = append(runs, all)
 	// testssl takes seconds per check, much of it on the CPU: three runs
 	// at a time, the longest (nginx) first.

@@ -1,0 +1,342 @@
+package tlsscan
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"golang.org/x/crypto/cryptobyte"
+)
+
+// Client-initiated renegotiation (CVE-2011-1473): a server that makes a
+// new full handshake whenever the client asks spends a private-key
+// operation per request of an attacker, on one connection. The check
+// completes a TLS 1.2 handshake written out by hand (it must: crypto/tls
+// never renegotiates as a client), then sends a ClientHello inside it.
+// It speaks the suites with AES-128-GCM and SHA-256, which every TLS 1.2
+// server that follows Mozilla's profiles has.
+
+const idClientRenegotiation = "client-renegotiation"
+
+// renegSuites are the suites the handshake offers, ECDHE first.
+var renegSuites = []uint16{0xc02b, 0xc02f, 0x009c}
+
+// clientGCM is one direction of the record layer (RFC 5288).
+type clientGCM struct {
+	aead cipher.AEAD
+	salt []byte
+	seq  uint64
+}
+
+func newClientGCM(key, salt []byte) (*clientGCM, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	return &clientGCM{aead: aead, salt: salt}, err
+}
+
+func (g *clientGCM) aad(typ uint8, n int) []byte {
+	aad := binary.BigEndian.AppendUint64(nil, g.seq)
+	return append(aad, typ, 3, 3, byte(n>>8), byte(n))
+}
+
+func (g *clientGCM) seal(typ uint8, plain []byte) []byte {
+	explicit := binary.BigEndian.AppendUint64(nil, g.seq)
+	nonce := append(append([]byte(nil), g.salt...), explicit...)
+	out := g.aead.Seal(explicit, nonce, plain, g.aad(typ, len(plain)))
+	g.seq++
+	return marshalRecord(typ, VersionTLS12, out)
+}
+
+func (g *clientGCM) open(rec record) ([]byte, error) {
+	if len(rec.payload) < 8+16 {
+		return nil, errors.New("encrypted record too short")
+	}
+	nonce := append(append([]byte(nil), g.salt...), rec.payload[:8]...)
+	plain, err := g.aead.Open(nil, nonce, rec.payload[8:], g.aad(rec.typ, len(rec.payload)-8-16))
+	g.seq++
+	return plain, err
+}
+
+// prf12 is the TLS 1.2 PRF with SHA-256 (RFC 5246, 5).
+func prf12(secret []byte, label string, seed []byte, n int) []byte {
+	seed = append([]byte(label), seed...)
+	var out []byte
+	a := seed
+	for len(out) < n {
+		m := hmac.New(sha256.New, secret)
+		m.Write(a)
+		a = m.Sum(nil)
+		m = hmac.New(sha256.New, secret)
+		m.Write(a)
+		m.Write(seed)
+		out = m.Sum(out)
+	}
+	return out[:n]
+}
+
+// fullFlight is a TLS 1.2 server's first flight with its messages kept.
+type fullFlight struct {
+	flight
+	random     []byte
+	messages   []byte // every handshake message, for the transcript
+	serverKey  []byte // the ECDHE public key of ServerKeyExchange
+	curve      ecdh.Curve
+	emsAgreed  bool
+	riAgreed   bool
+	clientRand []byte
+}
+
+// readFullFlight reads the first flight up to ServerHelloDone, keeping
+// the messages; at most 64 records.
+func readFullFlight(r io.Reader) (fullFlight, error) {
+	var out fullFlight
+	var hs handshakeReader
+	for range 64 {
+		rec, err := readVulnRecord(r)
+		if err != nil {
+			return out, err
+		}
+		if rec.typ == recordAlert {
+			out.alert = parseAlert(rec.payload)
+			return out, nil
+		}
+		if rec.typ != recordHandshake {
+			return out, fmt.Errorf("reading the first flight: record type %d", rec.typ)
+		}
+		hs.buf = append(hs.buf, rec.payload...)
+		for {
+			typ, body, ok := hs.next()
+			if !ok {
+				break
+			}
+			out.messages = append(out.messages, typ, byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
+			out.messages = append(out.messages, body...)
+			if done, err := out.read(typ, body); done || err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, errors.New("reading the first flight: too many records")
+}
+
+func (out *fullFlight) read(typ uint8, body []byte) (done bool, err error) {
+	switch typ {
+	case msgServerHello:
+		h, err := parseHelloFacts(body)
+		if err != nil {
+			return true, err
+		}
+		out.hello, out.random = &h, body[2:34]
+		_, out.emsAgreed = h.exts[extExtendedMaster]
+		_, out.riAgreed = h.exts[extRenegotiation]
+		return h.version != VersionTLS12, nil
+	case msgCertificate:
+		out.leaf = firstCertificate(body)
+	case msgServerKeyExchange:
+		s := cryptobyte.String(body)
+		var curveType uint8
+		var group uint16
+		var point cryptobyte.String
+		if !s.ReadUint8(&curveType) || curveType != 3 || !s.ReadUint16(&group) || !s.ReadUint8LengthPrefixed(&point) {
+			return true, errors.New("parsing ServerKeyExchange: not a named curve")
+		}
+		switch group {
+		case 29:
+			out.curve = ecdh.X25519()
+		case 23:
+			out.curve = ecdh.P256()
+		default:
+			return true, fmt.Errorf("ServerKeyExchange: group %d is not one offered", group)
+		}
+		out.serverKey = append([]byte(nil), point...)
+	case msgServerHelloDone:
+		return true, nil
+	}
+	return false, nil
+}
+
+// clientKeyExchange returns the ClientKeyExchange message and the
+// premaster secret for the flight's key exchange.
+func (f *fullFlight) clientKeyExchange() (msg, pre []byte, err error) {
+	if f.curve != nil {
+		priv, err := f.curve.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, nil, err
+		}
+		peer, err := f.curve.NewPublicKey(f.serverKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the server's key share: %w", err)
+		}
+		if pre, err = priv.ECDH(peer); err != nil {
+			return nil, nil, err
+		}
+		pub := priv.PublicKey().Bytes()
+		return append([]byte{16, 0, 0, byte(len(pub) + 1), byte(len(pub))}, pub...), pre, nil
+	}
+	cert, err := x509.ParseCertificate(f.leaf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the certificate: %w", err)
+	}
+	pub, ok := cert.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return nil, nil, errors.New("RSA key exchange with a key that is not RSA")
+	}
+	pre = make([]byte, 48)
+	_, _ = rand.Read(pre[2:])
+	pre[0], pre[1] = 3, 3
+	enc, err := rsa.EncryptPKCS1v15(rand.Reader, pub, pre)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(enc) + 2
+	return append([]byte{16, byte(n >> 16), byte(n >> 8), byte(n), byte(len(enc) >> 8), byte(len(enc))}, enc...), pre, nil
+}
+
+// checkClientRenegotiation completes a TLS 1.2 handshake and asks for a
+// new one with a ClientHello inside it: a ServerHello in answer is a
+// renegotiation the client started.
+func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, string, error) {
+	h := clientHello{version: VersionTLS12, suites: renegSuites, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, serverName: p.serverName, noTicket: true}
+	msg, err := h.marshal()
+	if err != nil {
+		return "", "", err
+	}
+	c, done, err := p.dialVuln(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer done()
+	if _, err := c.Write(msg); err != nil {
+		return "", "", fmt.Errorf("sending the ClientHello: %w", err)
+	}
+	f, err := readFullFlight(c)
+	switch {
+	case err != nil && closedByPeer(err):
+		return NotApplicable, "a TLS 1.2 ClientHello was answered by closing the connection: no TLS 1.2", nil
+	case err != nil:
+		return "", "", err
+	case f.alert != nil || f.hello == nil || f.hello.version != VersionTLS12:
+		return NotApplicable, "a TLS 1.2 ClientHello got " + f.describe() + ": no TLS 1.2 handshake to renegotiate", nil
+	case !slices.Contains(renegSuites, f.hello.suite):
+		return NotMeasured, "the server chose " + SuiteName(f.hello.suite) + ", a suite the check does not speak", nil
+	}
+	f.clientRand = msg[11:43]
+	return renegotiate(c, f, msg[5:])
+}
+
+// renegotiate finishes the handshake of f and sends a new ClientHello.
+func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, error) {
+	cke, pre, err := f.clientKeyExchange()
+	if err != nil {
+		return "", "", err
+	}
+	transcript := slices.Concat(hello, f.messages, cke)
+	var master []byte
+	if f.emsAgreed {
+		sum := sha256.Sum256(transcript)
+		master = prf12(pre, "extended master secret", sum[:], 48)
+	} else {
+		master = prf12(pre, "master secret", slices.Concat(f.clientRand, f.random), 48)
+	}
+	kb := prf12(master, "key expansion", slices.Concat(f.random, f.clientRand), 40)
+	out, err1 := newClientGCM(kb[0:16], kb[32:36])
+	in, err2 := newClientGCM(kb[16:32], kb[36:40])
+	if err := errors.Join(err1, err2); err != nil {
+		return "", "", err
+	}
+	sum := sha256.Sum256(transcript)
+	verify := prf12(master, "client finished", sum[:], 12)
+	finished := append([]byte{msgFinished, 0, 0, 12}, verify...)
+	flight := slices.Concat(marshalRecord(recordHandshake, VersionTLS12, cke), marshalRecord(recordChangeCipherSpec, VersionTLS12, []byte{1}),
+		out.seal(recordHandshake, finished))
+	if _, err := c.Write(flight); err != nil {
+		return "", "", fmt.Errorf("sending the client's Finished: %w", err)
+	}
+	if err := readServerFinished(c, in); err != nil {
+		return "", "", fmt.Errorf("completing the TLS 1.2 handshake: %w", err)
+	}
+	again := clientHello{version: VersionTLS12, suites: renegSuites, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, noTicket: true}
+	if f.riAgreed {
+		again.renegotiationInfo = verify // RFC 5746, 3.5: the client's verify_data
+	}
+	rec, err := again.marshal()
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := c.Write(out.seal(recordHandshake, rec[5:])); err != nil {
+		return NotVulnerable, "after a complete TLS 1.2 handshake, the server closed the connection at a new ClientHello", nil
+	}
+	return readRenegotiationAnswer(c, in)
+}
+
+// readServerFinished reads the server's ChangeCipherSpec and Finished.
+func readServerFinished(c *vulnConn, in *clientGCM) error {
+	ccs := false
+	for range 8 {
+		rec, err := readVulnRecord(c)
+		if err != nil {
+			return err
+		}
+		switch {
+		case rec.typ == recordChangeCipherSpec:
+			ccs = true
+		case !ccs && rec.typ == recordHandshake:
+			continue // a NewSessionTicket, in the clear
+		case rec.typ == recordAlert:
+			a := parseAlert(rec.payload)
+			return fmt.Errorf("alert %d (%s) at the client's Finished", a.Description, alertName(a.Description))
+		case rec.typ == recordHandshake:
+			plain, err := in.open(rec)
+			if err != nil {
+				return fmt.Errorf("decrypting the server's Finished: %w", err)
+			}
+			if len(plain) > 0 && plain[0] == msgFinished {
+				return nil
+			}
+		}
+	}
+	return errors.New("no Finished from the server")
+}
+
+// readRenegotiationAnswer reads the answer to the ClientHello sent inside
+// the session.
+func readRenegotiationAnswer(c *vulnConn, in *clientGCM) (VulnStatus, string, error) {
+	const asked = "after a complete TLS 1.2 handshake, a ClientHello asking for a new one"
+	_ = c.SetReadDeadline(time.Now().Add(c.quiet()))
+	for range 4 {
+		rec, err := readVulnRecord(c)
+		switch {
+		case timedOut(err):
+			return NotVulnerable, fmt.Sprintf("%s got no answer in %v", asked, c.quiet()), nil
+		case err != nil:
+			return NotVulnerable, asked + " was answered by closing the connection", nil
+		}
+		plain, err := in.open(rec)
+		if err != nil {
+			return NotVulnerable, fmt.Sprintf("%s got a record of type %d that does not decrypt", asked, rec.typ), nil
+		}
+		switch {
+		case rec.typ == recordAlert && len(plain) == 2:
+			return NotVulnerable, fmt.Sprintf("%s got alert %d (%s)", asked, plain[1], alertName(plain[1])), nil
+		case rec.typ == recordHandshake && len(plain) > 0 && plain[0] == msgServerHello:
+			return Vulnerable, asked + " got a ServerHello: the server renegotiates when a client asks", nil
+		}
+	}
+	return NotVulnerable, asked + " got neither a ServerHello nor an alert", nil
+}
