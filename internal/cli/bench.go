@@ -47,7 +47,7 @@ func benchCommand(e *env) (*cobra.Command, *benchFlags) {
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		if hint := peerFlagHint(err); hint != "" {
+		if hint := load.PeerFlagHint(err.Error()); hint != "" {
 			return usageError{withHint(err, hint)}
 		}
 		return usageError{err}
@@ -145,34 +145,6 @@ func benchVerdict(res *load.Result, thresholds []load.Threshold) error {
 		return withHint(res.Failure(), res.Hint())
 	}
 	return withHint(res.Failure(), "the run ended before the first response; give a longer -d or an exact count with -n")
-}
-
-// peerFlags maps flags of wrk, ab, hey and h2load that bench does not
-// have (or has with another meaning) to what bench takes instead, by the
-// text of pflag's error.
-var peerFlags = []struct{ match, hint string }{
-	{"shorthand flag: 'z'", "-z is hey's duration; bench takes -d (-d 10s)"},
-	{"shorthand flag: 'D'", "-D is h2load's duration; bench takes -d (-d 10s)"},
-	{"shorthand flag: 'q'", "-q is hey's rate per worker; bench takes the total rate, --rate R (as wrk2's -R)"},
-	{"shorthand flag: 'T'", "-T is ab's content type; give -H 'Content-Type: TYPE'"},
-	{"shorthand flag: 'p'", "-p is ab's POST body file; give -d @FILE (or --data TEXT)"},
-	{"shorthand flag: 'u'", "-u is ab's PUT body file; give -X PUT -d @FILE"},
-	{"shorthand flag: 'C'", "-C is ab's cookie; give -H 'Cookie: NAME=VALUE'"},
-	{"shorthand flag: 'A'", "-A is ab's user:password; give -H 'Authorization: Basic ...'"},
-	{"shorthand flag: 's'", "bench runs no scripts (wrk -s); give several URLs or -i FILE, with -X, -H and -d @FILE"},
-	{"unknown flag: --latency", "bench always prints the latency percentiles (wrk --latency)"},
-	{`for "-m, --max-concurrent-streams"`, "-m is the streams per connection, as in h2load; the method (hey -m) is -X"},
-}
-
-// peerFlagHint returns the hint for a flag error a user of a peer tool
-// would meet, or "".
-func peerFlagHint(err error) string {
-	for _, p := range peerFlags {
-		if strings.Contains(err.Error(), p.match) {
-			return p.hint
-		}
-	}
-	return ""
 }
 
 // urls returns the target URLs: the arguments, then the lines of

@@ -25,7 +25,10 @@ func newReportCmd(e *env) *cobra.Command {
 			if len(labels) > len(args) {
 				return usagef("%d --label for %d results: give at most one per result, in order", len(labels), len(args))
 			}
-			in, err := readResults(args, labels)
+			in, err := report.ReadFiles(args, labels)
+			if errors.Is(err, report.ErrNotResult) {
+				return withHint(err, "give files that httpslab commands wrote with --json, e.g. httpslab bench --json URL > bench.json")
+			}
 			if err != nil {
 				return err
 			}
@@ -35,32 +38,6 @@ func newReportCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for stdout)")
 	cmd.Flags().StringArrayVar(&labels, "label", nil, "the name of each result in the report, in order (default: its file name)")
 	return cmd
-}
-
-// readResults reads each --json file, named by its label or file name.
-func readResults(paths, labels []string) ([]report.HTMLInput, error) {
-	var in []report.HTMLInput
-	for i, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := report.Read(f)
-		f.Close()
-		if errors.Is(err, report.ErrNotResult) {
-			return nil, withHint(fmt.Errorf("reading %s: %w", p, err),
-				"give files that httpslab commands wrote with --json, e.g. httpslab bench --json URL > bench.json")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", p, err)
-		}
-		label := filepath.Base(p)
-		if i < len(labels) {
-			label = labels[i]
-		}
-		in = append(in, report.HTMLInput{Label: label, Doc: doc})
-	}
-	return in, nil
 }
 
 // writeHTML writes the report of in to path, or to stdout for "-".

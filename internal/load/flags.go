@@ -132,3 +132,31 @@ func (f Flags) check() error {
 	}
 	return nil
 }
+
+// peerFlags maps flags of wrk, ab, hey and h2load that bench does not
+// have (or has with another meaning) to what bench takes instead, by the
+// text of the flag parser's error.
+var peerFlags = []struct{ match, hint string }{
+	{"shorthand flag: 'z'", "-z is hey's duration; bench takes -d (-d 10s)"},
+	{"shorthand flag: 'D'", "-D is h2load's duration; bench takes -d (-d 10s)"},
+	{"shorthand flag: 'q'", "-q is hey's rate per worker; bench takes the total rate, --rate R (as wrk2's -R)"},
+	{"shorthand flag: 'T'", "-T is ab's content type; give -H 'Content-Type: TYPE'"},
+	{"shorthand flag: 'p'", "-p is ab's POST body file; give -d @FILE (or --data TEXT)"},
+	{"shorthand flag: 'u'", "-u is ab's PUT body file; give -X PUT -d @FILE"},
+	{"shorthand flag: 'C'", "-C is ab's cookie; give -H 'Cookie: NAME=VALUE'"},
+	{"shorthand flag: 'A'", "-A is ab's user:password; give -H 'Authorization: Basic ...'"},
+	{"shorthand flag: 's'", "bench runs no scripts (wrk -s); give several URLs or -i FILE, with -X, -H and -d @FILE"},
+	{"unknown flag: --latency", "bench always prints the latency percentiles (wrk --latency)"},
+	{`for "-m, --max-concurrent-streams"`, "-m is the streams per connection, as in h2load; the method (hey -m) is -X"},
+}
+
+// PeerFlagHint returns the hint for the flag error msg that a user of a
+// peer tool would meet on bench's command line, or "".
+func PeerFlagHint(msg string) string {
+	for _, p := range peerFlags {
+		if strings.Contains(msg, p.match) {
+			return p.hint
+		}
+	}
+	return ""
+}

@@ -41,3 +41,16 @@ func TestFlagsConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestPeerFlagHint(t *testing.T) {
+	for msg, want := range map[string]string{
+		"unknown shorthand flag: 'z' in -z":                              "-d (-d 10s)",
+		"unknown flag: --latency":                                        "always prints the latency percentiles",
+		"unknown shorthand flag: 'Y' in -Y":                              "",
+		`invalid argument "GET" for "-m, --max-concurrent-streams" flag`: "the method (hey -m) is -X",
+	} {
+		if got := PeerFlagHint(msg); want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("PeerFlagHint(%q) = %q; want one containing %q", msg, got, want)
+		}
+	}
+}

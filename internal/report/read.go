@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,4 +224,27 @@ func compileSchemas() {
 			return
 		}
 	}
+}
+
+// ReadFiles reads the result files at paths, as Read does, each named by
+// its label in labels or else by its file name. An error names the file.
+func ReadFiles(paths, labels []string) ([]HTMLInput, error) {
+	var in []HTMLInput
+	for i, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := Read(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		label := filepath.Base(p)
+		if i < len(labels) {
+			label = labels[i]
+		}
+		in = append(in, HTMLInput{Label: label, Doc: doc})
+	}
+	return in, nil
 }
