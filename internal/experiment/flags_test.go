@@ -22,7 +22,9 @@ func TestFlagsConfig(t *testing.T) {
 		wantErr string
 	}{
 		{"nginx", func(*Flags) {}, ""},
-		{"server", func(f *Flags) { f.Nginx, f.Server, f.Design.Varies = "", "httpslab serve {t}", []string{"t=--no-tickets|--no-0rtt"} }, ""},
+		{"server", func(f *Flags) {
+			f.Nginx, f.Server, f.Design.Varies = "", "httpslab serve {t}", []string{"t=--no-tickets|--no-0rtt"}
+		}, ""},
 		{"two templates", func(f *Flags) { f.Server = "httpslab serve" }, "give one template"},
 		{"nothing to vary", func(f *Flags) { f.Design.Varies = nil }, "nothing to vary"},
 		{"blocks", func(f *Flags) { f.Blocks = 0 }, "-n 0: want 1 to 1000 blocks"},

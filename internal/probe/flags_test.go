@@ -47,7 +47,9 @@ func TestFlagsConfig(t *testing.T) {
 		{Flags{H2Prior: true}, transport.Curl{}, "http://127.0.0.1:8080/", func(c Config) bool { return c.Protocol == transport.HTTP2 }, ""},
 		{Flags{Head: true}, transport.Curl{}, url, func(c Config) bool { return c.Method == "HEAD" }, ""},
 		{Flags{UserAgent: "ua", Location: true, FailOnError: true}, transport.Curl{}, url,
-			func(c Config) bool { return c.Header.Get("User-Agent") == "ua" && c.FollowRedirects && c.FailOnHTTPError }, ""},
+			func(c Config) bool {
+				return c.Header.Get("User-Agent") == "ua" && c.FollowRedirects && c.FailOnHTTPError
+			}, ""},
 		{Flags{Resume: true}, transport.Curl{}, "http://127.0.0.1:8080/", nil, "--resume resumes TLS sessions"},
 		{Flags{ZeroRTT: true}, transport.Curl{HTTP2: true}, url, nil, "--0rtt needs HTTP/3"},
 		{Flags{Head: true}, transport.Curl{Method: "POST"}, url, nil, "-I sends HEAD, -X POST another method"},
