@@ -114,3 +114,24 @@ func FuzzReadFlight(f *testing.F) {
 		_ = fl.describe()
 	})
 }
+
+// FuzzReadFullFlight feeds the reader of the first flight that the
+// renegotiation check completes arbitrary bytes.
+func FuzzReadFullFlight(f *testing.F) {
+	hello := serverHelloBody(f, VersionTLS12, make([]byte, 32), 0xc02f, func(b *cryptobyte.Builder) {
+		b.AddUint16(extRenegotiation)
+		b.AddUint16(1)
+		b.AddUint8(0)
+	})
+	ske := []byte{3, 0, 29, 32}
+	ske = append(ske, make([]byte, 32)...)
+	cert := []byte{0, 0, 5, 0, 0, 2, 0x30, 0}
+	flight := slices.Concat(wrap(msgServerHello, hello), wrap(msgCertificate, cert), wrap(msgServerKeyExchange, ske), wrap(msgServerHelloDone, nil))
+	f.Add(flight)
+	f.Add([]byte{21, 3, 3, 0, 2, 2, 40})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, _ := readFullFlight(bytes.NewReader(data))
+		_ = fl.describe()
+		_ = firstCertificate(data)
+	})
+}
