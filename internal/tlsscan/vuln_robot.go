@@ -57,59 +57,69 @@ func robotMessage(variant, k int) []byte {
 
 // checkROBOT runs the variants in parallel, two connections each, and
 // reports an oracle when the answers differ between variants while each
-// variant's two answers agree.
+// variant's two answers agree. Each connection reads the server's key
+// from its own first flight, so that no connection goes before them.
 func checkROBOT(ctx context.Context, p *prober) (VulnStatus, string, error) {
 	h := clientHello{version: VersionTLS12, suites: rsaKeyExchangeSuites}
-	_, f, done, err := p.handshake(ctx, h)
-	if err != nil {
-		return "", "", err
-	}
-	done()
-	if !f.older() {
-		return NotApplicable, "a ClientHello offering only RSA key exchange got " + f.describe() + ": no RSA key exchange", nil
-	}
-	cert, err := x509.ParseCertificate(f.leaf)
-	if err != nil {
-		return "", "", fmt.Errorf("reading the certificate of the RSA key exchange: %w", err)
-	}
-	pub, ok := cert.PublicKey.(*rsa.PublicKey)
-	if !ok {
-		return NotApplicable, "the certificate's key is not RSA", nil
-	}
-	answers := make([]string, 2*len(robotVariants))
-	errs := make([]error, len(answers))
+	n := len(robotVariants)
+	tries := make([]robotAnswer, 2*n)
 	var wg sync.WaitGroup
-	for i := range answers {
-		wg.Go(func() { answers[i], errs[i] = p.robotTry(ctx, h, pub, i%len(robotVariants)) })
+	for i := range tries {
+		wg.Go(func() { tries[i] = p.robotTry(ctx, h, i%n) })
 	}
 	wg.Wait()
+	for _, t := range tries {
+		if t.notApplicable != "" {
+			return NotApplicable, t.notApplicable, nil
+		}
+	}
+	var errs []error
+	for _, t := range tries {
+		errs = append(errs, t.err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return "", "", err
 	}
-	n := len(robotVariants)
 	var seen []string
 	for v := range n {
-		if answers[v] != answers[v+n] {
+		if tries[v].answer != tries[v+n].answer {
 			return NotMeasured, fmt.Sprintf("the %s premaster secret got two different answers (%s; %s): the server's answers are not stable enough to judge",
-				robotVariants[v], answers[v], answers[v+n]), nil
+				robotVariants[v], tries[v].answer, tries[v+n].answer), nil
 		}
-		seen = append(seen, robotVariants[v]+": "+answers[v])
+		seen = append(seen, robotVariants[v]+": "+tries[v].answer)
 	}
-	if slices.ContainsFunc(answers[:n], func(a string) bool { return a != answers[0] }) {
-		return Vulnerable, fmt.Sprintf("%s (%s): the answers tell well-formed padding from malformed", SuiteName(f.hello.suite), strings.Join(seen, "; ")), nil
+	suite := SuiteName(tries[0].suite)
+	if slices.ContainsFunc(tries[:n], func(t robotAnswer) bool { return t.answer != tries[0].answer }) {
+		return Vulnerable, fmt.Sprintf("%s (%s): the answers tell well-formed padding from malformed", suite, strings.Join(seen, "; ")), nil
 	}
-	return NotVulnerable, fmt.Sprintf("%s: every premaster secret, well formed or not, got %s", SuiteName(f.hello.suite), answers[0]), nil
+	return NotVulnerable, fmt.Sprintf("%s: every premaster secret, well formed or not, got %s", suite, tries[0].answer), nil
+}
+
+// robotAnswer is the outcome of one connection of the ROBOT check.
+type robotAnswer struct {
+	answer        string // what the server answered the ClientKeyExchange with
+	suite         uint16
+	notApplicable string // why the server cannot be attacked, if it cannot
+	err           error
 }
 
 // robotTry sends one variant after a first flight and returns the answer.
-func (p *prober) robotTry(ctx context.Context, h clientHello, pub *rsa.PublicKey, variant int) (string, error) {
+func (p *prober) robotTry(ctx context.Context, h clientHello, variant int) robotAnswer {
 	c, f, done, err := p.handshake(ctx, h)
 	if err != nil {
-		return "", err
+		return robotAnswer{err: err}
 	}
 	defer done()
 	if !f.older() {
-		return "", fmt.Errorf("the ClientHello of the RSA key exchange got %s on a second connection", f.describe())
+		return robotAnswer{notApplicable: "a ClientHello offering only RSA key exchange got " + f.describe() + ": no RSA key exchange"}
+	}
+	cert, err := x509.ParseCertificate(f.leaf)
+	if err != nil {
+		return robotAnswer{err: fmt.Errorf("reading the certificate of the RSA key exchange: %w", err)}
+	}
+	pub, ok := cert.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return robotAnswer{notApplicable: "the certificate's key is not RSA"}
 	}
 	k := pub.Size()
 	m := new(big.Int).SetBytes(robotMessage(variant, k))
@@ -120,7 +130,7 @@ func (p *prober) robotTry(ctx context.Context, h clientHello, pub *rsa.PublicKey
 	v := f.hello.version
 	msg := append(marshalRecord(recordHandshake, v, cke), marshalRecord(recordChangeCipherSpec, v, []byte{1})...)
 	if _, err := c.Write(append(msg, marshalRecord(recordHandshake, v, finished)...)); err != nil {
-		return "closed", nil
+		return robotAnswer{answer: "closed", suite: f.hello.suite}
 	}
 	// Silence is an answer here (some oracles time out on one kind of
 	// padding), so the wait is longer than other checks': a slow answer
@@ -130,13 +140,13 @@ func (p *prober) robotTry(ctx context.Context, h clientHello, pub *rsa.PublicKey
 		rec, err := readVulnRecord(c)
 		switch {
 		case timedOut(err):
-			return "no answer", nil
+			return robotAnswer{answer: "no answer", suite: f.hello.suite}
 		case err != nil:
-			return "closed", nil
+			return robotAnswer{answer: "closed", suite: f.hello.suite}
 		case rec.typ == recordAlert:
 			a := parseAlert(rec.payload)
-			return fmt.Sprintf("alert %d (%s)", a.Description, alertName(a.Description)), nil
+			return robotAnswer{answer: fmt.Sprintf("alert %d (%s)", a.Description, alertName(a.Description)), suite: f.hello.suite}
 		}
 	}
-	return "records but no alert", nil
+	return robotAnswer{answer: "records but no alert", suite: f.hello.suite}
 }
