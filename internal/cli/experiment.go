@@ -230,6 +230,10 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 			"give one with --protocols h2 or --http1.1, --http2, --http3; the variants are the server's")
 	}
 	cfg.Protocol = ps[0]
+	tc, err := cfg.TLS.Config()
+	if err != nil {
+		return nil, t, usageError{err}
+	}
 	return experiment.Page{Config: cfg, Loads: f.p.Rounds, Warm: f.warm},
-		experiment.Target{URL: cfg.URL, TLS: cfg.TLS, Routes: cfg.Dialer.Routes}, nil
+		experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Dialer.Routes}, nil
 }

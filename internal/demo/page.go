@@ -2,11 +2,11 @@ package demo
 
 import (
 	"context"
-	"crypto/tls"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/embedded"
 	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // PagePath is the page the demo loads over HTTP/1.1 and HTTP/2: 30 images
@@ -33,7 +33,7 @@ func runPage(ctx context.Context, srv *embedded.Server, cfg Config) (*page.Resul
 	}
 	c := page.Compare{
 		Load: page.Config{
-			URL: srv.HTTPSURL + PagePath, TLS: &tls.Config{RootCAs: srv.CA.Pool()},
+			URL: srv.HTTPSURL + PagePath, TLS: transport.TLS{Trust: srv.Trust()},
 			RequestTimeout: requestTimeout, LoadTimeout: pageLoadTimeout,
 		},
 		Protocols: []page.Protocol{page.HTTP1, page.HTTP2},

@@ -89,9 +89,9 @@ func chromiumTrustFlags(ctx context.Context, cfg Config, page *url.URL) ([]chrom
 	switch {
 	case page.Scheme != "https":
 		return nil, nil
-	case cfg.TLS.InsecureSkipVerify:
+	case cfg.tlsConf.InsecureSkipVerify:
 		return []chromedp.ExecAllocatorOption{chromedp.Flag("ignore-certificate-errors", true)}, nil
-	case cfg.TLS.RootCAs == nil:
+	case cfg.tlsConf.RootCAs == nil:
 		return nil, nil
 	}
 	hash, err := verifiedKeyHash(ctx, cfg, page)
@@ -107,7 +107,7 @@ func chromiumTrustFlags(ctx context.Context, cfg Config, page *url.URL) ([]chrom
 func verifiedKeyHash(ctx context.Context, cfg Config, page *url.URL) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	tc := cfg.TLS.Clone()
+	tc := cfg.tlsConf.Clone()
 	tc.ServerName = page.Hostname()
 	tc.NextProtos = []string{"h2", "http/1.1"}
 	conn, err := cfg.Dialer.DialTLS(ctx, "tcp", hostPort443(page), tc)

@@ -8,7 +8,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // needChromium skips a test where Debian's chromium is not installed
@@ -101,11 +101,11 @@ func TestChromiumTrust(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	other := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	cfg := browserConfig(configFor(srv, HTTP2, "/page/images?n=3&size=2000"))
-	cfg.TLS = &tls.Config{RootCAs: other.CA.Pool()}
+	cfg.TLS = transport.TLS{Trust: transport.Trust{RootCAs: other.CA.Pool()}}
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("a certificate of another CA: %v; want a certificate error", err)
 	}
-	cfg.TLS = &tls.Config{InsecureSkipVerify: true}
+	cfg.TLS = transport.TLS{Trust: transport.Trust{Insecure: true}}
 	if ld, err := Run(context.Background(), cfg); err != nil || len(ld.Requests) != 4 {
 		t.Errorf("-k: %v; want a load of 4 requests", err)
 	}

@@ -133,9 +133,10 @@ type Config struct {
 	Engine  Engine
 	Browser string
 
-	// TLS is the client's TLS setup (trust, versions, suites); it is
-	// cloned, with the protocol's ALPN and Sessions set, per load.
-	TLS *tls.Config
+	// TLS is the client's TLS setup (trust, versions, suites); a load
+	// makes its tls.Config once and gives each connection a clone, with
+	// the protocol's ALPN and Sessions set.
+	TLS transport.TLS
 	// Sessions, when set, lets connections resume TLS sessions from
 	// earlier loads (--warm); nil makes every handshake a full one.
 	Sessions tls.ClientSessionCache
@@ -153,6 +154,8 @@ type Config struct {
 	MaxHeaderBytes    int64 // of one response header; 0: transport.MaxHeaderBytes
 	RequestTimeout    time.Duration
 	LoadTimeout       time.Duration
+
+	tlsConf *tls.Config // TLS's, made once per load by Run
 }
 
 func (c Config) withDefaults() Config {
@@ -176,9 +179,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LoadTimeout <= 0 {
 		c.LoadTimeout = DefaultLoadTimeout
-	}
-	if c.TLS == nil {
-		c.TLS = &tls.Config{}
 	}
 	if c.Dialer == nil {
 		c.Dialer = &transport.Dialer{}

@@ -83,7 +83,7 @@ func (l *loader) newConn(p *pool) *connRec {
 // tlsConfig is the load's TLS configuration: one ALPN protocol, and the
 // session cache of a warm load.
 func (l *loader) tlsConfig() *tls.Config {
-	cfg := l.cfg.TLS.Clone()
+	cfg := l.cfg.tlsConf.Clone()
 	cfg.NextProtos = []string{l.cfg.Protocol.alpn()}
 	cfg.ClientSessionCache = l.cfg.Sessions
 	return cfg

@@ -37,11 +37,12 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	case f.MaxResources < 1 || f.MaxResources > 100000:
 		return cfg, usage.Errorf("--max-resources %d: want 1 to 100000", f.MaxResources)
 	}
-	t, err := c.TLS()
-	if err != nil {
+	var err error
+	if cfg.TLS, err = c.TLS(); err != nil {
 		return cfg, err
 	}
-	if cfg.TLS, err = t.Config(); err != nil {
+	// The --cacert file is read once, not at every load.
+	if cfg.TLS.Trust, err = cfg.TLS.Trust.Load(); err != nil {
 		return cfg, usage.Wrap(err, "")
 	}
 	routes, err := c.Routes()

@@ -29,7 +29,7 @@ func TestFlagsConfig(t *testing.T) {
 		tt.edit(&f, &c)
 		cfg, err := f.Config(c)
 		switch {
-		case tt.wantErr == "" && (err != nil || cfg.LoadTimeout != DefaultLoadTimeout || cfg.TLS == nil):
+		case tt.wantErr == "" && (err != nil || cfg.LoadTimeout != DefaultLoadTimeout || cfg.TLS.Insecure):
 			t.Errorf("%s: Config() = load timeout %v, %v; want %v", tt.name, cfg.LoadTimeout, err, DefaultLoadTimeout)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, new(*usage.Error))):
 			t.Errorf("%s: Config() error %v; want a usage error containing %q", tt.name, err, tt.wantErr)

@@ -66,6 +66,9 @@ func Run(ctx context.Context, cfg Config) (*Load, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.tlsConf, err = cfg.TLS.Config(); err != nil {
+		return nil, fmt.Errorf("page: %w", err)
+	}
 	if cfg.Engine == EngineChromium {
 		return runChromium(ctx, cfg, u)
 	}

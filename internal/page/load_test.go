@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // configFor is a load of path on the embedded server over proto.
@@ -26,7 +26,7 @@ func configFor(srv *lab.Server, proto Protocol, path string) Config {
 	if !proto.secure() {
 		base = srv.HTTPURL
 	}
-	return Config{URL: base + path, Protocol: proto, TLS: &tls.Config{RootCAs: srv.CA.Pool()}}
+	return Config{URL: base + path, Protocol: proto, TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}}
 }
 
 func load(t *testing.T, cfg Config) *Load {
@@ -217,7 +217,7 @@ func TestFailedResources(t *testing.T) {
 	pool := secure.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	for _, cfg := range []Config{
 		{URL: plain.URL + "/", Protocol: HTTP},
-		{URL: secure.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}},
+		{URL: secure.URL + "/", Protocol: HTTP2, TLS: transport.TLS{Trust: transport.Trust{RootCAs: pool}}},
 	} {
 		ld := load(t, cfg)
 		if len(ld.Requests) != 5 || ld.Failed != 2 {
@@ -246,7 +246,7 @@ func TestProtocolMismatchFailsTheLoad(t *testing.T) {
 	ts := httptest.NewTLSServer(brokenPage(t, 1))
 	defer ts.Close()
 	pool := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	_, err := Run(context.Background(), Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}})
+	_, err := Run(context.Background(), Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: transport.TLS{Trust: transport.Trust{RootCAs: pool}}})
 	if !errors.Is(err, ErrProtocol) {
 		t.Errorf("HTTP/2 load of an HTTP/1.1-only server: %v; want ErrProtocol", err)
 	}
@@ -285,7 +285,7 @@ func TestHeaderLimit(t *testing.T) {
 	pool := secure.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	for _, cfg := range []Config{
 		{URL: plain.URL + "/", Protocol: HTTP, MaxHeaderBytes: 4096},
-		{URL: secure.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}, MaxHeaderBytes: 4096},
+		{URL: secure.URL + "/", Protocol: HTTP2, TLS: transport.TLS{Trust: transport.Trust{RootCAs: pool}}, MaxHeaderBytes: 4096},
 	} {
 		ld := load(t, cfg)
 		// Over HTTP/2 the limit is announced in SETTINGS: a Go server
@@ -360,7 +360,7 @@ func TestCrossOriginFonts(t *testing.T) {
 	pg.StartTLS()
 	defer pg.Close()
 	pool := pg.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	ld := load(t, Config{URL: pg.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}})
+	ld := load(t, Config{URL: pg.URL + "/", Protocol: HTTP2, TLS: transport.TLS{Trust: transport.Trust{RootCAs: pool}}})
 	connOf := map[string]Conn{}
 	for _, r := range ld.Requests {
 		u, _ := url.Parse(r.URL)
@@ -424,7 +424,7 @@ func TestRequestHeaders(t *testing.T) {
 	ts.StartTLS()
 	defer ts.Close()
 	pool := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	load(t, Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: &tls.Config{RootCAs: pool}, Header: http.Header{"X-Lab": {"1"}}})
+	load(t, Config{URL: ts.URL + "/", Protocol: HTTP2, TLS: transport.TLS{Trust: transport.Trust{RootCAs: pool}}, Header: http.Header{"X-Lab": {"1"}}})
 	for path, want := range map[string][2]string{
 		"/": {"text/html,", "u=0, i"}, "/c.css": {"text/css,", "u=0"}, "/s.js": {"*/*", "u=1"}, "/i.png": {"image/avif,", "u=3, i"},
 	} {

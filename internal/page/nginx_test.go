@@ -8,7 +8,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestNginx loads the test site from nginx (Debian's): HTTP/1.1 uses
@@ -27,7 +27,7 @@ func TestNginx(t *testing.T) {
 	if err := lab.WriteSite(filepath.Join(n.Dir, "www")); err != nil {
 		t.Fatal(err)
 	}
-	trust := &tls.Config{RootCAs: n.CA.Pool()}
+	trust := transport.TLS{Trust: transport.Trust{RootCAs: n.CA.Pool()}}
 	logged := 0
 	for _, tt := range []struct {
 		proto Protocol

@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"slices"
@@ -87,10 +86,6 @@ func (c Compare) Run(ctx context.Context) (*Result, error) {
 func (c Compare) configFor(p Protocol) (Config, error) {
 	cfg := c.Load
 	cfg.Protocol = p
-	cfg.TLS = cfg.TLS.Clone()
-	if cfg.TLS == nil {
-		cfg.TLS = &tls.Config{}
-	}
 	cfg.Sessions = nil
 	if c.Warm {
 		cfg.Sessions = transport.NewSessionCache(0)

@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"slices"
 	"testing"
 
@@ -16,7 +15,7 @@ import (
 func TestCompareProtocols(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	c := Compare{
-		Load:      Config{URL: srv.HTTPSURL + "/page/images?n=20&size=1000", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
+		Load:      Config{URL: srv.HTTPSURL + "/page/images?n=20&size=1000", TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}},
 		HTTPURL:   srv.HTTPURL + "/page/images?n=20&size=1000",
 		Protocols: []Protocol{HTTP, HTTP1, HTTP2, HTTP3},
 		Rounds:    3,
@@ -54,7 +53,7 @@ func TestWarmLoads(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{})
 	for _, warm := range []bool{false, true} {
 		c := Compare{
-			Load:      Config{URL: srv.HTTPSURL + "/page/images?n=10&size=100", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
+			Load:      Config{URL: srv.HTTPSURL + "/page/images?n=10&size=100", TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}},
 			Protocols: []Protocol{HTTP2, HTTP3},
 			Rounds:    2,
 			Warm:      warm,

@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"crypto/tls"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestSurveyGeneratedSites surveys a set of generated sites, the
@@ -26,7 +26,7 @@ func TestSurveyGeneratedSites(t *testing.T) {
 	dead := "https://" + labtest.ClosedAddr(t, "tcp") + "/"
 	pages = append(pages, SurveyPage{URL: dead, HTTPURL: "http://" + labtest.ClosedAddr(t, "tcp") + "/"})
 	s := Survey{
-		Compare: Compare{Load: Config{TLS: &tls.Config{RootCAs: srv.CA.Pool()}}, Protocols: []Protocol{HTTP, HTTP1, HTTP2}, Rounds: 3, Seed: 5},
+		Compare: Compare{Load: Config{TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}}, Protocols: []Protocol{HTTP, HTTP1, HTTP2}, Rounds: 3, Seed: 5},
 		Pages:   pages,
 	}
 	res, err := s.Run(context.Background())

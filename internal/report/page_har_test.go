@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"math"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/page"
+	"github.com/httpslab/httpslab/internal/transport"
 )
 
 // TestPageHARGolden pins the HAR of page loads: one page per protocol's
@@ -68,7 +68,7 @@ func checkHARDoc(t *testing.T, data []byte) map[string]any {
 func TestPageHARLoads(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	c := page.Compare{
-		Load:      page.Config{URL: srv.HTTPSURL + "/page/styled", TLS: &tls.Config{RootCAs: srv.CA.Pool()}},
+		Load:      page.Config{URL: srv.HTTPSURL + "/page/styled", TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}},
 		Protocols: []page.Protocol{page.HTTP1, page.HTTP2},
 		Rounds:    1,
 	}
