@@ -106,6 +106,18 @@ func niceTicks(hi float64, n int) []float64 {
 	return ticks
 }
 
+// spanTicks returns about n round tick values from lo to hi, which may
+// be below 0; at most 2n+2 of them, whatever the values (a range too wide
+// for a float64, or too narrow for its steps, ends the loop by count).
+func spanTicks(lo, hi float64, n int) []float64 {
+	step := niceTicks(hi-lo, n)[1]
+	var ticks []float64
+	for k := math.Ceil(lo / step); k*step <= hi && len(ticks) < 2*n+2; k++ {
+		ticks = append(ticks, k*step+0) // +0: no "-0" label
+	}
+	return ticks
+}
+
 // xAxis draws a horizontal value axis at y with grid lines up to top.
 func (c *chart) xAxis(s scale, ticks []float64, y, top float64, title string, format func(float64) string) {
 	c.Lines = append(c.Lines, line{X1: s.from, Y1: y, X2: s.to, Y2: y, Class: "axis"})

@@ -43,11 +43,7 @@ func intervalChart(title, unit, comment string, lanes []interval, zeroLine bool)
 	h := plotTop + float64(len(lanes))*laneHeight + axisHeight
 	c := chart{Title: title, Width: chartWidth, Height: h, Comment: comment}
 	xs := scale{lo: lo - pad*btof(lo < 0), hi: hi + pad, from: plotLeft, to: plotRight}
-	var ticks []float64
-	step := niceTicks(xs.hi-xs.lo, 6)[1]
-	for k := math.Ceil(xs.lo / step); k*step <= xs.hi; k++ {
-		ticks = append(ticks, k*step+0) // +0: no "-0" label
-	}
+	ticks := spanTicks(xs.lo, xs.hi, 6)
 	c.xAxis(xs, ticks, h-axisHeight, plotTop, unit, tick)
 	if zeroLine {
 		c.Lines = append(c.Lines, line{X1: xs.at(0), Y1: plotTop, X2: xs.at(0), Y2: h - axisHeight, Class: "zero"})

@@ -8,7 +8,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/httpslab/httpslab/internal/page"
@@ -68,11 +67,7 @@ func spreadChart(effects []page.Spread) chart {
 	pad := max((hi-lo)*0.05, 0.1)
 	xs := scale{lo: lo - pad*btof(lo < 0), hi: hi + pad, from: plotLeft - 100, to: plotRight}
 	ys := scale{lo: 0, hi: 100, from: chartHeight - axisHeight, to: plotTop}
-	var ticks []float64
-	step := niceTicks(xs.hi-xs.lo, 6)[1]
-	for k := math.Ceil(xs.lo / step); k*step <= xs.hi; k++ {
-		ticks = append(ticks, k*step+0)
-	}
+	ticks := spanTicks(xs.lo, xs.hi, 6)
 	c.yAxis(ys, []float64{0, 25, 50, 75, 100}, xs.from, xs.to, "% of pages", tick)
 	c.xAxis(xs, ticks, ys.from, plotTop, "difference, ms", tick)
 	c.Lines = append(c.Lines, line{X1: xs.at(0), Y1: plotTop, X2: xs.at(0), Y2: ys.from, Class: "zero"})

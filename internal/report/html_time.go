@@ -169,13 +169,15 @@ func timeTable(caption string, series []timeSeries, kept map[float64]bool) table
 // and p99, over time.
 func benchTimeCharts(secs []second) []chart {
 	rate := []timeSeries{{Name: "requests/s", Class: seriesClass(0), XY: pick(secs, func(s second) float64 { return s.RPS })}}
+	errs := "no request failed, so there is no line of errors"
 	if slices.ContainsFunc(secs, func(s second) bool { return s.Err > 0 }) {
 		rate = append(rate, timeSeries{Name: "errors/s", Class: seriesClass(5), XY: pick(secs, func(s second) float64 { return s.EPS })})
+		errs = "errors/s in vermilion"
 	}
 	lat := []timeSeries{{Name: "p50", Class: seriesClass(0), XY: pick(secs, func(s second) float64 { return s.P50 })},
 		{Name: "p99", Class: seriesClass(1) + " dash", XY: pick(secs, func(s second) float64 { return s.P99 })}}
 	return []chart{
-		timeChart("Requests/s and errors/s over time", "per second", fmt.Sprintf("each second of the run; lines of more than %d seconds keep the %d points that shape them most (largest-triangle-three-buckets)", timePoints, timePoints), rate),
+		timeChart("Requests/s and errors/s over time", "per second", fmt.Sprintf("each second of the run (%s); lines of more than %d seconds keep the %d points that shape them most (largest-triangle-three-buckets)", errs, timePoints, timePoints), rate),
 		timeChart("Latency over time (p50, p99)", "latency ms", "each second's own p50 and p99 of the total latency, from its HDR histogram", lat),
 	}
 }
