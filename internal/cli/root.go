@@ -66,6 +66,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.AddCommand(newLabCmd(e))
 	root.AddCommand(newBenchCmd(e))
 	root.AddCommand(newK8sCmd(e))
+	root.AddCommand(newMergeCmd(e))
 	root.AddCommand(newProbeCmd(e))
 	root.AddCommand(newCompareCmd(e))
 	root.AddCommand(newAuditCmd(e))

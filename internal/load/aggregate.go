@@ -103,6 +103,8 @@ type Result struct {
 	// Run says which run this is and where it ran: the host, the worker,
 	// the clock's offset and the configuration's hash, for a merge.
 	Run RunInfo
+	// Merged is set on a result httpslab merge combined from several.
+	Merged *Merged
 }
 
 // LateAfter is how far behind its intended start a send counts as late.

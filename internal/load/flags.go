@@ -82,13 +82,9 @@ func (f Flags) Config(c transport.Curl, urls []string, body []byte, d time.Durat
 	if err := f.Plan.Apply(&cfg, time.Now()); err != nil {
 		return cfg, nil, usage.Wrap(err, Hint(err))
 	}
-	var ths []Threshold
-	for _, s := range f.FailIf {
-		t, err := ParseThreshold(s)
-		if err != nil {
-			return cfg, nil, usage.Wrap(err, "")
-		}
-		ths = append(ths, t)
+	ths, err := ParseThresholds(f.FailIf)
+	if err != nil {
+		return cfg, nil, usage.Wrap(err, "")
 	}
 	return cfg, ths, nil
 }

@@ -25,6 +25,7 @@ package load
 // request is counted in the interval it ended in, whatever the batching.
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -77,11 +78,43 @@ func (l IntervalLatency) Phases() map[string]string {
 	return m
 }
 
+// NewHistogram returns an empty latency histogram of bench's range and
+// precision: microseconds from 1 µs to one hour, 3 significant digits.
+func NewHistogram() *hdrhistogram.Histogram { return newDense() }
+
 // DecodeHistogram decodes one histogram of an interval (or of bench's
-// JSON) from HdrHistogram's base64 V2 encoding.
+// JSON) from HdrHistogram's base64 V2 encoding, as MergeEncoded does.
 func DecodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
-	return hdrhistogram.Decode([]byte(enc))
+	h := newDense()
+	dropped, err := MergeEncoded(h, enc)
+	if err == nil && dropped != 0 {
+		err = fmt.Errorf("decoding histogram: %d values past its counts' range", dropped)
+	}
+	return h, err
 }
+
+// MergeEncoded adds the histogram enc encodes (HdrHistogram's base64 V2
+// encoding) to h, and returns the count of values h could not hold (its
+// total past int64). It refuses a histogram of another range or
+// precision than NewHistogram's: such an encoding was not written by
+// bench, and merges with bench's inexactly. The encoding is read into a
+// packed histogram, whose memory follows the buckets it holds, so that a
+// forged range does not allocate before it is refused.
+func MergeEncoded(h *hdrhistogram.Histogram, enc string) (dropped int64, err error) {
+	p, err := hdrhistogram.DecodePacked([]byte(enc))
+	if err != nil {
+		return 0, fmt.Errorf("decoding histogram: %w", err)
+	}
+	if p.LowestTrackableValue() != histMin || p.HighestTrackableValue() != histMax || p.SignificantFigures() != histDigits {
+		return 0, fmt.Errorf("decoding histogram: range %d to %d with %d digits; bench's is %d to %d µs with %d",
+			p.LowestTrackableValue(), p.HighestTrackableValue(), p.SignificantFigures(), histMin, histMax, histDigits)
+	}
+	return p.MergeInto(h), nil
+}
+
+// EncodeHistogram returns h in HdrHistogram's V2 compressed encoding, in
+// base64, as bench's JSON holds histograms.
+func EncodeHistogram(h *hdrhistogram.Histogram) string { return encodeV2(h) }
 
 // intervalSlot is an open interval: its counts and histograms, in
 // microseconds as Latency's (service nil in the closed model).

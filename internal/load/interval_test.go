@@ -268,3 +268,25 @@ func TestIntervalsInterrupted(t *testing.T) {
 		t.Errorf("intervals hold %d and %d requests; want both some, %d in all", ivs[0].Requests, ivs[1].Requests, res.Requests)
 	}
 }
+
+// TestDecodeHistogram: an encoding of bench's histograms decodes to the
+// same counts; one of another range or precision, or not an encoding at
+// all, is refused.
+func TestDecodeHistogram(t *testing.T) {
+	h := NewHistogram()
+	for v := int64(1); v < 5000; v += 7 {
+		_ = h.RecordValue(v)
+	}
+	got, err := DecodeHistogram(EncodeHistogram(h))
+	if err != nil || !sameCounts(got, h) {
+		t.Errorf("DecodeHistogram(EncodeHistogram(h)) = %d values, %v; want h's %d", got.TotalCount(), err, h.TotalCount())
+	}
+	other := hdrhistogram.New(1, 1e12, 5)
+	_ = other.RecordValue(1e11)
+	enc, _ := other.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	for _, bad := range []string{string(enc), "", "HISTFAAAAB", "not base64 !"} {
+		if _, err := DecodeHistogram(bad); err == nil {
+			t.Errorf("DecodeHistogram(%.20q) = nil error; want it refused", bad)
+		}
+	}
+}

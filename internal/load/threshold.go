@@ -63,6 +63,19 @@ func ParseThreshold(s string) (Threshold, error) {
 	return t, nil
 }
 
+// ParseThresholds reads --fail-if conditions.
+func ParseThresholds(conds []string) ([]Threshold, error) {
+	var ths []Threshold
+	for _, s := range conds {
+		t, err := ParseThreshold(s)
+		if err != nil {
+			return nil, err
+		}
+		ths = append(ths, t)
+	}
+	return ths, nil
+}
+
 func isPercentile(m string) bool {
 	if !strings.HasPrefix(m, "p") {
 		return false

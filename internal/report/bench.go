@@ -93,6 +93,9 @@ func benchSummary(b *strings.Builder, r *load.Result) {
 	if r.Client != "" {
 		fmt.Fprintf(b, "Client:          %s\n", r.Client)
 	}
+	if r.Merged != nil {
+		benchMerged(b, r.Merged)
+	}
 	if r.Interrupted {
 		b.WriteString("Interrupted:     yes, a partial report\n")
 	}
@@ -121,6 +124,26 @@ func benchSummary(b *strings.Builder, r *load.Result) {
 			r.Late, load.LateAfter, r.MaxLag.Round(time.Microsecond), r.Dropped)
 		writeCapacity(b, r)
 	}
+}
+
+// benchMerged says what a merged result was combined from.
+func benchMerged(b *strings.Builder, m *load.Merged) {
+	hosts := make([]string, len(m.Hosts))
+	for i, h := range m.Hosts {
+		hosts[i] = Escape(h)
+	}
+	fmt.Fprintf(b, "Merged:          %s", plural(m.Results, "result"))
+	if m.Workers > 0 {
+		fmt.Fprintf(b, " (the %d workers of one run)", m.Workers)
+	}
+	fmt.Fprintf(b, " from %s; starts %s apart", strings.Join(hosts, ", "), m.StartSkew.Round(time.Microsecond))
+	if m.ClockCorrected {
+		b.WriteString(" (clock offsets corrected)")
+	}
+	if m.Dropped > 0 {
+		fmt.Fprintf(b, "; %d histogram values dropped (counts past int64)", m.Dropped)
+	}
+	b.WriteString("\n")
 }
 
 // writeCapacity says, when sends were dropped with every worker busy,

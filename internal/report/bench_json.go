@@ -51,6 +51,9 @@ type BenchJSON struct {
 	CPU            BenchCPU             `json:"cpu"`
 	Run            BenchRun             `json:"run"`
 	Intervals      []BenchInterval      `json:"intervals"`
+	// Merged says how httpslab merge combined the result from several;
+	// absent for a run's own.
+	Merged *BenchMerged `json:"merged,omitempty"`
 	// Thresholds are the --fail-if conditions, each with the value it
 	// was checked against and whether it tripped (exit code 3).
 	Thresholds []BenchThreshold `json:"thresholds,omitempty"`
@@ -68,6 +71,17 @@ type BenchRun struct {
 	ClockOffset *int64 `json:"clock_offset_ns,omitempty"`
 	ClockSource string `json:"clock_source"` // chronyc or none
 	ConfigHash  string `json:"config_hash"`  // sha256:<hex> of the totals, the same for every worker of a run
+}
+
+// BenchMerged is load.Merged: the results combined, the distinct hosts,
+// how far apart they started and the histogram values dropped.
+type BenchMerged struct {
+	Results        int      `json:"results"`
+	Workers        int      `json:"workers,omitempty"` // the run's worker count; absent for runs on their own
+	Hosts          []string `json:"hosts"`
+	StartSkewNS    int64    `json:"start_skew_ns"`
+	ClockCorrected bool     `json:"clock_corrected"`
+	DroppedValues  int64    `json:"dropped_values"`
 }
 
 // BenchWorker is a worker's index among count.
@@ -242,6 +256,10 @@ func NewBenchJSON(r *load.Result, thresholds ...load.Threshold) BenchJSON {
 		j.TLS = append(j.TLS, row)
 	}
 	j.KeyShares = benchKeySharesJSON(r)
+	if m := r.Merged; m != nil {
+		j.Merged = &BenchMerged{Results: m.Results, Workers: m.Workers, Hosts: m.Hosts, StartSkewNS: m.StartSkew.Nanoseconds(),
+			ClockCorrected: m.ClockCorrected, DroppedValues: m.Dropped}
+	}
 	return j
 }
 

@@ -97,6 +97,7 @@ func realOutputs(t *testing.T) map[string][][]byte {
 	add("probe", "--max-time", "2", srv.HTTPURL+"/delay/5s")
 	add("bench", "--cacert", ca, "-n", "50", "-c", "2", srv.HTTPSURL+"/")
 	add("bench", "--cacert", ca, "-n", "40", "--rate", "400", "--http2", "--conn", "resume", srv.HTTPSURL+"/", "--server-pid", fmt.Sprint(os.Getpid()))
+	out["bench"] = append(out["bench"], mergedOutput(t, ca, srv.HTTPSURL+"/"))
 	add("audit", "--cacert", ca, "--attempts", "2", "--http-port", pu.Port(), srv.HTTPSURL+"/")
 	add("compare", "--cacert", ca, "--http-url", srv.HTTPURL+"/", "--vary", "scheme,tls", "-n", "3", srv.HTTPSURL+"/")
 	add("demo", "--runs", "2", "--bench-time", "200ms")
@@ -108,6 +109,20 @@ func realOutputs(t *testing.T) map[string][][]byte {
 	out["page-survey"] = append(out["page-survey"], runJSON(t, "page", "--json", "--urls", urls, "--cacert", ca, "-n", "2", "--protocols", "h1,h2"))
 	out["experiment"] = append(out["experiment"], experimentOutput(t))
 	return out
+}
+
+// mergedOutput is httpslab merge --json of two bench workers' results.
+func mergedOutput(t *testing.T, ca, url string) []byte {
+	files := []string{"merge", "--json"}
+	for i := range 2 {
+		f := filepath.Join(t.TempDir(), "worker.json")
+		doc := runJSON(t, "bench", "--json", "--cacert", ca, "-n", "40", "--workers", "2", "--index", strconv.Itoa(i), url)
+		if err := os.WriteFile(f, doc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return runJSON(t, files...)
 }
 
 func TestSchemasValidateRealOutputs(t *testing.T) {
