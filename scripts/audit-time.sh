@@ -10,6 +10,7 @@
 #   RUNS=5       audits per target
 #   RTT=100ms    the emulated link's round-trip time
 #   NO_LINK=1    loopback only (the link needs root)
+#   AUDIT_ARGS   more audit flags (e.g. "--attempts 5")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,7 +71,7 @@ audit_times() {
 	local i url=$1 ca=$2
 	shift 2
 	for i in $(seq "$runs"); do
-		"$tmp/httpslab" audit "$url/" --cacert "$ca" "$@" --json >"$tmp/audit$i.json" || {
+		"$tmp/httpslab" audit "$url/" --cacert "$ca" "$@" ${AUDIT_ARGS:-} --json >"$tmp/audit$i.json" || {
 			echo "audit-time: audit $i failed" >&2
 			cat "$tmp/audit$i.json" >&2
 			exit 1
