@@ -3,7 +3,8 @@
 # private loopback nginx, print the times side by side, and check that the
 # protocol versions, cipher suites and key-exchange groups they report agree,
 # and with testssl also session resumption, OCSP stapling, HSTS, the key and
-# whether the chain is complete.
+# whether the chain is complete; then a table of every finding testssl makes
+# (LOW and above) with audit's finding for it.
 #
 # usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
 #   TESTSSL_ARGS  extra testssl arguments (default: a full default run)

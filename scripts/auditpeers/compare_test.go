@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,28 @@ func TestFacts(t *testing.T) {
 		if len(diffs) != tt.diffs || len(explained) != tt.explained {
 			t.Errorf("%s: differences %q, explained %q; want %d and %d", tt.name, diffs, explained, tt.diffs, tt.explained)
 		}
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	audit := []auditFinding{{ID: "chain-incomplete"}, {ID: "cbc-suites", Attacks: []string{"LUCKY13"}}}
+	testssl := []testsslItem{
+		{"cert_chain_of_trust", "CRITICAL", "failed (chain incomplete)."},
+		{"LUCKY13", "LOW", "potentially vulnerable"},
+		{"BREACH", "MEDIUM", "potentially VULNERABLE"},
+		{"DNS_CAArecord", "LOW", "--"},
+		{"TLS1_2", "OK", "offered"},
+	}
+	vs := verdicts(audit, testssl)
+	if len(vs) != 4 {
+		t.Fatalf("verdicts = %+v; want the 4 of severity LOW and above", vs)
+	}
+	var b strings.Builder
+	if missing := printVerdicts(&b, vs); missing != 1 || !strings.Contains(b.String(), "NOT FOUND") ||
+		!strings.Contains(b.String(), "(no such audit check)") {
+		t.Errorf("printVerdicts: %d missing; want 1 (BREACH), and DNS_CAArecord unmapped\n%s", missing, b.String())
+	}
+	if ids, _ := mapped("TLS1_1"); !slices.Equal(ids, []string{"tls1.1-enabled"}) {
+		t.Errorf("mapped(TLS1_1) = %v; want the longest prefix's", ids)
 	}
 }

@@ -13,9 +13,11 @@
 //
 // compares the versions, cipher suites and groups that httpslab audit,
 // sslscan and testssl report, and with testssl also session resumption by
-// ID and ticket, OCSP stapling, the HSTS max-age and the leaf key; it
-// exits 1 when they differ for no known reason (known ones are printed
-// as explained).
+// ID and ticket, OCSP stapling, the HSTS max-age, the leaf key and the
+// chain, then the table of testssl's findings (LOW and above) with
+// audit's finding for each; it exits 1 when they differ for no known
+// reason (known ones are printed as explained), or when audit does not
+// make a finding testssl makes that audit has a check for.
 package main
 
 import (
@@ -114,6 +116,12 @@ func runCompare(args []string) int {
 			return 1
 		}
 		diffs += compareFacts(os.Stdout, a, b)
+		missing, err := compareVerdicts(os.Stdout, args[0], args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "auditpeers:", err)
+			return 1
+		}
+		diffs += missing
 	}
 	if diffs > 0 {
 		return 1
