@@ -9,6 +9,7 @@
 # usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
 #   TESTSSL_ARGS  extra testssl arguments (default: a full default run)
 #   NO_TESTSSL=1  leave testssl out (a full run takes a minute or more)
+#   CERT=rsa-2048 the leaf's key kind (default ecdsa-p256), for RSA suites
 #   CHAIN=incomplete  serve a leaf of an intermediate CA without the
 #                 intermediate (audit then needs -k, and reports chain-incomplete)
 set -euo pipefail
@@ -32,7 +33,7 @@ go build -o "$tmp/auditpeers" ./scripts/auditpeers
 
 # The helper serves until its standard input closes: keep a pipe open.
 mkfifo "$tmp/stdin"
-"$tmp/auditpeers" -tls "$directives" ${CHAIN:+-chain "$CHAIN"} <"$tmp/stdin" >"$tmp/urls" &
+"$tmp/auditpeers" -tls "$directives" ${CERT:+-cert "$CERT"} ${CHAIN:+-chain "$CHAIN"} <"$tmp/stdin" >"$tmp/urls" &
 NGINX_PID=$!
 exec 3>"$tmp/stdin"
 for _ in $(seq 100); do
