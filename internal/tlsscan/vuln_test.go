@@ -3,6 +3,7 @@ package tlsscan
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"slices"
 	"strconv"
@@ -134,4 +135,28 @@ func FuzzReadFullFlight(f *testing.F) {
 		_ = fl.describe()
 		_ = firstCertificate(data)
 	})
+}
+
+// TestVulnChecksBounded runs the checks against a server that accepts
+// connections and never answers: each ends at its deadline, as not
+// measured, and all of them together within a few deadlines.
+func TestVulnChecksBounded(t *testing.T) {
+	addr := labtest.ServeTCP(t, func(c net.Conn) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
+	})
+	const deadline = 300 * time.Millisecond
+	p := newProber(addr, "127.0.0.1", 8, deadline, nil)
+	start := time.Now()
+	s := scanVulns(context.Background(), p)
+	if took := time.Since(start); took > 10*deadline {
+		t.Errorf("the checks took %v; want each ended at its deadline of %v", took, deadline)
+	}
+	for _, c := range s.checks {
+		if c.Status != NotMeasured {
+			t.Errorf("check %s against a silent server: %s (%s); want not-measured", c.ID, c.Status, c.Seen)
+		}
+	}
+	if s.fallback.err == nil {
+		t.Errorf("the fallback ClientHellos got no error from a silent server: %v", s.fallback.answers)
+	}
 }

@@ -202,7 +202,10 @@ func (p *prober) tls12Ticket(ctx context.Context) ([]byte, uint16, error) {
 	tc := tls.Client(c, &tls.Config{ServerName: p.serverName, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10,
 		MaxVersion: tls.VersionTLS12, CipherSuites: olderGoSuites(), ClientSessionCache: cache})
 	if err := tc.HandshakeContext(ctx); err != nil {
-		return nil, 0, nil
+		if ctx.Err() != nil || timedOut(err) {
+			return nil, 0, fmt.Errorf("a TLS 1.2 handshake for a session ticket: %w", err)
+		}
+		return nil, 0, nil // no TLS 1.2 or older: nothing to resume
 	}
 	cache.mu.Lock()
 	defer cache.mu.Unlock()

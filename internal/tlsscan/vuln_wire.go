@@ -44,14 +44,31 @@ type vulnConn struct {
 }
 
 // dialVuln opens a connection for one check, bounded by ctx (which
-// carries the check's deadline).
+// carries the check's deadline). A refused connection is tried again
+// after a growing pause, at most maxRetries times, as the enumeration's
+// are: the checks open some twenty connections at once.
 func (p *prober) dialVuln(ctx context.Context) (*vulnConn, func(), error) {
-	start := time.Now()
-	c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
+	var c net.Conn
+	var err error
+	var rtt time.Duration
+	pause := 25 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		c, err = p.dialer.DialContext(ctx, "tcp", p.addr)
+		rtt = time.Since(start)
+		if err == nil || attempt == maxRetries || !refused(dialError{err}) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause *= 2
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to %s: %w", p.addr, err)
 	}
-	rtt := time.Since(start)
 	p.noteRTT(rtt)
 	deadline, _ := ctx.Deadline()
 	_ = c.SetDeadline(deadline)
