@@ -66,8 +66,12 @@ func auditSection(r *tlsscan.Report) section {
 			if f.Severity != sv {
 				continue
 			}
+			per := f.Cost.Per
+			if f.Cost.Fails != "" {
+				per = strings.TrimSuffix("fails for "+f.Cost.Fails+"; "+per, "; ")
+			}
 			c.Table.Rows = append(c.Table.Rows, []string{sv.String(), f.Title, costMS(f.Cost), costNum(f.Cost.RoundTrips),
-				costNum(float64(f.Cost.Bytes)), f.Cost.Per, f.Fix, f.Evidence})
+				costNum(float64(f.Cost.Bytes)), per, f.Fix, f.Evidence})
 		}
 	}
 	s.Charts = append(s.Charts, c)
@@ -75,6 +79,9 @@ func auditSection(r *tlsscan.Report) section {
 }
 
 func costMS(c tlsscan.Cost) string {
+	if c.NotPriced != "" {
+		return "not priced (loopback)"
+	}
 	if c.Time == 0 {
 		return "-"
 	}
