@@ -198,28 +198,28 @@ func crossScheme(tl *probe.Timeline) string {
 
 // check refuses a request that is not what its variant claims.
 func check(k Key, tl *probe.Timeline) error {
-	loc := crossScheme(tl)
+	loc, mode := crossScheme(tl), k.Mode()
 	switch {
 	case tl.Status >= 400:
 		return &StatusError{URL: tl.URL, Status: tl.Status}
 	case loc != "":
 		return &StatusError{URL: tl.URL, Status: tl.Status, Location: loc}
-	case k.Conn == "reuse" && !tl.Reused:
+	case mode == transport.KeepAlive && !tl.Reused:
 		return errors.New("the kept-alive connection was not reused (the server closed it?)")
-	case k.Conn == "fresh" && tl.Reused:
+	case mode != transport.KeepAlive && tl.Reused:
 		return errors.New("a fresh request reused a connection")
 	case k.Scheme == "https" && tl.TLS == nil:
 		return errors.New("no TLS on an https request")
-	case k.Handshake == "resumed" && !tl.TLS.Resumed && k.TLS == "1.2":
+	case mode == transport.Resumed && !tl.TLS.Resumed && k.TLS == "1.2":
 		// Go's TLS client resumes TLS 1.2 from tickets alone: a server
 		// with a session cache and tickets off resumes openssl s_time's
 		// sessions, not these.
 		return errors.New("the server did not resume the TLS 1.2 session: httpslab resumes TLS 1.2 with session tickets only, not session IDs (nginx: ssl_session_tickets on)")
-	case k.Handshake == "resumed" && !tl.TLS.Resumed:
+	case mode == transport.Resumed && !tl.TLS.Resumed:
 		return errors.New("the server did not resume the TLS session (no session tickets, or none accepted?)")
-	case k.Handshake == "0rtt" && !tl.TLS.EarlyData:
+	case mode == transport.ZeroRTT && !tl.TLS.EarlyData:
 		return errors.New("the server did not accept 0-RTT early data")
-	case k.Handshake == "full" && k.Conn == "fresh" && tl.TLS != nil && tl.TLS.Resumed:
+	case mode == transport.Fresh && tl.TLS != nil && tl.TLS.Resumed:
 		return errors.New("a full-handshake request resumed a session")
 	}
 	return nil
