@@ -116,6 +116,7 @@ func sameConfig(a, b Input) error {
 func checkWorkers(in []Input) error {
 	count := in[0].Result.Run.Worker.Count
 	seen := map[int]string{}
+	runs := map[string]string{}
 	for _, x := range in {
 		w := x.Result.Run.Worker
 		if w.Single() != in[0].Result.Run.Worker.Single() || !w.Single() && w.Count != count {
@@ -123,6 +124,14 @@ func checkWorkers(in []Input) error {
 				Hint: "merge the results of the workers of one run, or of runs on their own"}
 		}
 		if w.Single() {
+			// A run on its own is its host and its start: the same file
+			// given twice, or a copy of it, would count its requests twice.
+			at := x.Result.Start.UTC().Format(time.RFC3339Nano)
+			if other, ok := runs[x.Result.Run.Host+" "+at]; ok {
+				return &Error{Msg: fmt.Sprintf("%s and %s are the same run (host %s, started at %s)", other, x.Name, x.Result.Run.Host, at),
+					Hint: "give each run's result once"}
+			}
+			runs[x.Result.Run.Host+" "+at] = x.Name
 			continue
 		}
 		if other, ok := seen[w.Index]; ok {

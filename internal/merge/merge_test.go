@@ -238,6 +238,8 @@ func TestMergeClockOffsets(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	t0 := time.Now()
 	w := func(i, n int, hash string) *load.Result { return fake(t0, 1, 1, 100, i, n, hash) }
+	// other is r as another host ran it.
+	other := func(r *load.Result) *load.Result { r.Run.Host = "another"; return r }
 	otherURL := w(1, 2, "sha256:x")
 	otherURL.Config.Targets[0].URL = "https://127.0.0.1:8443/other"
 	for _, tt := range []struct {
@@ -247,7 +249,8 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		{"different configurations", []*load.Result{w(0, 2, "sha256:x"), w(1, 2, "sha256:y")}, "are results of different configurations"},
 		{"same hash, other target", []*load.Result{w(0, 2, "sha256:x"), otherURL}, "the same config_hash but different settings"},
-		{"twice", []*load.Result{w(0, 3, "sha256:x"), w(1, 3, "sha256:x"), w(1, 3, "sha256:x")}, "worker 1 of 3 appears twice"},
+		{"twice", []*load.Result{w(0, 3, "sha256:x"), w(1, 3, "sha256:x"), other(w(1, 3, "sha256:x"))}, "worker 1 of 3 appears twice"},
+		{"same run twice", []*load.Result{w(0, 0, "sha256:x"), w(0, 0, "sha256:x")}, "0 and 1 are the same run (host host0, started at"},
 		{"missing", []*load.Result{w(0, 3, "sha256:x"), w(1, 3, "sha256:x")}, "worker 2 of 3 is missing"},
 		{"two missing", []*load.Result{w(1, 3, "sha256:x")}, "workers 0, 2 of 3 are missing"},
 		{"mixed", []*load.Result{w(0, 2, "sha256:x"), w(0, 0, "sha256:x")}, "is worker 0 of 2, 1 a run on its own"},
@@ -270,7 +273,7 @@ func TestMergeRefuses(t *testing.T) {
 // the histogram merge, and the merged result says how many.
 func TestMergeReportsDropped(t *testing.T) {
 	t0 := time.Now()
-	a, b := fake(t0, 1, 1, 100, 0, 0, "sha256:x"), fake(t0, 1, 1, 100, 0, 0, "sha256:x")
+	a, b := fake(t0, 1, 1, 100, 0, 0, "sha256:x"), fake(t0.Add(time.Millisecond), 1, 1, 100, 0, 0, "sha256:x")
 	_ = a.Latency.Total.RecordValues(500, math.MaxInt64/2)
 	_ = b.Latency.Total.RecordValues(700, math.MaxInt64/2)
 	m, err := merge.Merge([]merge.Input{{Name: "a", Result: a}, {Name: "b", Result: b}})

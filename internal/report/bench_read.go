@@ -84,7 +84,7 @@ func seconds(field string, s float64) (time.Duration, error) {
 	if s < 0 || s > math.MaxInt64/1e9 || math.IsNaN(s) {
 		return 0, fmt.Errorf("bench result: %s %g is out of range", field, s)
 	}
-	return time.Duration(s * 1e9), nil
+	return time.Duration(math.Round(s * 1e9)), nil
 }
 
 func (j *BenchJSON) config() (load.Config, error) {
