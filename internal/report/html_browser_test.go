@@ -69,6 +69,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		checkCompareDots(t, figs, docs[2].Result.(*report.CompareJSON))
 		checkAuditBars(t, tb, figs, docs[3].Result.(*tlsscan.Report))
 		checkExperimentDots(t, figs, docs[5].Result.(*report.ExperimentJSON))
+		checkSurveySteps(t, figs, docs[7].Result.(*page.SurveyResult))
 		dom, err := chromedp.Run(tb.ctx, chromedp.OuterHTML(chromedp.CSS("html")))
 		if err != nil {
 			t.Fatal(err)
@@ -339,6 +340,33 @@ func checkExperimentDots(t *testing.T, figs map[string]figure, r *report.Experim
 		}
 		if !found {
 			t.Errorf("experiment: no dot for %s %s at %g (x %.1f)", v.Variant, v.Metric, want, xa.px(want))
+		}
+	}
+}
+
+// checkSurveySteps checks the survey's distributions: each difference's
+// line climbs from 0% to 100% of the pages, with a step at each page's
+// difference.
+func checkSurveySteps(t *testing.T, figs map[string]figure, r *page.SurveyResult) {
+	t.Helper()
+	f := figs["s7/Each difference across pages"]
+	if len(f.Paths) != len(r.Effects) || len(r.Effects) == 0 {
+		t.Fatalf("survey: %d lines; want one per difference, %d", len(f.Paths), len(r.Effects))
+	}
+	xa, ya := f.xAxis(t), f.yAxis(t)
+	for i, e := range r.Effects {
+		pts := f.Paths[i].Pts
+		if first, last := pts[0], pts[len(pts)-1]; math.Abs(first[1]-ya.px(0)) > 1.5 || math.Abs(last[1]-ya.px(100)) > 1.5 {
+			t.Errorf("survey %s: the line runs from y %.1f to %.1f; want %.1f (0%%) to %.1f (100%%)", e.Name, first[1], last[1], ya.px(0), ya.px(100))
+		}
+		for _, v := range e.MS {
+			found := false
+			for _, p := range pts {
+				found = found || math.Abs(p[0]-xa.px(v)) < 1.5
+			}
+			if !found {
+				t.Errorf("survey %s: no step at a page's difference of %.3f ms (x %.1f)", e.Name, v, xa.px(v))
+			}
 		}
 	}
 }
