@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -123,6 +124,26 @@ func (d *distLab) runWorkers(t *testing.T, delays []time.Duration, args ...strin
 	return runs
 }
 
+// merge writes the workers' --json to files and runs httpslab merge
+// --json on them.
+func (d *distLab) merge(t *testing.T, runs ...workerRun) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"merge", "--json"}
+	for i, w := range runs {
+		path := filepath.Join(dir, fmt.Sprintf("worker-%d.json", i))
+		if err := os.WriteFile(path, []byte(w.stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, path)
+	}
+	cmd := exec.Command(d.bin, args...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
 // logLine is one request as nginx logged it.
 type logLine struct {
 	addr        string
@@ -209,7 +230,6 @@ func TestDistributedWorkers(t *testing.T) {
 		var total int64
 		perHost := map[string]int64{}
 		var latencies []int64
-		var merged *hdrhistogram.Histogram
 		for i, w := range runs {
 			r := w.doc.Result
 			if w.code != 0 || r.Errors != 0 || r.Run.Worker.Index != i || r.Run.Worker.Count != 3 {
@@ -220,15 +240,6 @@ func TestDistributedWorkers(t *testing.T) {
 			}
 			total += r.Requests
 			perHost[d.hosts.IPs[i].String()] = r.Requests
-			h, err := hdrhistogram.Decode([]byte(r.Latency["total"].HDR))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i == 0 {
-				merged = h
-			} else if dropped := merged.Merge(h); dropped != 0 {
-				t.Errorf("merging worker %d's histogram dropped %d values", i, dropped)
-			}
 			// Each request's latency as the worker wrote it, apart from
 			// its histograms (--request-log): the percentiles below are
 			// computed from these by sorting, not by HDR code.
@@ -241,11 +252,20 @@ func TestDistributedWorkers(t *testing.T) {
 		if total != 3000 {
 			t.Errorf("the workers ran %d requests; want -n 3000 in all", total)
 		}
+		code, out, stderr := d.merge(t, runs...)
+		var doc benchDoc
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+			t.Fatalf("httpslab merge: exit %d, %v; stderr:\n%s", code, err, stderr)
+		}
 		lines := d.readLog(t, 0, int(total))
-		if len(lines) != int(total) {
-			t.Errorf("nginx logged %d requests; the workers ran %d", len(lines), total)
+		if doc.Result.Requests != int64(len(lines)) || doc.Result.Requests != total {
+			t.Errorf("merged: %d requests; nginx logged %d, the workers ran %d", doc.Result.Requests, len(lines), total)
 		}
 		checkPerHost(t, lines, perHost, at)
+		merged, err := hdrhistogram.Decode([]byte(doc.Result.Latency["total"].HDR))
+		if err != nil {
+			t.Fatal(err)
+		}
 		checkPercentiles(t, merged, latencies, lines)
 	})
 
@@ -267,6 +287,9 @@ func TestDistributedWorkers(t *testing.T) {
 		if late.code != 1 || late.stdout != "" || !strings.Contains(late.stderr, "httpslab: error: start at ") ||
 			!strings.Contains(late.stderr, "more than the grace of 1s") || !strings.Contains(late.stderr, "httpslab: hint: ") {
 			t.Errorf("the late worker: exit %d, stdout %q, stderr %q; want exit 1 with an error and a hint, no result", late.code, late.stdout, late.stderr)
+		}
+		if code, out, stderr := d.merge(t, runs[:2]...); code != 1 || out != "" || !strings.Contains(stderr, "worker 2 of 3 is missing") {
+			t.Errorf("httpslab merge of workers 0 and 1: exit %d, stdout %q, stderr %q; want 1 and worker 2 named missing", code, out, stderr)
 		}
 		lines := d.readLog(t, skip, 200)
 		for _, l := range lines {
@@ -380,9 +403,9 @@ func firstAfter(first map[string]time.Time, at time.Time) map[string]time.Durati
 	return m
 }
 
-// checkPercentiles compares the merged histogram's percentiles with those
-// of every request's latency, sorted here: equal within the histogram's
-// precision. nginx's own request times are a second, independent view:
+// checkPercentiles compares the merged histogram's percentiles (httpslab
+// merge's, of the workers' histograms) with those of every request's
+// latency, sorted here: equal within the histogram's precision. nginx's own request times are a second, independent view:
 // they leave out the network and the client, so at every percentile they
 // are at most the client's latency (nginx rounds to the millisecond).
 func checkPercentiles(t *testing.T, merged *hdrhistogram.Histogram, latencies []int64, lines []logLine) {

@@ -192,7 +192,7 @@ func extractBinary(t *testing.T, image, dir string, r recipe) string {
 // TestImage assembles the image, checks the binary in it is static (an
 // empty base has no dynamic loader) and runs it as worker 0 of two, in a
 // namespace of its own, beside worker 1 of this machine's build: both
-// run, nginx sees both, and their results are of one run.
+// run, nginx sees both, and httpslab merge combines their results.
 func TestImage(t *testing.T) {
 	r := readDockerfile(t)
 	image := buildImage(t, r)
@@ -223,6 +223,11 @@ func TestImage(t *testing.T) {
 	}
 	if a, b := runs[0].doc.Result.Run.ConfigHash, runs[1].doc.Result.Run.ConfigHash; a != b {
 		t.Errorf("the image's worker's config_hash %s, the local one's %s; want one run's", a, b)
+	}
+	code, doc, stderr := d.merge(t, runs...)
+	var merged benchDoc
+	if err := json.Unmarshal([]byte(doc), &merged); code != 0 || err != nil || merged.Result.Requests != 400 {
+		t.Errorf("httpslab merge of the two workers: exit %d, %v, %d requests; want 0 and 400; stderr:\n%s", code, err, merged.Result.Requests, stderr)
 	}
 	if lines := d.readLog(t, 0, 400); len(lines) != 400 {
 		t.Errorf("nginx logged %d requests; want the two workers' 400", len(lines))
