@@ -18,7 +18,7 @@ func auditVulns(b *strings.Builder, r *tlsscan.Report) {
 	for _, c := range r.Vulnerabilities {
 		parts = append(parts, c.ID+" "+vulnStatus(c.Status))
 	}
-	auditLine(b, "Attacks", "%s", strings.Join(parts, ", "))
+	auditLine(b, "Known attacks", "%s", strings.Join(parts, ", "))
 }
 
 func vulnStatus(s tlsscan.VulnStatus) string {
