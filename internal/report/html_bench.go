@@ -67,8 +67,8 @@ func benchSection(r *BenchJSON) section {
 	switch {
 	case err != nil:
 		s.Notes = append(s.Notes, "over time: "+err.Error())
-	case len(secs) == 0 && len(r.Intervals) > 0:
-		s.Notes = append(s.Notes, "over time: the run was shorter than a second, no second to draw")
+	case len(secs) < 2 && len(r.Intervals) > 0:
+		s.Notes = append(s.Notes, "over time: the run was shorter than two seconds, too short for a line over time")
 	case len(secs) == 0:
 		s.Notes = append(s.Notes, "over time: this result holds no per-second intervals")
 	default:
@@ -151,7 +151,7 @@ func benchOverlay(in []HTMLInput) section {
 	var runs [][]second
 	for _, d := range in {
 		r := d.Doc.Result.(*BenchJSON)
-		if secs, err := benchSeconds(r); err == nil && len(secs) > 0 {
+		if secs, err := benchSeconds(r); err == nil && len(secs) > 1 {
 			labels, runs = append(labels, d.Label), append(runs, secs)
 		}
 		h, err := decodeHDR(r.Latency["total"].HDR)

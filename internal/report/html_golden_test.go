@@ -11,9 +11,11 @@ import (
 
 // TestHTMLGolden renders the fixed bench result (open model, with two
 // --fail-if thresholds, one tripped), comparison and experiment of the
-// text reports' golden tests as HTML (with -update to regenerate): the
-// SVG of the spectrum, the histogram, the interval charts and the
-// per-round scatters, and their tables.
+// text reports' golden tests as HTML (with -update to regenerate), and
+// the bench result again as a 6-second run with errors in its fourth
+// second, overlaid with the first: the SVG of the spectrum, the
+// histogram, the lines over time, the interval charts and the per-round
+// scatters, and their tables.
 func TestHTMLGolden(t *testing.T) {
 	defer func(v string) { Version = v }(Version)
 	Version = "v0.0.0-test"
@@ -29,8 +31,20 @@ func TestHTMLGolden(t *testing.T) {
 	bench := NewBenchJSON(sampleBench(), ths...)
 	exp := ExperimentResultJSON(experimentFixture())
 	cmp := NewCompareJSON(goldenComparison(t), "https://127.0.0.1:8443/", "https://127.0.0.1:8443/", "http://127.0.0.1:8080/")
+	timed := bench
+	timed.Intervals = nil
+	for k := range int64(6) {
+		l := bench.Latency
+		iv := BenchInterval{OffsetSeconds: k, Start: created.Add(time.Duration(k) * time.Second), LengthSeconds: 1, Requests: 90 + 5*k,
+			HDR: BenchIntervalHDR{Connect: l["connect"].HDR, TLS: l["tls"].HDR, Waiting: l["waiting"].HDR, Total: l["total"].HDR, Service: l["service"].HDR}}
+		if k == 3 {
+			iv.Errors, iv.HDR.Total = 7, l["service"].HDR
+		}
+		timed.Intervals = append(timed.Intervals, iv)
+	}
 	in := []HTMLInput{
 		{Label: "bench.json", Doc: &Document{Kind: "bench", Schema: SchemaName("bench"), Version: Version, Created: created, Result: &bench}},
+		{Label: "timed.json", Doc: &Document{Kind: "bench", Schema: SchemaName("bench"), Version: Version, Created: created, Result: &timed}},
 		{Label: "compare.json", Doc: &Document{Kind: "compare", Schema: SchemaName("compare"), Version: Version, Created: created, Result: &cmp}},
 		{Label: "experiment.json", Doc: &Document{Kind: "experiment", Schema: SchemaName("experiment"), Version: Version, Created: created, Result: &exp}},
 	}

@@ -169,7 +169,7 @@ func timeTable(caption string, series []timeSeries, kept map[float64]bool) table
 // and p99, over time.
 func benchTimeCharts(secs []second) []chart {
 	rate := []timeSeries{{Name: "requests/s", Class: seriesClass(0), XY: pick(secs, func(s second) float64 { return s.RPS })}}
-	errs := "no request failed, so there is no line of errors"
+	errs := "no second counted an error, so there is no line of errors"
 	if slices.ContainsFunc(secs, func(s second) bool { return s.Err > 0 }) {
 		rate = append(rate, timeSeries{Name: "errors/s", Class: seriesClass(5), XY: pick(secs, func(s second) float64 { return s.EPS })})
 		errs = "errors/s in vermilion"
