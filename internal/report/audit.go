@@ -212,16 +212,44 @@ func auditHTTP(b *strings.Builder, r *tlsscan.Report) {
 		auditLine(b, "HTTP", "%d %s, %d bytes, encoding %s, keep-alive %d of %d", h.Status, Escape(h.ContentType), h.BodyBytes, enc,
 			h.KeepAliveRequests, tlsscan.KeepAliveRequests)
 	}
-	auditLine(b, "HSTS", "%s", orNone(Escape(h.HSTS.Header)))
-	auditLine(b, "CSP", "%s", orNone(Escape(h.CSP)))
-	var dots []string
-	for _, d := range h.Dotfiles {
-		dots = append(dots, fmt.Sprintf("%s %d", d.Path, d.Status))
+	if h.Status != 0 {
+		// Without a response there are no headers to call missing.
+		auditLine(b, "HSTS", "%s", orNone(Escape(h.HSTS.Header)))
+		auditLine(b, "CSP", "%s", orNone(Escape(h.CSP)))
+		auditLine(b, "Headers", "%s", auditHeaders(h))
+		var dots []string
+		for _, d := range h.Dotfiles {
+			dots = append(dots, fmt.Sprintf("%s %d", d.Path, d.Status))
+		}
+		auditLine(b, "Dotfiles", "%s", orNone(strings.Join(dots, ", ")))
 	}
-	auditLine(b, "Dotfiles", "%s", orNone(strings.Join(dots, ", ")))
 	if rd := r.Redirect; rd != nil {
 		auditLine(b, "Plain HTTP", "%s", auditRedirect(rd))
 	}
+}
+
+// auditHeaders lists the other security headers and the cookies as sent.
+func auditHeaders(h tlsscan.HTTPResult) string {
+	var parts []string
+	for _, x := range []struct{ name, v string }{{"X-Content-Type-Options", h.ContentTypeOptions}, {"X-Frame-Options", h.FrameOptions},
+		{"Referrer-Policy", h.ReferrerPolicy}, {"Permissions-Policy", h.PermissionsPolicy}} {
+		if x.v != "" {
+			parts = append(parts, x.name+": "+Escape(x.v))
+		}
+	}
+	for _, c := range h.Cookies {
+		attrs := []string{}
+		for _, a := range []struct {
+			on   bool
+			name string
+		}{{c.Secure, "Secure"}, {c.HTTPOnly, "HttpOnly"}, {c.SameSite != "", "SameSite=" + c.SameSite}} {
+			if a.on {
+				attrs = append(attrs, a.name)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("cookie %s (%s)", Escape(c.Name), orNone(strings.Join(attrs, ", "))))
+	}
+	return orNone(strings.Join(parts, "; "))
 }
 
 func auditRedirect(rd *tlsscan.Redirect) string {

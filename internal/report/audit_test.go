@@ -103,7 +103,14 @@ func TestAuditSummaryLines(t *testing.T) {
 func TestAuditHTTPWithoutResponse(t *testing.T) {
 	var b strings.Builder
 	auditHTTP(&b, &tlsscan.Report{})
-	if got, want := b.String(), "HTTP          no response (see Not checked)\n"; !strings.Contains(got, want) || strings.Contains(got, "HTTP          0") {
-		t.Errorf("auditHTTP without a response = %q; want %q", got, want)
+	if got, want := b.String(), "HTTP          no response (see Not checked)\n"; !strings.Contains(got, want) || strings.Contains(got, "HTTP          0") ||
+		strings.Contains(got, "HSTS") || strings.Contains(got, "Dotfiles") {
+		t.Errorf("auditHTTP without a response = %q; want %q and no headers called missing", got, want)
+	}
+	b.Reset()
+	auditHTTP(&b, &tlsscan.Report{HTTP: tlsscan.HTTPResult{Status: 200, ContentTypeOptions: "nosniff",
+		Cookies: []tlsscan.Cookie{{Name: "sid", HTTPOnly: true}}}})
+	if got, want := b.String(), "Headers       X-Content-Type-Options: nosniff; cookie sid (HttpOnly)\n"; !strings.Contains(got, want) {
+		t.Errorf("auditHTTP = %q; want %q", got, want)
 	}
 }
