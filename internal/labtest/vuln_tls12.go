@@ -151,7 +151,9 @@ func (s *VulnServer) handshake12(t *tls12Conn, h clientHello, secure bool, prevC
 	// answer tells nothing about the padding (no ROBOT here).
 	pre := make([]byte, 48)
 	_, _ = rand.Read(pre)
-	_ = rsa.DecryptPKCS1v15SessionKey(nil, key, cke[6:], pre)
+	if m := rsaOpen(key, cke[6:]); len(m) > 48 && m[0] == 0 && m[1] == 2 && m[len(m)-49] == 0 {
+		copy(pre, m[len(m)-48:])
+	}
 	master := prf(pre, "master secret", append(append([]byte(nil), h.random...), serverRandom...), 48)
 	kb := prf(master, "key expansion", append(append([]byte(nil), serverRandom...), h.random...), 40)
 	t.pendIn, t.pendO = newGCM(kb[0:16], kb[32:36]), newGCM(kb[16:32], kb[36:40])
@@ -217,12 +219,18 @@ func (s *VulnServer) serveBleichenbacher(c net.Conn, h clientHello) {
 	if err != nil || cke[0] != 16 || len(cke) < 6 {
 		return
 	}
-	key := s.cert.PrivateKey.(*rsa.PrivateKey)
-	m := new(big.Int).Exp(new(big.Int).SetBytes(cke[6:]), key.D, key.N).FillBytes(make([]byte, key.Size()))
+	m := rsaOpen(s.cert.PrivateKey.(*rsa.PrivateKey), cke[6:])
 	alert := byte(51) // decrypt_error
 	if m[0] == 0 && m[1] == 2 {
 		alert = 20 // bad_record_mac
 	}
 	_ = t.write(21, []byte{2, alert})
 	_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<16))
+}
+
+// rsaOpen is the raw RSA decryption of c (m = c^d mod n), padding and
+// all: TLS's RSA key exchange is PKCS #1 v1.5, which crypto/rsa no
+// longer offers, and the ROBOT server must look at the padding itself.
+func rsaOpen(key *rsa.PrivateKey, c []byte) []byte {
+	return new(big.Int).Exp(new(big.Int).SetBytes(c), key.D, key.N).FillBytes(make([]byte, key.Size()))
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"slices"
 	"time"
 
@@ -197,13 +198,13 @@ func (f *fullFlight) clientKeyExchange() (msg, pre []byte, err error) {
 	if !ok {
 		return nil, nil, errors.New("RSA key exchange with a key that is not RSA")
 	}
-	pre = make([]byte, 48)
-	_, _ = rand.Read(pre[2:])
-	pre[0], pre[1] = 3, 3
-	enc, err := rsa.EncryptPKCS1v15(rand.Reader, pub, pre)
-	if err != nil {
-		return nil, nil, err
-	}
+	// TLS's RSA key exchange is PKCS #1 v1.5 (RFC 5246, 7.4.7.1), which
+	// crypto/rsa no longer offers: the well-formed message of the ROBOT
+	// check is exactly that, a TLS 1.2 premaster secret padded.
+	k := pub.Size()
+	m := robotMessage(0, k)
+	pre = m[k-48:]
+	enc := new(big.Int).Exp(new(big.Int).SetBytes(m), big.NewInt(int64(pub.E)), pub.N).FillBytes(make([]byte, k))
 	n := len(enc) + 2
 	return append([]byte{16, byte(n >> 16), byte(n >> 8), byte(n), byte(len(enc) >> 8), byte(len(enc))}, enc...), pre, nil
 }
