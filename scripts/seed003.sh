@@ -137,7 +137,7 @@ def fmt(x):
     return "%.0f" % x if abs(x) >= 100 else "%.1f" % x
 for server in ("embedded", "nginx"):
     for link, title in (("40ms", "behind 40 ms"), ("3g", "on 3G (1.6 Mbit/s, 300 ms)")):
-        print("\n%s, %s: median load time in ms [95%% interval], n loads each" % (server, title))
+        print("\n%s, %s: median load time in ms [95%% interval, or the range below 6 loads], n loads each" % (server, title))
         rows = []
         for p in ("images", "scripts", "mixed"):
             f = os.path.join(work, "%s-%s-%s.json" % (server, link, p))
@@ -153,12 +153,18 @@ for server in ("embedded", "nginx"):
                 if s.get("n", 0) == 0:
                     cells.append("%s -" % pr["protocol"])
                     continue
-                ci = "[%s, %s]" % (fmt(s["ci_lo"]), fmt(s["ci_hi"])) if s.get("ci_level") else "(n small)"
+                if s.get("ci_level"):
+                    ci = "[%s, %s]" % (fmt(s["ci_lo"]), fmt(s["ci_hi"]))
+                else:
+                    # Below 6 loads no pair of order statistics covers the
+                    # median with 95%: the range does with 1 - 2^(1-n).
+                    ci = "[%s, %s] (range, %.1f%%)" % (fmt(s["min"]), fmt(s["max"]), 100 * (1 - 2 ** (1 - s["n"])))
                 cells.append("%s %s %s n=%d" % (pr["protocol"], fmt(s["median"]), ci, s["n"]))
             diffs = []
             for d in res["differences"]:
                 x = d["diff"]
                 mark = "" if x["significant"] else "~"
-                diffs.append("%s (%s→%s) %s%+.0f [%+.0f, %+.0f] p=%.3f" % (d["name"], d["from"], d["to"], mark, x["ms"], x["ci_lo_ms"], x["ci_hi_ms"], x["p"]))
+                iv = " [%+.0f, %+.0f]" % (x["ci_lo_ms"], x["ci_hi_ms"]) if x.get("ci_level") else ""
+                diffs.append("%s (%s→%s) %s%+.0f%s p=%.3f" % (d["name"], d["from"], d["to"], mark, x["ms"], iv, x["p"]))
             print("  %s\n    %s\n    %s" % (label, " | ".join(cells), "; ".join(diffs)))
 EOF
