@@ -245,7 +245,7 @@ func (j *BenchJSON) intervals(r *load.Result) error {
 
 // versionID reads a TLS version as tls.VersionName writes it.
 func versionID(name string) (uint16, error) {
-	for v := uint16(tls.VersionSSL30); v <= tls.VersionTLS13; v++ {
+	for v := uint16(0x0300); v <= tls.VersionTLS13; v++ { // from SSL 3.0
 		if tls.VersionName(v) == name {
 			return v, nil
 		}

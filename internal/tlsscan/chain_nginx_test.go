@@ -18,7 +18,7 @@ import (
 
 // auditLab audits a lab nginx trusting its CA as --cacert would, with -k
 // when insecure; it returns the report, the error and the config used.
-func auditLab(t *testing.T, n *lab.Nginx, insecure bool) (*Report, error, Config) {
+func auditLab(t *testing.T, n *lab.Nginx, insecure bool) (*Report, Config, error) {
 	t.Helper()
 	u, _ := url.Parse(n.HTTPSURL)
 	port, _ := strconv.Atoi(u.Port())
@@ -27,7 +27,7 @@ func auditLab(t *testing.T, n *lab.Nginx, insecure bool) (*Report, error, Config
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rep, err := Run(ctx, cfg)
-	return rep, err, cfg
+	return rep, cfg, err
 }
 
 // TestChainIncomplete: a leaf served without its intermediate is named
@@ -39,13 +39,13 @@ func TestChainIncomplete(t *testing.T) {
 	t.Parallel()
 	cfg := lab.NginxConfig{Intermediate: true, OmitIntermediate: true}
 	n := labtest.StartNginx(t, cfg)
-	_, err, acfg := auditLab(t, n, false)
+	_, acfg, err := auditLab(t, n, false)
 	hint := Hint(err, acfg)
 	if err == nil || !strings.Contains(hint, "the server sends 1 certificate; its issuer, CN=httpslab test intermediate CA") ||
 		strings.Contains(hint, "pass --cacert") || !strings.Contains(hint, "chain-incomplete") {
 		t.Errorf("audit without -k = %v, hint %q; want the missing intermediate named, no --cacert asked for", err, hint)
 	}
-	rep, err, _ := auditLab(t, n, true)
+	rep, _, err := auditLab(t, n, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestChainIncomplete(t *testing.T) {
 		t.Fatalf("fix %q; want an ssl_certificate line naming the full chain", f.Fix)
 	}
 	cfg.CertFile = "fullchain.pem" // the lab's file with leaf and intermediate
-	fixed, err, _ := auditLab(t, labtest.StartNginx(t, cfg), false)
+	fixed, _, err := auditLab(t, labtest.StartNginx(t, cfg), false)
 	if err != nil {
 		t.Fatalf("after the fix: %v", err)
 	}
@@ -97,7 +97,7 @@ func TestChainVerifiesLeafDoesNot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			n := labtest.StartNginx(t, lab.NginxConfig{Leaf: tt.leaf})
-			rep, err, _ := auditLab(t, n, true)
+			rep, _, err := auditLab(t, n, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func TestDHSmallPreferred(t *testing.T) {
 			if out := sClientTLS12(t, n.HTTPSURL); !strings.Contains(out, "dh key too small") {
 				t.Fatalf("openssl s_client -tls1_2 did not fail on the 1024-bit prime:\n%s", out)
 			}
-			rep, err, _ := auditLab(t, n, false)
+			rep, _, err := auditLab(t, n, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestDHSmallPreferred(t *testing.T) {
 			if out := sClientTLS12(t, fixed.HTTPSURL); !strings.Contains(out, "Cipher is DHE-RSA-AES128-GCM-SHA256") {
 				t.Errorf("after the fix, openssl s_client -tls1_2 did not get the DHE suite:\n%s", out)
 			}
-			rep, err, _ = auditLab(t, fixed, false)
+			rep, _, err = auditLab(t, fixed, false)
 			if err != nil {
 				t.Fatal(err)
 			}

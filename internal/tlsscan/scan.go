@@ -233,7 +233,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		// target.shift): an hour before its end, or half way through a
 		// shorter life.
 		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
-		t.shift = leaf.NotAfter.Add(-before).Sub(time.Now())
+		t.shift = time.Until(leaf.NotAfter.Add(-before))
 	}
 	res, err := checkResumption(ctx, t, rep.Enumeration.Supported(), cfg.Attempts)
 	rep.Resumption = res
