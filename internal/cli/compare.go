@@ -21,6 +21,12 @@ type compareFlags struct {
 }
 
 func newCompareCmd(e *env) *cobra.Command {
+	cmd, _ := compareCommand(e)
+	return cmd
+}
+
+// compareCommand returns compare's command and the flags it fills.
+func compareCommand(e *env) (*cobra.Command, *compareFlags) {
 	var f compareFlags
 	cmd := &cobra.Command{
 		Use:   "compare [URL]",
@@ -46,7 +52,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.path, "path", "/", "path to request on the embedded server, e.g. /bytes/100000")
 	fl.Uint64Var(&f.c.Seed, "seed", 0, "seed of the variant order (default: random, printed)")
 	f.out.add(fl, "print the result, with every sample, as JSON", "print the variants' table as CSV (a header line, one line per variant, times in ms)")
-	return cmd
+	return cmd, &f
 }
 
 // defaultCompareTimeout bounds each request when --max-time is not given,

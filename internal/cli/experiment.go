@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/experiment"
 	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/report"
@@ -22,7 +23,7 @@ type experimentFlags struct {
 func newExperimentCmd(e *env) *cobra.Command {
 	var f experimentFlags
 	cmd := &cobra.Command{
-		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe|page ARGS...",
+		Use:   "experiment --nginx FILE|--server COMMAND --vary 'NAME=V1|V2' [flags] -- bench|probe|page|compare ARGS...",
 		Short: "Which nginx (or other server) setting really helps: variants measured in randomised blocks",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.x.File != "" {
@@ -36,7 +37,7 @@ func newExperimentCmd(e *env) *cobra.Command {
 				return e.runExperiment(f, measure)
 			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return withHint(usagef("no measurement: give a bench, probe or page command line after --"),
+				return withHint(usagef("no measurement: give a bench, probe, page or compare command line after --"),
 					"e.g. httpslab experiment --nginx nginx.conf --vary 'ssl_session_tickets=off|on' -- bench --conn resume -d 3s https://localhost:8443/")
 			}
 			return e.runExperiment(f, args)
@@ -118,7 +119,7 @@ func (f experimentFlags) config() (experiment.Config, error) {
 	return cfg, err
 }
 
-// measurement reads the command line after -- (bench, or probe -n) with
+// measurement reads the command line after -- (bench, probe -n, page or compare) with
 // that command's own flags and checks into a measurement run in this
 // process by that command's own code: the numbers are those the command
 // would print, with no process start or output parsing in between.
@@ -130,8 +131,10 @@ func (e *env) measurement(args []string) (experiment.Measurement, experiment.Tar
 		return e.probeMeasure(args[1:])
 	case "page":
 		return e.pageMeasure(args[1:])
+	case "compare":
+		return e.compareMeasure(args[1:])
 	}
-	return nil, experiment.Target{}, withHint(usagef("measurement %q: want bench, probe or page", args[0]),
+	return nil, experiment.Target{}, withHint(usagef("measurement %q: want bench, probe, page or compare", args[0]),
 		"e.g. -- bench --conn resume -d 3s https://localhost:8443/, or -- probe -n 20 https://localhost:8443/")
 }
 
@@ -236,4 +239,33 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 	}
 	return experiment.Page{Config: cfg, Loads: f.p.Rounds, Warm: f.warm},
 		experiment.Target{URL: cfg.URL, TLS: tc, Routes: cfg.Dialer.Routes}, nil
+}
+
+func (e *env) compareMeasure(args []string) (experiment.Measurement, experiment.Target, error) {
+	var t experiment.Target
+	cmd, f := compareCommand(e)
+	fl := cmd.Flags()
+	if err := parseInner(fl, "compare", args); err != nil {
+		return nil, t, err
+	}
+	if f.out.json || f.out.csv || f.out.html != "" || f.link.set() || fl.Changed("path") || fl.NArg() != 1 {
+		return nil, t, withHint(usagef("compare inside experiment: want the server's URL, and none of --json, --csv, --html, --path or the link flags"),
+			"experiment writes its own --json and takes the link flags itself, before --")
+	}
+	cfg, keys, err := f.config()
+	if err == nil {
+		err = compare.CheckURLs(fl.Arg(0), f.httpURL)
+	}
+	if err != nil {
+		return nil, t, err
+	}
+	p, err := f.req.probeConfig("", defaultCompareTimeout)
+	if err != nil {
+		return nil, t, err
+	}
+	m, t, err := experiment.NewCompare(cfg, keys, compare.Target{URL: fl.Arg(0), HTTPURL: f.httpURL, Probe: p})
+	if err != nil {
+		return nil, t, withHint(usageError{err}, "--http-url gives the plain-HTTP URL, or --vary without scheme leaves plain HTTP out")
+	}
+	return m, t, nil
 }

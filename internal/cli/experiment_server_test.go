@@ -9,10 +9,12 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +119,67 @@ func TestExperimentPage(t *testing.T) {
 		"tickets --no-tickets=false wire bytes/load "} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestExperimentCompare measures with compare's rows of a full and a
+// resumed handshake: each row's median total time is a metric. Where
+// tickets are off (the baseline) the resumed row fails and has no value,
+// so it gets no verdict; the full handshake is measured in both.
+func TestExperimentCompare(t *testing.T) {
+	line, url, ca := serverTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--server", line,
+		"--vary", "tickets=--no-tickets|--no-tickets=false", "-n", "3", "--json",
+		"--", "compare", "--vary", "handshake", "-n", "10", url, "--cacert", ca)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Result struct {
+			Metrics  []struct{ Name string }
+			Variants []struct {
+				Samples []*struct {
+					Values   map[string]float64
+					Requests int64
+					Errors   int64
+					Error    string
+				}
+			}
+			Analysis struct{ Verdicts []struct{ Metric string } }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	r := doc.Result
+	var names, verdicts []string
+	for _, m := range r.Metrics {
+		names = append(names, m.Name)
+	}
+	for _, v := range r.Analysis.Verdicts {
+		verdicts = append(verdicts, v.Metric)
+	}
+	full, resumed := "https h1 TLS1.3 p50", "https h1 TLS1.3 resumed p50"
+	if want := []string{full, resumed, "server CPU/request"}; !slices.Equal(names, want) {
+		t.Errorf("metrics %q; want %q", names, want)
+	}
+	if want := []string{full, "server CPU/request"}; !slices.Equal(verdicts, want) {
+		t.Errorf("verdicts on %q; want %q", verdicts, want)
+	}
+	if len(r.Variants) != 2 || len(r.Variants[0].Samples) != 3 || len(r.Variants[1].Samples) != 3 {
+		t.Fatalf("want 2 variants of 3 samples:\n%s", stdout)
+	}
+	for b := range 3 {
+		off, on := r.Variants[0].Samples[b], r.Variants[1].Samples[b]
+		if off == nil || on == nil {
+			t.Fatalf("block %d has no sample:\n%s", b, stdout)
+		}
+		if _, ok := off.Values[resumed]; ok || !(off.Values[full] > 0) || !strings.Contains(off.Error, "did not resume") {
+			t.Errorf("tickets off, block %d: %+v; want a full handshake's time and the resumed row failed", b, off)
+		}
+		if !(on.Values[full] > 0) || !(on.Values[resumed] > 0) || on.Requests != 20 || on.Errors != 0 {
+			t.Errorf("tickets on, block %d: %+v; want both rows' times from 20 requests", b, on)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func TestExperimentUsage(t *testing.T) {
 	}{
 		{[]string{"--vary", "a=1|2", "--", "bench", url}, "give one template: --nginx FILE or --server COMMAND"},
 		{append([]string{"--nginx", conf}, bench...), "nothing to vary"},
-		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench, probe or page command line after --"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2"}, "no measurement: give a bench, probe, page or compare command line after --"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "bench", "--conn", "resume", url}, "hint: the measurement's own flags go after --"},
 		{append([]string{"--nginx", conf, "--vary", "a=1"}, bench...), "want at least two values"},
 		{append([]string{"--nginx", conf, "--vary", "a=1|x;y"}, bench...), "want arguments only"},
@@ -80,13 +80,17 @@ func TestExperimentUsage(t *testing.T) {
 		{append([]string{"--nginx", conf, "--vary", "a=1|2", "--vary", "b=1|2|3", "--together"}, bench...), "give each as many"},
 		{append([]string{"--nginx", conf, "--vary", "a=1|2", "--server-cpus", "1-0"}, bench...), "--server-cpus: CPU list \"1-0\""},
 		{append([]string{"--nginx", "/nonexistent.conf", "--vary", "a=1|2"}, bench...), "reading --nginx /nonexistent.conf"},
-		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "ping", url}, `measurement "ping": want bench, probe or page`},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "ping", url}, `measurement "ping": want bench, probe, page or compare`},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-w", "%{http_code}", url}, "do not apply inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-n", "3"}, "probe: want one URL, got 0"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page", "--protocols", "h1,h2", url}, "page: one protocol inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page", "--har", "x.har", url}, "do not apply inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page"}, "page: want the page's URL, got 0"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--json", url}, "do not apply inside experiment"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "compare", "--vary", "tls"}, "compare inside experiment: want the server's URL"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "compare", "--rtt", "50ms", url}, "takes the link flags itself"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "compare", url, "--cacert", ca}, "cannot tell the plain-HTTP port"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "compare", "-n", "0", url}, "-n 0: want 1 to 2000"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--conn", "sometimes", url}, "sometimes"},
 	} {
 		code, _, stderr := run(t, context.Background(), append([]string{"experiment"}, tc.args...)...)

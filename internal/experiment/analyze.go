@@ -87,7 +87,7 @@ func Analyze(r *Result, alpha, effect float64) Analysis {
 			if !ok1 || !ok2 {
 				continue
 			}
-			v, err := compare(base, xs)
+			v, err := paired(base, xs)
 			if err != nil {
 				continue
 			}
@@ -114,12 +114,12 @@ func Analyze(r *Result, alpha, effect float64) Analysis {
 	return a
 }
 
-// compare compares a variant's values with the baseline's, block by
+// paired compares a variant's values with the baseline's, block by
 // block: on the log scale when every value is positive, so that the
 // change is a ratio (an effect on a rate or a latency is a factor, the
 // same in a slow block as in a fast one, and its interval cannot reach
 // below -100%), and as differences in the metric's unit otherwise.
-func compare(base, xs []float64) (Verdict, error) {
+func paired(base, xs []float64) (Verdict, error) {
 	v := Verdict{Baseline: stats.Median(base), Value: stats.Median(xs), CV: stats.CV(xs), BaseCV: stats.CV(base)}
 	positive := !slices.ContainsFunc(base, notPositive) && !slices.ContainsFunc(xs, notPositive)
 	if !positive {
