@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/stats"
@@ -46,39 +47,62 @@ type Resumption struct {
 func boolPtr(b bool) *bool { return &b }
 
 // checkResumption runs the resumption checks for the versions the server
-// supports; attempts is K of "resumed N of K".
+// supports; attempts is K of "resumed N of K". The TLS 1.2 checks and the
+// TLS 1.3 hit rate run side by side; a hit rate measured with TLS 1.2
+// waits for the TLS 1.2 checks, which say whether it can be measured.
 func checkResumption(ctx context.Context, t *target, versions []uint16, attempts int) (Resumption, error) {
 	var res Resumption
-	var tls12Err error
+	var tls12Err, rateErr error
+	var wg sync.WaitGroup
+	if slices.Contains(versions, VersionTLS13) {
+		wg.Go(func() { rateErr = t.hitRate(ctx, &res, VersionTLS13, attempts) })
+	}
 	if slices.Contains(versions, VersionTLS12) {
 		// A TLS 1.2 that Go cannot speak (suites it does not implement)
 		// leaves the TLS 1.3 checks to run.
-		if tls12Err = t.resumeTLS12(ctx, &res); tls12Err != nil {
-			if ctx.Err() != nil {
-				return res, tls12Err
-			}
+		if tls12Err = t.resumeTLS12(ctx, &res); tls12Err != nil && ctx.Err() == nil {
 			tls12Err = fmt.Errorf("TLS 1.2: %w", tls12Err)
 		}
 	}
-	top := VersionTLS12
+	wg.Wait()
 	if slices.Contains(versions, VersionTLS13) {
-		top = VersionTLS13
+		if tls12Err != nil && ctx.Err() != nil {
+			return res, tls12Err
+		}
+		return res, errors.Join(tls12Err, rateErr)
 	}
-	if !slices.Contains(versions, top) {
+	if tls12Err != nil && ctx.Err() != nil {
 		return res, tls12Err
 	}
-	if top == VersionTLS12 && (res.TLS12Ticket == nil || !*res.TLS12Ticket) {
+	if !slices.Contains(versions, VersionTLS12) {
+		return res, tls12Err
+	}
+	if res.TLS12Ticket == nil || !*res.TLS12Ticket {
 		// crypto/tls resumes TLS 1.2 by ticket only: no hit rate to measure.
-		res.Version = tls.VersionName(top)
+		res.Version = tls.VersionName(VersionTLS12)
 		return res, tls12Err
 	}
-	return res, errors.Join(tls12Err, t.hitRate(ctx, &res, top, attempts))
+	return res, errors.Join(tls12Err, t.hitRate(ctx, &res, VersionTLS12, attempts))
 }
 
 // resumeTLS12 checks resumption by ticket with crypto/tls, and by session
 // ID with a hand-built ClientHello carrying the ID the server issued to a
-// full handshake without tickets (crypto/tls never resumes by ID).
+// full handshake without tickets (crypto/tls never resumes by ID). The
+// two run side by side.
 func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
+	var wg sync.WaitGroup
+	var idErr error
+	wg.Go(func() { idErr = t.resumeTLS12SessionID(ctx, res) })
+	err := t.resumeTLS12Ticket(ctx, res)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	return idErr
+}
+
+// resumeTLS12Ticket checks resumption by ticket with crypto/tls.
+func (t *target) resumeTLS12Ticket(ctx context.Context, res *Resumption) error {
 	cfg := t.config(tls.VersionTLS12)
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	s, err := t.dial(ctx, cfg, withRecording)
@@ -98,8 +122,12 @@ func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 		res.TLS12ResumedRounds = s2.rounds
 	}
 	s2.conn.Close()
+	return nil
+}
 
-	cfg = t.config(tls.VersionTLS12)
+// resumeTLS12SessionID checks resumption by session ID.
+func (t *target) resumeTLS12SessionID(ctx context.Context, res *Resumption) error {
+	cfg := t.config(tls.VersionTLS12)
 	cfg.SessionTicketsDisabled = true
 	s3, err := t.dial(ctx, cfg, withRecording)
 	if err != nil {
@@ -128,11 +156,25 @@ func (t *target) resumeTLS12(ctx context.Context, res *Resumption) error {
 // fullHandshakes is how many handshakes without a session are timed.
 const fullHandshakes = 3
 
-// hitRate primes a session with one full handshake and a request (TLS 1.3
-// tickets arrive after the handshake), then reconnects attempts times,
-// each time with a request as a browser would, so that servers issuing
-// single-use tickets are judged fairly.
+// Reconnections are measured in independent chains, run side by side:
+// each chain is one full handshake with a request (TLS 1.3 tickets arrive
+// after the handshake), then up to chainLength reconnections, each with a
+// request as a browser would, each offering the session the connection
+// before it left. The second reconnection of a chain offers a ticket
+// issued on a resumed connection, so a server that issues single-use
+// tickets, or none on resumption, is judged as a browser sees it.
+// chainsInFlight bounds the chains run at once (each holds one connection).
+const (
+	chainLength    = 2
+	chainsInFlight = 10
+)
+
+// hitRate times fullHandshakes full handshakes, then measures "resumed N
+// of K": K = attempts reconnections, made in chains of chainLength (see
+// above), up to chainsInFlight chains at a time. Resumed counts the
+// reconnections the server resumed, over all chains.
 func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, attempts int) (err error) {
+	var mu sync.Mutex
 	var full, resumed []time.Duration
 	// Also when the audit is stopped part way: what was measured stands,
 	// and resumptions seen prove PSK support (none seen proves nothing).
@@ -142,42 +184,84 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 			res.TLS13PSK = boolPtr(res.Resumed > 0)
 		}
 	}()
-	for range fullHandshakes {
-		s, err := t.dial(ctx, t.config(version), noRecording)
-		if err != nil {
-			return err
-		}
-		full = append(full, s.handshake)
-		s.conn.Close()
-	}
-	cfg := t.config(version)
-	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	s, err := t.dial(ctx, cfg, withRecording)
-	if err != nil {
-		return err
-	}
-	_, _, _ = t.get(ctx, s, t.path)
-	cs := s.conn.ConnectionState()
-	if recs, err := readServerRecords(s.rec.bytesRead(), cs, s.keys); err == nil && version == VersionTLS13 {
-		res.TLS13TicketLifetime, res.MaxEarlyData = recs.TicketLifetime, recs.MaxEarlyData
-	}
 	res.Version = tls.VersionName(version)
-	for range attempts {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		s, err := t.dial(ctx, cfg, noRecording)
+	chains := (attempts + chainLength - 1) / chainLength
+	errs := make([]error, fullHandshakes+chains)
+	var wg sync.WaitGroup
+	for i := range fullHandshakes {
+		wg.Go(func() {
+			s, err := t.dial(ctx, t.config(version), noRecording)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			s.conn.Close()
+			mu.Lock()
+			full = append(full, s.handshake)
+			mu.Unlock()
+		})
+	}
+	// chain runs chain c: its full handshake, then its reconnections.
+	chain := func(c int) error {
+		cfg := t.config(version)
+		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+		// The first chain's full handshake is recorded, for the ticket's
+		// lifetime and early-data limit.
+		rec := c == 0
+		s, err := t.dial(ctx, cfg, rec)
 		if err != nil {
 			return err
-		}
-		res.Attempts++
-		if s.conn.ConnectionState().DidResume {
-			res.Resumed++
-			resumed = append(resumed, s.handshake)
 		}
 		_, _, _ = t.get(ctx, s, t.path)
+		if rec && version == VersionTLS13 {
+			if recs, err := readServerRecords(s.rec.bytesRead(), s.conn.ConnectionState(), s.keys); err == nil {
+				mu.Lock()
+				res.TLS13TicketLifetime, res.MaxEarlyData = recs.TicketLifetime, recs.MaxEarlyData
+				mu.Unlock()
+			}
+		}
+		n := min(chainLength, attempts-c*chainLength)
+		for range n {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s, err := t.dial(ctx, cfg, noRecording)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			res.Attempts++
+			if s.conn.ConnectionState().DidResume {
+				res.Resumed++
+				resumed = append(resumed, s.handshake)
+			}
+			mu.Unlock()
+			_, _, _ = t.get(ctx, s, t.path)
+		}
+		return nil
 	}
-	return nil
+	next := make(chan int)
+	for range min(chains, chainsInFlight) {
+		wg.Go(func() {
+			for c := range next {
+				errs[fullHandshakes+c] = chain(c)
+			}
+		})
+	}
+feed:
+	for c := range chains {
+		select {
+		case next <- c:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return firstErr(errs)
 }
 
 // median is stats.Median of durations; 0 for none.

@@ -23,10 +23,12 @@ func TestHitRateInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		// The priming request and 5 resumed ones are in the log.
+		// The chains' priming requests and at least 5 resumed ones are
+		// in the log: chainsInFlight chains started, and each that
+		// started another after it made chainLength reconnections.
 		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
 		defer wcancel()
-		_, _ = labtest.WaitAccessLog(wctx, n, 6)
+		_, _ = labtest.WaitAccessLog(wctx, n, chainsInFlight+10)
 		cancel()
 	}()
 	var res Resumption
