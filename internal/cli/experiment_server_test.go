@@ -183,3 +183,37 @@ func TestExperimentCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentFileServer runs an experiment file whose template is the
+// server's command line, with the certificate's paths relative to the
+// file: the server runs in the file's directory.
+func TestExperimentFileServer(t *testing.T) {
+	line, url, ca := serverTemplate(t)
+	dir := filepath.Dir(ca)
+	line = strings.ReplaceAll(line, dir+string(filepath.Separator), "")
+	file := filepath.Join(dir, "exp.toml")
+	src := fmt.Sprintf(`server = %q
+measure = ["probe", "-n", "5", %q, "--cacert", %q]
+blocks = 2
+
+[baseline]
+tickets = "--no-tickets"
+
+[[variant]]
+name = "tickets on"
+set = { tickets = "--no-tickets=false" }
+`, line, url, ca)
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--file", file)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"tickets on verified resumed: no → yes", "tickets on total p50 ", "server: env HTTPSLAB_CLI_CHILD"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}

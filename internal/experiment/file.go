@@ -9,9 +9,11 @@ import (
 	"github.com/httpslab/httpslab/internal/nginxconf"
 )
 
-// File is an experiment file: the template, the baseline's settings, the
-// variants by name (each any number of directives, such as a certificate
-// with its key), the measurement and the design. It is TOML:
+// File is an experiment file: the template (an nginx.conf, or a server's
+// command line whose {NAME} placeholders the settings fill), the
+// baseline's settings, the variants by name (each any number of
+// directives, such as a certificate with its key), the measurement and
+// the design. It is TOML:
 //
 //	nginx = "nginx.conf"
 //	measure = ["bench", "--conn", "resume", "-d", "3s", "https://localhost:8443/", "--cacert", "ca.pem"]
@@ -27,9 +29,24 @@ import (
 //	[[variant]]
 //	name = "RSA"
 //	set = { ssl_certificate = "rsa.pem", ssl_certificate_key = "rsa.key" }
+//
+// or, for any other server, in place of nginx:
+//
+//	server = "httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem {tickets}"
+//
+//	[baseline]
+//	tickets = "--no-tickets"
+//
+//	[[variant]]
+//	name = "tickets on"
+//	set = { tickets = "--no-tickets=false" }
 type File struct {
 	// Nginx is the template, relative to the file's directory.
 	Nginx string `toml:"nginx"`
+	// Server is the template in place of Nginx: a server's command line
+	// (as --server), run in the file's directory. The baseline sets each
+	// placeholder a variant sets.
+	Server string `toml:"server"`
 	// Measure is the measurement's command line, one argument per string.
 	Measure []string `toml:"measure"`
 	// Blocks, Seed, MaxTime ("20m"), Effect (percent), ServerCPUs and
@@ -75,8 +92,8 @@ func ParseFile(data []byte) (File, error) {
 
 func (f File) check() error {
 	switch {
-	case f.Nginx == "":
-		return fmt.Errorf("experiment file: no nginx template (nginx = \"nginx.conf\")")
+	case (f.Nginx == "") == (f.Server == ""):
+		return fmt.Errorf("experiment file: want one template: nginx = \"nginx.conf\" or server = \"COMMAND {NAME}\"")
 	case len(f.Measure) == 0:
 		return fmt.Errorf("experiment file: no measurement (measure = [\"bench\", ...])")
 	case len(f.Variants) == 0:
@@ -93,6 +110,11 @@ func (f File) check() error {
 		for _, c := range sortedChanges(v.Set) {
 			if err := checkChange(c); err != nil {
 				return fmt.Errorf("experiment file: variant %q: %w", v.Name, err)
+			}
+			// A command has no value of its own where a placeholder is:
+			// the baseline would run with "{NAME}" in its command line.
+			if _, ok := f.Baseline[c.Directive]; f.Server != "" && !ok {
+				return fmt.Errorf("experiment file: variant %q sets %s, which [baseline] does not: a server command needs the baseline's value of every placeholder", v.Name, c.Directive)
 			}
 		}
 	}

@@ -49,10 +49,49 @@ func TestParseFile(t *testing.T) {
 	}
 }
 
+const serverFile = `
+server = "httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem {tickets} {h3}"
+measure = ["compare", "--vary", "handshake", "https://localhost:8443/", "--cacert", "ca.pem"]
+
+[baseline]
+tickets = "--no-tickets"
+h3 = "--no-http3"
+
+[[variant]]
+name = "tickets on"
+set = { tickets = "--no-tickets=false" }
+`
+
+// TestParseFileServer checks a file whose template is a server's command
+// line: the settings fill its placeholders.
+func TestParseFileServer(t *testing.T) {
+	f, err := ParseFile([]byte(serverFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := f.RenderVariants(Template{Src: []byte(f.Server), Command: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem --no-tickets --no-http3",
+		"httpslab serve --https-port 8443 --cert-file cert.pem --key-file key.pem --no-tickets=false --no-http3",
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, string(v.Config))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rendered commands (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseFileRefuses(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{`nginx = "a"`, "no measurement"},
-		{`measure = ["bench"]`, "no nginx template"},
+		{`measure = ["bench"]`, "want one template"},
+		{"nginx = \"a\"\nserver = \"s {x}\"\nmeasure = [\"bench\"]", "want one template"},
+		{"server = \"s {x}\"\nmeasure = [\"bench\"]\n[[variant]]\nname = \"x\"\nset = { x = \"1\" }", "which [baseline] does not"},
 		{"nginx = \"a\"\nmeasure = [\"bench\"]", "no [[variant]]"},
 		{"nginx = \"a\"\nmeasure = [\"bench\"]\nvariants = 1", `unknown key "variants"`},
 		{"nginx = \"a\"\nmeasure = [\"bench\"]\n[[variant]]\nname = \"x\"", "at least one directive"},
@@ -71,14 +110,28 @@ func TestParseFileRefuses(t *testing.T) {
 func FuzzParseFile(f *testing.F) {
 	f.Add([]byte(exampleFile))
 	f.Add([]byte("nginx = \"a\"\nmeasure = [\"probe\"]\n[[variant]]\nname = \"x\"\nset = { gzip = \"on\" }"))
+	f.Add([]byte(serverFile))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := ParseFile(data)
 		if err != nil {
 			return
 		}
-		vs, err := file.RenderVariants(NginxTemplate([]byte(template)))
+		tmpl := NginxTemplate([]byte(template))
+		if file.Server != "" {
+			tmpl = Template{Src: []byte(file.Server), Command: true}
+		}
+		vs, err := file.RenderVariants(tmpl)
 		if err == nil && len(vs) != len(file.Variants)+1 {
 			t.Fatalf("%d variants rendered from %d", len(vs), len(file.Variants))
+		}
+		// Every placeholder a command's variant fills is filled in the
+		// baseline too: none runs with "{NAME}" left for it.
+		for _, v := range vs {
+			for _, c := range v.Settings {
+				if file.Server != "" && strings.Contains(string(vs[0].Config), "{"+c.Directive+"}") {
+					t.Fatalf("baseline %q keeps {%s}, which variant %q sets", vs[0].Config, c.Directive, v.Name)
+				}
+			}
 		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 type Flags struct {
 	Nginx, NginxBinary string // --nginx (the template's file), --nginx-binary
 	Server             string // --server: a command-line template in place of --nginx
+	ServerDir          string // the directory the server runs in: --file's for its server, "" for this one
 	// Design holds --vary, --all-at-once, --factorial and --together,
 	// or --file's variants.
 	Design                 Design
@@ -67,7 +68,7 @@ func (f Flags) Config(stdin io.Reader) (Config, error) {
 	}
 	cfg.Nginx = lab.NginxFileConfig{Binary: f.NginxBinary, ConfDir: filepath.Dir(f.Nginx), CPUs: f.ServerCPUs}
 	if f.Server != "" {
-		cfg.Server = &lab.CommandConfig{Line: f.Server, CPUs: f.ServerCPUs}
+		cfg.Server = &lab.CommandConfig{Line: f.Server, CPUs: f.ServerCPUs, Dir: f.ServerDir}
 	}
 	cfg.ClientCPUs = f.ClientCPUs
 	cfg.Blocks, cfg.Seed, cfg.Effect = f.Blocks, f.Seed, f.Effect/100
@@ -92,7 +93,8 @@ func (f *Flags) template(stdin io.Reader) ([]byte, error) {
 
 // ReadFile reads --file into the flags it stands for and returns the
 // measurement's command line. The template's path is relative to the
-// file's directory; a value the file leaves out keeps its flag's.
+// file's directory, where a server command runs; a value the file leaves
+// out keeps its flag's.
 func (f *Flags) ReadFile(stdin io.Reader) ([]string, error) {
 	data, err := transport.ReadInput(f.File, stdin, MaxFileSize)
 	if err != nil {
@@ -102,9 +104,12 @@ func (f *Flags) ReadFile(stdin io.Reader) ([]string, error) {
 	if err != nil {
 		return nil, usage.Wrap(err, "")
 	}
-	f.Design.File, f.Nginx = &file, file.Nginx
-	if !filepath.IsAbs(f.Nginx) {
+	f.Design.File, f.Nginx, f.Server = &file, file.Nginx, file.Server
+	if f.Nginx != "" && !filepath.IsAbs(f.Nginx) {
 		f.Nginx = filepath.Join(filepath.Dir(f.File), f.Nginx)
+	}
+	if f.Server != "" {
+		f.ServerDir = filepath.Dir(f.File)
 	}
 	f.Blocks, f.Seed, f.Effect = cmp.Or(file.Blocks, f.Blocks), cmp.Or(file.Seed, f.Seed), cmp.Or(file.Effect, f.Effect)
 	f.MaxTime, f.ServerCPUs, f.ClientCPUs = cmp.Or(file.MaxTime, f.MaxTime), cmp.Or(file.ServerCPUs, f.ServerCPUs), cmp.Or(file.ClientCPUs, f.ClientCPUs)

@@ -27,6 +27,8 @@ type CommandConfig struct {
 	Wrap []string
 	// Env is added to the server's environment (the link's addresses).
 	Env []string
+	// Dir is the server's working directory; "" means this process's.
+	Dir string
 }
 
 // CommandProcess is a running server started from a command line.
@@ -63,7 +65,7 @@ func StartCommand(ctx context.Context, cfg CommandConfig) (*CommandProcess, erro
 	p := &CommandProcess{output: &tailBuffer{max: outputLimit}, done: make(chan struct{})}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	p.cmd.Stdout, p.cmd.Stderr, p.cmd.Dir = p.output, p.output, cfg.Dir
 	if len(cfg.Env) > 0 {
 		p.cmd.Env = append(os.Environ(), cfg.Env...)
 	}
