@@ -95,6 +95,26 @@ func TestJitterOnTheLink(t *testing.T) {
 // receiver does. (TestBandwidth checks a TCP download end to end.)
 func TestUploadBandwidth(t *testing.T) {
 	const rate = 16_000_000
+	// The forwarder that drains the queue is a goroutine: on a machine
+	// busy enough to stall it for a tenth of a second, it leaves late and
+	// catches up on its schedule, and a window of 0.4 s sees the catching
+	// up as extra rate. A link that keeps its rate passes on one of three
+	// tries; one that does not keep it fails all three.
+	var wire float64
+	for try := 1; try <= 3; try++ {
+		wire = uploadRate(t, rate)
+		t.Logf("try %d: upload on the wire %.3f Mbit/s", try, wire/1e6)
+		if wire >= rate*0.95 && wire <= rate*1.05 {
+			return
+		}
+	}
+	t.Errorf("link carried %.2f Mbit/s upstream; want %.2f ± 5%%", wire/1e6, float64(rate)/1e6)
+}
+
+// uploadRate sends a burst through a new link of the given upload rate and
+// returns the rate at which the link drains it while its queue is full.
+func uploadRate(t *testing.T, rate int64) float64 {
+	t.Helper()
 	l := startTestLink(t, Config{RTT: 10 * time.Millisecond, Upload: rate, Queue: 4 << 20})
 	pc, err := l.ListenPacket(context.Background(), "udp", net.JoinHostPort(l.ServerIP.String(), "0"))
 	if err != nil {
@@ -106,32 +126,31 @@ func TestUploadBandwidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	// 1.5 MB: 0.75 s of work for the link, sent ten times as fast as it
-	// drains, in steps the forwarder takes in without kernel drops.
+	// 2.9 MB: 1.47 s of work for the link, sent as fast as the forwarder
+	// takes the datagrams in (at most 40 ahead of it, so the kernel drops
+	// none): on a busy machine sleeps last far longer than asked, and a
+	// sender paced by them would leave the link nothing to queue.
 	payload := make([]byte, 1472)
-	sent := time.Now()
-	for i := range 1000 {
+	taken := func() int64 { st := l.Stats().ToServer; return st.Packets + st.Dropped + st.Queued }
+	for i := range 2000 {
 		c.Write(payload)
-		if i%10 == 9 {
-			time.Sleep(time.Millisecond)
+		for deadline := time.Now().Add(time.Second); taken()+40 < int64(i) && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
 		}
 	}
-	if d := time.Since(sent); d > 300*time.Millisecond {
-		t.Fatalf("sending took %v; want well under the 750ms the link needs", d)
+	// The measurement below needs 0.42 s of work left in the queue.
+	if q := l.Stats().ToServer.Queued; q < 700 {
+		t.Fatalf("%d datagrams queued once sent; want at least 700 (0.5 s of the link's work)", q)
 	}
 	time.Sleep(20 * time.Millisecond)
 	start, b0 := time.Now(), l.Stats().ToServer.Bytes
 	time.Sleep(400 * time.Millisecond)
 	b1, elapsed := l.Stats().ToServer.Bytes, time.Since(start)
 	st := l.Stats().ToServer
-	if n := st.Packets + st.Dropped + st.Queued; n < 900 || st.Queued == 0 {
-		t.Fatalf("%d datagrams reached the link, %d still queued; want most of 1000, some queued", n, st.Queued)
+	if n := st.Packets + st.Dropped + st.Queued; n < 1800 || st.Queued == 0 {
+		t.Fatalf("%d datagrams reached the link, %d still queued; want most of 2000, some queued", n, st.Queued)
 	}
-	wire := float64(b1-b0) * 8 / elapsed.Seconds()
-	if wire < rate*0.95 || wire > rate*1.05 {
-		t.Errorf("link carried %.2f Mbit/s upstream; want %.2f ± 5%%", wire/1e6, float64(rate)/1e6)
-	}
-	t.Logf("upload on the wire %.3f Mbit/s", wire/1e6)
+	return float64(b1-b0) * 8 / elapsed.Seconds()
 }
 
 // TestHTTP3ThroughTheLink downloads a body over HTTP/3 through a rate-
