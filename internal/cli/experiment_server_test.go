@@ -184,6 +184,20 @@ func TestExperimentCompare(t *testing.T) {
 	}
 }
 
+// TestExperimentCompareText checks that the text report says why a
+// compare row has no verdict: the baseline's server did not resume.
+func TestExperimentCompareText(t *testing.T) {
+	line, url, ca := serverTemplate(t)
+	code, stdout, stderr := run(t, context.Background(), "experiment", "--server", line,
+		"--vary", "tickets=--no-tickets|--no-tickets=false", "-n", "2",
+		"--", "compare", "--vary", "handshake", "-n", "5", url, "--cacert", ca)
+	want := "no verdict on tickets --no-tickets=false https h1 TLS1.3 resumed p50: the baseline has no value in any complete block " +
+		"(https h1 TLS1.3 resumed: the server did not resume the TLS session"
+	if code != ExitOK || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d; stdout lacks %q:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+	}
+}
+
 // TestExperimentFileServer runs an experiment file whose template is the
 // server's command line, with the certificate's paths relative to the
 // file: the server runs in the file's directory.

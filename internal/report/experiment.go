@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -34,6 +35,7 @@ func Experiment(w io.Writer, r *experiment.Result) error {
 		return err
 	}
 	experimentDesign(&b, r)
+	experimentUnjudged(&b, r)
 	experimentProblems(&b, r)
 	experimentNoise(&b, r)
 	experimentEnv(&b, r)
@@ -156,6 +158,58 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 	if !a.Reachable {
 		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
 			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)
+	}
+}
+
+// experimentUnjudged names the metrics a measured variant has and the
+// baseline has not, or the other way round, in every complete block: a
+// compare row that fails on one side (resumption where tickets are off)
+// has no verdict, and the line says why, in that side's words.
+func experimentUnjudged(b *strings.Builder, r *experiment.Result) {
+	blocks := r.CompleteBlocks()
+	if r.Analysis.Blocks == 0 || len(r.Variants) == 0 {
+		return
+	}
+	judged := map[string]bool{}
+	for _, v := range r.Analysis.Verdicts {
+		judged[fmt.Sprint(v.Variant, v.Metric)] = true
+	}
+	// has says whether v has m in any complete block, and the first error
+	// of its samples there.
+	has := func(v experiment.VariantResult, m string) (bool, string) {
+		msg := ""
+		for _, blk := range blocks {
+			s := v.Samples[blk]
+			if s == nil {
+				continue
+			}
+			if _, ok := s.Values[m]; ok {
+				return true, ""
+			}
+			msg = cmp.Or(msg, s.Error)
+		}
+		return false, msg
+	}
+	for vi, v := range r.Variants {
+		if v.Baseline || !v.Status.Measured() {
+			continue
+		}
+		for _, m := range r.Metrics {
+			baseHas, baseErr := has(r.Variants[0], m.Name)
+			varHas, varErr := has(v, m.Name)
+			if judged[fmt.Sprint(vi, m.Name)] || baseHas == varHas {
+				continue
+			}
+			side, msg := "the baseline", baseErr
+			if baseHas {
+				side, msg = "the variant", varErr
+			}
+			fmt.Fprintf(b, "no verdict on %s %s: %s has no value in any complete block", termSafe(v.Name), m.Name, side)
+			if msg != "" {
+				fmt.Fprintf(b, " (%s)", termSafe(msg))
+			}
+			b.WriteString("\n")
+		}
 	}
 }
 
