@@ -19,19 +19,13 @@ var (
 	// the protocol's initial window of 65,535 bytes, is allowed (RFC 9113,
 	// section 6.9.2); a DATA frame after gets RST_STREAM
 	// FLOW_CONTROL_ERROR.
-	H2WindowZero = Mode{name: "HTTP/2 window 0", tls: true, alpn: []string{"h2"},
-		serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) {
-			serveH2Limits(ctx, c, http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
-		}}
+	H2WindowZero = h2LimitMode("HTTP/2 window 0", http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
 	// H2NoStreams announces SETTINGS_MAX_CONCURRENT_STREAMS 0: once the
 	// client acknowledged the setting it may open no stream. A stream it
 	// opened before (allowed: the limit starts unlimited) is refused with
 	// RST_STREAM REFUSED_STREAM, which a client may retry; one opened
 	// after gets a GOAWAY with PROTOCOL_ERROR.
-	H2NoStreams = Mode{name: "HTTP/2 max streams 0", tls: true, alpn: []string{"h2"},
-		serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) {
-			serveH2Limits(ctx, c, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 0})
-		}}
+	H2NoStreams = h2LimitMode("HTTP/2 max streams 0", http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 0})
 )
 
 // maxLimitFrames bounds the frames a limits mode reads from one client.
@@ -80,4 +74,11 @@ func serveH2Limits(ctx context.Context, c net.Conn, settings ...http2.Setting) {
 			return
 		}
 	}
+}
+
+// h2LimitMode is an HTTP/2 server that announces the setting and holds
+// the client to it, as serveH2Limits does.
+func h2LimitMode(name string, setting http2.Setting) Mode {
+	return Mode{name: name, tls: true, alpn: []string{"h2"},
+		serve: func(ctx context.Context, _ *Misbehaving, c net.Conn) { serveH2Limits(ctx, c, setting) }}
 }

@@ -82,22 +82,23 @@ func StartHosts(t testing.TB, n int) *Hosts {
 // Listen opens a listener in the hub, for lab.NginxConfig.Listen: the
 // ports nginx is given must be free there.
 func (h *Hosts) Listen(ctx context.Context, network, addr string) (net.Listener, error) {
-	var ln net.Listener
-	err := h.inHub(func() (err error) {
-		ln, err = (&net.ListenConfig{}).Listen(ctx, network, addr)
-		return err
-	})
-	return ln, err
+	return inHubValue(h, func() (net.Listener, error) { return (&net.ListenConfig{}).Listen(ctx, network, addr) })
 }
 
 // Dial connects from inside the hub, for lab.NginxConfig.Dial.
 func (h *Hosts) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	var c net.Conn
+	return inHubValue(h, func() (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, network, addr) })
+}
+
+// inHubValue runs fn in the hub's namespace, as inHub does, and returns
+// the socket it made there.
+func inHubValue[T any](h *Hosts, fn func() (T, error)) (T, error) {
+	var v T
 	err := h.inHub(func() (err error) {
-		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+		v, err = fn()
 		return err
 	})
-	return c, err
+	return v, err
 }
 
 // inHub runs fn on an OS thread in the hub's namespace; the sockets fn

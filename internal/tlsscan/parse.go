@@ -46,8 +46,12 @@ type record struct {
 	payload []byte
 }
 
-// readRecord reads one record; it refuses lengths no TLS peer may send.
-func readRecord(r io.Reader) (record, error) {
+// readRecord reads one record; it refuses lengths no TLS peer may send
+// and content types other than TLS's own up to application data.
+func readRecord(r io.Reader) (record, error) { return readRecordUpTo(r, recordApplicationData) }
+
+// readRecordUpTo reads one record whose content type is at most last.
+func readRecordUpTo(r io.Reader, last byte) (record, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return record{}, err
@@ -56,7 +60,7 @@ func readRecord(r io.Reader) (record, error) {
 	if n > maxRecord {
 		return record{}, fmt.Errorf("reading TLS record: length %d over the limit", n)
 	}
-	if hdr[0] < recordChangeCipherSpec || hdr[0] > recordApplicationData {
+	if hdr[0] < recordChangeCipherSpec || hdr[0] > last {
 		return record{}, fmt.Errorf("reading TLS record: content type %d is not TLS", hdr[0])
 	}
 	rec := record{typ: hdr[0], version: uint16(hdr[1])<<8 | uint16(hdr[2]), payload: make([]byte, n)}

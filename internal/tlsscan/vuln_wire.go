@@ -217,24 +217,7 @@ func (f flight) describe() string {
 
 // readVulnRecord reads one record, heartbeat records included, and
 // refuses lengths no TLS peer may send.
-func readVulnRecord(r io.Reader) (record, error) {
-	var hdr [5]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return record{}, err
-	}
-	n := int(hdr[3])<<8 | int(hdr[4])
-	if n > maxRecord {
-		return record{}, fmt.Errorf("reading TLS record: length %d over the limit", n)
-	}
-	if hdr[0] < recordChangeCipherSpec || hdr[0] > recordHeartbeat {
-		return record{}, fmt.Errorf("reading TLS record: content type %d is not TLS", hdr[0])
-	}
-	rec := record{typ: hdr[0], version: uint16(hdr[1])<<8 | uint16(hdr[2]), payload: make([]byte, n)}
-	if _, err := io.ReadFull(r, rec.payload); err != nil {
-		return record{}, fmt.Errorf("reading TLS record: %w", err)
-	}
-	return rec, nil
-}
+func readVulnRecord(r io.Reader) (record, error) { return readRecordUpTo(r, recordHeartbeat) }
 
 // closedByPeer reports a connection the server closed or reset.
 func closedByPeer(err error) bool {
