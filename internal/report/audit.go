@@ -26,6 +26,7 @@ func Audit(w io.Writer, r *tlsscan.Report) error {
 	}
 	fmt.Fprintf(&b, "\n%d connections in %s, RTT %s\n\n", r.Connections, auditMS(r.Elapsed), auditMS(r.RTT))
 	auditSummary(&b, r)
+	auditClients(&b, r)
 	if r.Partial {
 		b.WriteString("\nFINDINGS not computed: the audit stopped before the enumeration finished\n")
 	} else {

@@ -122,7 +122,10 @@ type Report struct {
 	Redirect    *Redirect     `json:"redirect,omitempty"`
 	// Vulnerabilities are the active checks for known attacks.
 	Vulnerabilities []VulnCheck `json:"vulnerabilities"`
-	Findings        []Finding   `json:"findings"`
+	// Clients is what well-known clients would get, simulated from the
+	// enumeration (see clients.json).
+	Clients  []ClientResult `json:"clients"`
+	Findings []Finding      `json:"findings"`
 	// NotChecked lists the checks that could not run, and why.
 	NotChecked []string `json:"not_checked,omitempty"`
 	// Partial is true when the audit stopped during the enumeration: the
@@ -241,6 +244,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		notChecked("resumption", err)
 	}
 	rep.RTT = Duration(p.RTT())
+	rep.Clients = simulateClients(rep)
 	rep.Findings = findings(rep)
 	return rep, ctx.Err()
 }

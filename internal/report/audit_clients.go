@@ -1,0 +1,43 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/httpslab/httpslab/internal/tlsscan"
+)
+
+// auditClients writes the simulated clients as a compact table: what
+// each gets (version, suite, group, certificate key), or why it fails.
+func auditClients(b *strings.Builder, r *tlsscan.Report) {
+	if len(r.Clients) == 0 {
+		return
+	}
+	width := 0
+	for _, c := range r.Clients {
+		width = max(width, len(c.Client))
+	}
+	failed := 0
+	for _, c := range r.Clients {
+		if !c.OK {
+			failed++
+		}
+	}
+	fmt.Fprintf(b, "\nClients (simulated from the enumeration: %d of %d connect)\n", len(r.Clients)-failed, len(r.Clients))
+	for _, c := range r.Clients {
+		name := Escape(c.Client)
+		if c.Current {
+			name += " *"
+		}
+		if !c.OK {
+			fmt.Fprintf(b, "  %-*s  FAILS: %s\n", width+2, name, Escape(c.Failure))
+			continue
+		}
+		group := c.Group
+		if c.HelloRetry {
+			group += " (after a HelloRetryRequest)"
+		}
+		fmt.Fprintf(b, "  %-*s  %-7s %-45s %-15s %s\n", width+2, name, c.Version, c.Suite, orNone(group), c.Key)
+	}
+	b.WriteString("  (* in use today)\n")
+}

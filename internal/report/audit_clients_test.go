@@ -1,0 +1,29 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/httpslab/httpslab/internal/tlsscan"
+)
+
+// TestAuditClientsTable: the text report has one line per simulated
+// client, what it gets or why it fails, and marks the current ones.
+func TestAuditClientsTable(t *testing.T) {
+	r := &tlsscan.Report{Enumeration: &tlsscan.Enumeration{}, Clients: []tlsscan.ClientResult{
+		{Client: "Chrome 131+", Current: true, OK: true, Version: "TLS 1.3", Suite: "TLS_AES_128_GCM_SHA256", Group: "X25519MLKEM768", Key: "ECDSA P-256"},
+		{Client: "IE 11 on Windows 7", Failure: "no common protocol version (the client offers TLS 1.2, TLS 1.1, TLS 1.0)"},
+	}}
+	var b strings.Builder
+	if err := Audit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"Clients (simulated from the enumeration: 1 of 2 connect)",
+		"Chrome 131+ *", "TLS 1.3 TLS_AES_128_GCM_SHA256", "X25519MLKEM768", "ECDSA P-256",
+		"IE 11 on Windows 7    FAILS: no common protocol version"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit text lacks %q:\n%s", want, out)
+		}
+	}
+}
