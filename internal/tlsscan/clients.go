@@ -260,10 +260,15 @@ func pickSuite(c *SimClient, vr *VersionResult, usable func(uint16) bool) (uint1
 		}
 	}
 	if vr.AESGCMIfClientFirst {
-		// Go puts ChaCha20 first for a client whose first suite is not AES-GCM.
-		if first := c.suites[slices.IndexFunc(c.suites, func(s uint16) bool { return isTLS13Suite(s) == tls13 })]; !isAESGCM(first) {
-			slices.SortStableFunc(server, func(a, b uint16) int { return boolRank(isChaCha(b)) - boolRank(isChaCha(a)) })
+		// Go's server: AES-GCM first for a client whose first suite is
+		// AES-GCM (it takes it to have AES hardware), ChaCha20 first for
+		// the others, its own order otherwise.
+		first := c.suites[slices.IndexFunc(c.suites, func(s uint16) bool { return isTLS13Suite(s) == tls13 })]
+		lead := isChaCha
+		if isAESGCM(first) {
+			lead = isAESGCM
 		}
+		slices.SortStableFunc(server, func(a, b uint16) int { return boolRank(lead(b)) - boolRank(lead(a)) })
 	}
 	return server[0], true
 }

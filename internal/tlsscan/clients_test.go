@@ -1,6 +1,7 @@
 package tlsscan
 
 import (
+	"crypto/tls"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,56 @@ func TestSimClientsData(t *testing.T) {
 	if _, err := parseSimClients([]byte(`[{"name":"x","source":"y","versions":["TLS 1.2"],"suites":["TLS_NO_SUCH_SUITE"]}]`)); err == nil ||
 		!strings.Contains(err.Error(), "TLS_NO_SUCH_SUITE") {
 		t.Errorf("an unknown suite gave %v; want an error naming it", err)
+	}
+}
+
+// TestSimulateGoServerOrder: against Go's server order (ChaCha20 first
+// unless the client lists AES-GCM first), a client that leads with
+// AES-GCM gets AES-GCM and one that leads with ChaCha20 gets ChaCha20;
+// a client whose key share the server lacks pays a HelloRetryRequest.
+func TestSimulateGoServerOrder(t *testing.T) {
+	suites := func(ids ...uint16) []Suite {
+		var out []Suite
+		for _, id := range ids {
+			out = append(out, Suite{ID: id, Name: SuiteName(id)})
+		}
+		return out
+	}
+	e := &Enumeration{Versions: []VersionResult{
+		{Version: VersionTLS12, Name: "TLS 1.2", Supported: true, ServerOrder: true, AESGCMIfClientFirst: true,
+			Suites: suites(tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+				tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)},
+		{Version: VersionTLS13, Name: "TLS 1.3", Supported: true, Suites: suites(tls.TLS_AES_128_GCM_SHA256)},
+	}, Groups: []GroupResult{{Version: VersionTLS12, ID: uint16(tls.CurveP256)}, {Version: VersionTLS13, ID: uint16(tls.CurveP256)}},
+		HelloRetry: true, HelloRetryGroup: "secp256r1"}
+	cs, err := SimClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*SimClient{}
+	for i := range cs {
+		byName[cs[i].Name] = &cs[i]
+	}
+	for name, want := range map[string]ClientResult{
+		"Android 7.0":        {OK: true, Version: "TLS 1.2", Suite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", Group: "secp256r1"},
+		"Java 8 (8u291+)":    {OK: true, Version: "TLS 1.2", Suite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", Group: "secp256r1"},
+		"Chrome 131+":        {OK: true, Version: "TLS 1.3", Suite: "TLS_AES_128_GCM_SHA256", Group: "secp256r1", HelloRetry: true},
+		"IE 11 on Windows 7": {OK: true, Version: "TLS 1.2", Suite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", Group: "secp256r1"},
+	} {
+		c := byName[name]
+		if c == nil {
+			t.Fatalf("no client %q", name)
+		}
+		got := simulate(c, e, Chain{})
+		got.Client, got.Current = "", false
+		if got != want {
+			t.Errorf("%s: %+v; want %+v", name, got, want)
+		}
+	}
+	// A client that leads with ChaCha20 gets it.
+	chacha := *byName["Android 7.0"]
+	chacha.suites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}
+	if got := simulate(&chacha, e, Chain{}); got.Suite != "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256" {
+		t.Errorf("a client leading with ChaCha20 got %s", got.Suite)
 	}
 }
