@@ -6,14 +6,19 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -153,6 +158,9 @@ s.on('error', e => { console.error(e.message); process.exit(1); });`
 			return realOutcome{ok: true, version: tls.VersionName(cs.Version), suite: SuiteName(cs.CipherSuite), group: transport.GroupName(cs.CurveID)}
 		}},
 	}
+	if bin, err := exec.LookPath("chromium"); err == nil {
+		cs = append(cs, realClient{"Chrome 131+", chromiumClient(bin)})
+	}
 	if _, err := exec.LookPath("javac"); err == nil {
 		cs = append(cs, realClient{"Java 17", javaClient(t)})
 	}
@@ -198,6 +206,73 @@ func version12(v string) string {
 		return "TLS 1.0"
 	}
 	return v
+}
+
+// chromiumClient loads https://hostport/ in headless Chromium and reads
+// the connection from the DevTools protocol's security details.
+func chromiumClient(bin string) func(t *testing.T, hp string) realOutcome {
+	return func(t *testing.T, hp string) realOutcome {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+			chromedp.UserDataDir(t.TempDir()), chromedp.Flag("ignore-certificate-errors", true))
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		defer cancelAlloc()
+		ctx, cancelTime := context.WithTimeout(actx, time.Minute)
+		defer cancelTime()
+		bctx, cancelBrowser := chromedp.NewContext(ctx)
+		defer cancelBrowser()
+		var mu sync.Mutex
+		var sec *network.SecurityDetails
+		err := chromedp.Listen(bctx, func(ev any) {
+			if r, ok := ev.(*network.EventResponseReceived); ok && r.Type == network.ResourceTypeDocument && r.Response.SecurityDetails != nil {
+				mu.Lock()
+				sec = r.Response.SecurityDetails
+				mu.Unlock()
+			}
+		})
+		if err != nil {
+			t.Fatalf("starting chromium: %v", err)
+		}
+		if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
+			t.Fatalf("chromium: %v", err)
+		}
+		err = chromedp.Do(bctx, chromedp.Navigate("https://"+hp+"/"))
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || sec == nil {
+			return realOutcome{detail: fmt.Sprint(err)}
+		}
+		return realOutcome{ok: true, version: sec.Protocol, suite: chromiumSuite(sec), group: chromiumGroup(sec.KeyExchangeGroup),
+			detail: fmt.Sprintf("%+v", *sec)}
+	}
+}
+
+// chromiumSuite names the suite of Chromium's security details as IANA
+// does: key exchange ("ECDHE_RSA", empty in TLS 1.3), cipher
+// ("AES_128_GCM") and MAC ("HMAC-SHA1", none with an AEAD).
+func chromiumSuite(sec *network.SecurityDetails) string {
+	hash := map[string]string{"AES_128_GCM": "SHA256", "AES_256_GCM": "SHA384", "CHACHA20_POLY1305": "SHA256"}[sec.Cipher]
+	if sec.Mac != "" {
+		hash = strings.TrimPrefix(strings.ReplaceAll(sec.Mac, "-", ""), "HMAC")
+		if hash == "SHA1" {
+			hash = "SHA"
+		}
+	}
+	if sec.KeyExchange == "" {
+		return "TLS_" + sec.Cipher + "_" + hash
+	}
+	return "TLS_" + sec.KeyExchange + "_WITH_" + sec.Cipher + "_" + hash
+}
+
+func chromiumGroup(g string) string {
+	switch g {
+	case "X25519":
+		return "x25519"
+	case "P-256":
+		return "secp256r1"
+	case "P-384":
+		return "secp384r1"
+	}
+	return g
 }
 
 // TestClientsMatchRealClients audits nginx set up four ways and checks
@@ -251,6 +326,7 @@ func TestClientsMatchRealClients(t *testing.T) {
 					t.Fatalf("no simulated client %q", rc.sim)
 				}
 				got := rc.run(t, u.Host)
+				t.Logf("%s: real ok=%v %s %s %s; simulated ok=%v %s %s %s", rc.sim, got.ok, got.version, got.suite, got.group, s.OK, s.Version, s.Suite, s.Group)
 				switch {
 				case got.ok != s.OK:
 					t.Errorf("%s: the real client connected: %v (%s %s %s); simulated: %+v\n%s", rc.sim, got.ok, got.version, got.suite, got.group, s, got.detail)
