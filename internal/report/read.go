@@ -18,17 +18,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/httpslab/httpslab/internal/demo"
 	"github.com/httpslab/httpslab/internal/page"
 	"github.com/httpslab/httpslab/internal/tlsscan"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 //go:embed schema/*.json
@@ -160,70 +159,161 @@ func strictDecode(data []byte, v any) error {
 	return nil
 }
 
+// schemaSet is one kind's embedded schema, resolved on first use: a
+// binary that reads no document pays nothing for its schemas at start.
+type schemaSet struct {
+	once     sync.Once
+	root     *jsonschema.Schema
+	resolved *jsonschema.Resolved
+	err      error
+
+	mu  sync.Mutex
+	sub map[*jsonschema.Schema]*jsonschema.Resolved // subschemas resolved to place an error
+}
+
 var (
-	schemasOnce sync.Once
-	schemas     map[string]*jsonschema.Schema
-	schemasErr  error
+	schemaSetsMu sync.Mutex
+	schemaSets   = map[string]*schemaSet{}
 )
 
-// validateDocument validates data against schema/KIND.json.
-func validateDocument(kind string, data []byte) error {
-	schemasOnce.Do(compileSchemas)
-	if schemasErr != nil {
-		return schemasErr
+// kindSchema returns kind's schema, resolving schema/KIND.json once.
+func kindSchema(kind string) (*schemaSet, error) {
+	schemaSetsMu.Lock()
+	ss := schemaSets[kind]
+	if ss == nil {
+		ss = &schemaSet{sub: map[*jsonschema.Schema]*jsonschema.Resolved{}}
+		schemaSets[kind] = ss
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	schemaSetsMu.Unlock()
+	ss.once.Do(func() {
+		name := "schema/" + kind + ".json"
+		data, err := schemaFiles.ReadFile(name)
+		if err != nil {
+			ss.err = fmt.Errorf("loading schema %s.json: %w", kind, err)
+			return
+		}
+		ss.root = new(jsonschema.Schema)
+		if err := json.Unmarshal(data, ss.root); err != nil {
+			ss.err = fmt.Errorf("loading schema %s.json: %w", kind, err)
+			return
+		}
+		if ss.resolved, err = ss.root.Resolve(nil); err != nil {
+			ss.err = fmt.Errorf("resolving schema %s.json: %w", kind, err)
+		}
+	})
+	return ss, ss.err
+}
+
+// validateDocument validates data against schema/KIND.json: types,
+// required fields, additionalProperties, const, anyOf and $ref to $defs.
+// The validator records "format" without asserting it; the schemas'
+// date-time fields (created, started, not_after ...) are time.Time in
+// the result types, so decodeDocument refuses one that is not RFC 3339.
+func validateDocument(kind string, data []byte) error {
+	ss, err := kindSchema(kind)
 	if err != nil {
 		return err
 	}
-	if err := schemas[kind].Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return errors.New(firstCause(ve))
-		}
+	var inst any
+	if err := json.Unmarshal(data, &inst); err != nil {
 		return err
+	}
+	if err := ss.resolved.Validate(inst); err != nil {
+		return errors.New(ss.firstCause(ss.root, inst, "", err))
 	}
 	return nil
 }
 
-// firstCause names the deepest first reason a document failed, with
-// where it is, instead of the validator's whole tree.
-func firstCause(ve *jsonschema.ValidationError) string {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
+// valid reports whether inst matches the subschema s of the kind's
+// schema, or why not.
+func (ss *schemaSet) valid(s *jsonschema.Schema, inst any) error {
+	if s == ss.root {
+		return ss.resolved.Validate(inst)
 	}
-	loc := "/" + strings.Join(ve.InstanceLocation, "/")
-	return fmt.Sprintf("at %s: %s", Escape(loc), Escape(ve.ErrorKind.LocalizedString(message.NewPrinter(language.English))))
+	ss.mu.Lock()
+	rs := ss.sub[s]
+	ss.mu.Unlock()
+	if rs == nil {
+		// s on its own, with the root's $defs its $refs point into.
+		w := s.CloneSchemas()
+		w.Schema = ss.root.Schema
+		if w.Defs == nil {
+			w.Defs = ss.root.CloneSchemas().Defs
+		}
+		var err error
+		if rs, err = w.Resolve(nil); err != nil {
+			return err
+		}
+		ss.mu.Lock()
+		ss.sub[s] = rs
+		ss.mu.Unlock()
+	}
+	return rs.Validate(inst)
 }
 
-// compileSchemas compiles every embedded schema once.
-func compileSchemas() {
-	schemas = map[string]*jsonschema.Schema{}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	entries, err := schemaFiles.ReadDir("schema")
-	if err != nil {
-		schemasErr = err
-		return
-	}
-	for _, e := range entries {
-		data, _ := schemaFiles.ReadFile("schema/" + e.Name())
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err == nil {
-			err = c.AddResource("schema/"+e.Name(), doc)
+// firstCause names the first reason, in document order, that inst (at
+// loc) fails s, with where it is: the deepest property or item that
+// fails on its own, and the first alternative of an anyOf none of which
+// matched. err is inst's error against s.
+func (ss *schemaSet) firstCause(s *jsonschema.Schema, inst any, loc string, err error) string {
+	descend := func(sub *jsonschema.Schema, v any, at string) (string, bool) {
+		if sub == nil {
+			return "", false
 		}
-		if err != nil {
-			schemasErr = fmt.Errorf("loading schema %s: %w", e.Name(), err)
-			return
+		if e := ss.valid(sub, v); e != nil {
+			return ss.firstCause(sub, v, at, e), true
+		}
+		return "", false
+	}
+	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
+		if msg, failed := descend(ss.root.Defs[name], inst, loc); failed {
+			return msg
 		}
 	}
-	for _, e := range entries {
-		kind := strings.TrimSuffix(e.Name(), ".json")
-		if schemas[kind], err = c.Compile("schema/" + e.Name()); err != nil {
-			schemasErr = fmt.Errorf("compiling schema %s: %w", e.Name(), err)
-			return
+	switch v := inst.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			sub, known := s.Properties[k]
+			if !known && s.AdditionalProperties != nil && s.AdditionalProperties.Not == nil {
+				sub = s.AdditionalProperties
+			}
+			if msg, failed := descend(sub, v[k], loc+"/"+pointerToken(k)); failed {
+				return msg
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if msg, failed := descend(s.Items, item, loc+"/"+strconv.Itoa(i)); failed {
+				return msg
+			}
 		}
 	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u
+	}
+	reason := err.Error()
+	if strings.HasPrefix(reason, "anyOf:") && len(s.AnyOf) > 0 {
+		if e := ss.valid(s.AnyOf[0], inst); e != nil {
+			return ss.firstCause(s.AnyOf[0], inst, loc, e)
+		}
+	}
+	if r := []rune(reason); len(r) > 300 {
+		reason = string(r[:300]) + "..."
+	}
+	if loc == "" {
+		loc = "/"
+	}
+	return fmt.Sprintf("at %s: %s", Escape(loc), Escape(reason))
+}
+
+// pointerToken escapes a property name as a JSON Pointer token.
+func pointerToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // ReadFiles reads the result files at paths, as Read does, each named by

@@ -92,3 +92,29 @@ func TestReadUnknownField(t *testing.T) {
 		t.Errorf("Read of a probe with an unknown field = %v; want an error naming it", err)
 	}
 }
+
+// TestReadNamesWhere checks that a document breaking its schema is
+// refused with where, in JSON Pointer form, and why.
+func TestReadNamesWhere(t *testing.T) {
+	srv, ca := labTarget(t)
+	out := string(runJSON(t, "probe", "--json", "--cacert", ca, "-n", "2", srv.HTTPSURL+"/"))
+	for _, tc := range []struct{ old, new, want string }{
+		{`"status": 200`, `"status": "200"`, `at /result/runs/0/hops/0/status: type:`},
+		{`"status": 200`, `"status": 200, "colour": 1`, `at /result/runs/0/hops/0: unexpected additional properties ["colour"]`},
+		{`"hops": [`, `"hops": "none", "h": [`, `at /result/runs/0/hops: type: none has type "string", want "array"`},
+		{`"url"`, `"address"`, `at /result: unexpected additional properties ["address"]`},
+		{`"schema": "` + report.SchemaName("probe") + `",`, `"schema": "` + report.SchemaName("probe") + `", "schema2": 1,`, `at /: unexpected additional properties ["schema2"]`},
+		{`"httpslab_version": `, `"httpslab_version": 1, "v": `, `at /httpslab_version: type: 1 has type "integer", want "string"`},
+		// date-time: the envelope's created is decoded into time.Time.
+		{`"created": "`, `"created": "yesterday `, `decoding probe envelope: parsing time`},
+	} {
+		doc := strings.Replace(out, tc.old, tc.new, 1)
+		if doc == out {
+			t.Fatalf("the probe document has no %s", tc.old)
+		}
+		_, err := report.Read(strings.NewReader(doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read of a probe with %s = %v; want it to say %q", tc.new, err, tc.want)
+		}
+	}
+}
