@@ -41,3 +41,13 @@ func auditClients(b *strings.Builder, r *tlsscan.Report) {
 	}
 	b.WriteString("  (* in use today)\n")
 }
+
+// auditClientsTable is the HTML report's table of the simulated clients.
+func auditClientsTable(r *tlsscan.Report) table {
+	t := table{Caption: "simulated clients (from the enumeration)", Head: []string{"client", "in use today", "connects", "version", "suite", "group", "key", "why it fails"}}
+	yes := map[bool]string{true: "yes", false: "no"}
+	for _, c := range r.Clients {
+		t.Rows = append(t.Rows, []string{c.Client, yes[c.Current], yes[c.OK], c.Version, c.Suite, c.Group, c.Key, c.Failure})
+	}
+	return t
+}

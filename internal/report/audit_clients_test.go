@@ -27,3 +27,17 @@ func TestAuditClientsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditClientsHTML: the HTML report's audit section has a row per
+// simulated client.
+func TestAuditClientsHTML(t *testing.T) {
+	r := &tlsscan.Report{Enumeration: &tlsscan.Enumeration{}, Clients: []tlsscan.ClientResult{
+		{Client: "Chrome 131+", Current: true, OK: true, Version: "TLS 1.3", Suite: "TLS_AES_128_GCM_SHA256", Group: "x25519"},
+		{Client: "IE 11 on Windows 7", Failure: "no common protocol version"},
+	}}
+	s := auditSection(r)
+	if len(s.Tables) != 1 || len(s.Tables[0].Rows) != 2 || s.Tables[0].Rows[1][7] != "no common protocol version" ||
+		s.Tables[0].Rows[0][4] != "TLS_AES_128_GCM_SHA256" {
+		t.Fatalf("audit section tables = %+v; want one row per client", s.Tables)
+	}
+}

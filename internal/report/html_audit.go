@@ -75,6 +75,9 @@ func auditSection(r *tlsscan.Report) section {
 		}
 	}
 	s.Charts = append(s.Charts, c)
+	if t := auditClientsTable(r); len(t.Rows) > 0 {
+		s.Tables = append(s.Tables, t)
+	}
 	return s
 }
 
