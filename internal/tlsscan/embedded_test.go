@@ -81,7 +81,7 @@ func TestAuditEmbeddedOrder(t *testing.T) {
 	s := labtest.StartServer(t, lab.Config{})
 	u, _ := url.Parse(s.HTTPSURL)
 	p := newProber(net.JoinHostPort(u.Hostname(), u.Port()), u.Hostname(), 4, 5*time.Second, &countingDialer{})
-	e, err := enumerate(context.Background(), p)
+	e, err := enumerate(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

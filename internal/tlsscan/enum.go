@@ -3,6 +3,7 @@ package tlsscan
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -81,24 +82,44 @@ var scanVersions = []uint16{VersionSSL30, VersionTLS10, VersionTLS11, VersionTLS
 // scanned in parallel; within a version the suites are found by offering
 // all remaining candidates and removing the one the server picks. On an
 // error (the server cannot be reached, ctx ended) it returns what was
-// found so far with the error.
-func enumerate(ctx context.Context, p *prober) (*Enumeration, error) {
+// found so far with the error. As soon as the first offer of every version
+// has been answered, which says the versions the server accepts, it calls
+// versionsKnown (if not nil) with them, oldest first, once.
+func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*Enumeration, error) {
 	e := &Enumeration{Versions: make([]VersionResult, len(scanVersions))}
-	var wg sync.WaitGroup
+	var wg, firsts sync.WaitGroup
 	errs := make([]error, len(scanVersions)+1)
+	accepts := make([]bool, len(scanVersions))
+	firsts.Add(len(scanVersions))
 	for i, v := range scanVersions {
-		wg.Go(func() { e.Versions[i], errs[i] = scanVersion(ctx, p, v) })
+		wg.Go(func() {
+			e.Versions[i], errs[i] = scanVersion(ctx, p, v, func(ok bool) {
+				accepts[i] = ok
+				firsts.Done()
+			})
+		})
 	}
+	// The groups are scanned as soon as the versions are known.
+	var groupsErr error
+	wg.Go(func() {
+		firsts.Wait()
+		var vs []uint16
+		for i, ok := range accepts {
+			if ok {
+				vs = append(vs, scanVersions[i])
+			}
+		}
+		if versionsKnown != nil {
+			versionsKnown(vs)
+		}
+		e.Groups, groupsErr = scanGroups(ctx, p, vs)
+	})
 	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
 	wg.Wait()
-	if err := firstErr(errs); err != nil {
+	if err := firstErr(append(errs, groupsErr)); err != nil {
 		return e, err
 	}
-	groups, err := scanGroups(ctx, p, e.Supported())
-	e.Groups = groups
-	if err != nil {
-		return e, err
-	}
+	var err error
 	e.DHBits, err = scanDH(ctx, p, e)
 	return e, err
 }
@@ -151,34 +172,138 @@ func offerFor(v uint16, suites []uint16) clientHello {
 	return h
 }
 
-func scanVersion(ctx context.Context, p *prober, v uint16) (VersionResult, error) {
+// scanVersion finds the suites of version v. The classic way offers all
+// remaining candidates and removes the one the server picks, one
+// ClientHello after the other; its result is the list of picks. A server
+// that follows the client's order picks, from any offer, the first suite
+// it accepts, so the picks come out in the candidates' order. The search
+// below uses that to run in parallel (splitSearch), and keeps its result
+// only when the server behaved so on every offer and in the order check;
+// otherwise it goes on the classic way, which gives the same list for a
+// server of either kind, only later.
+// The first offer says whether the server accepts v at all: supported is
+// called with that, once.
+func scanVersion(ctx context.Context, p *prober, v uint16, supported func(bool)) (VersionResult, error) {
 	res := VersionResult{Version: v, Name: tls.VersionName(v)}
-	remaining := candidateSuites(v == VersionTLS13)
-	var accepted []uint16
-	var err error
-	for len(remaining) > 0 {
-		var r reply
-		if r, err = p.send(ctx, offerFor(v, remaining), false); err != nil {
-			break
+	cands := candidateSuites(v == VersionTLS13)
+	first, err := p.send(ctx, offerFor(v, cands), false)
+	picked := func(r reply, offered []uint16) bool {
+		return r.hello != nil && r.hello.version == v && slices.Contains(offered, r.hello.suite)
+	}
+	supported(err == nil && picked(first, cands))
+	if err != nil || !picked(first, cands) {
+		return res, err
+	}
+	accepted, clientOrder, err := splitSearch(ctx, p, v, cands, first.hello.suite)
+	fast := err != nil || clientOrder
+	if err == nil && clientOrder && len(accepted) >= 2 {
+		// Both order checks, side by side.
+		var wg sync.WaitGroup
+		var gcmErr error
+		wg.Go(func() { res.AESGCMIfClientFirst, gcmErr = aesGCMIfClientFirst(ctx, p, v, accepted) })
+		res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
+		wg.Wait()
+		err = errors.Join(err, gcmErr)
+		fast = err != nil || (!res.ServerOrder && !res.AESGCMIfClientFirst)
+	}
+	if !fast {
+		res.ServerOrder, res.AESGCMIfClientFirst = false, false
+		accepted = []uint16{first.hello.suite}
+		remaining := slices.DeleteFunc(cands, func(s uint16) bool { return s == first.hello.suite })
+		for len(remaining) > 0 {
+			var r reply
+			if r, err = p.send(ctx, offerFor(v, remaining), false); err != nil {
+				break
+			}
+			if !picked(r, remaining) {
+				break
+			}
+			accepted = append(accepted, r.hello.suite)
+			remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
 		}
-		if r.hello == nil || r.hello.version != v || !slices.Contains(remaining, r.hello.suite) {
-			break
+		if len(accepted) >= 2 && err == nil {
+			res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
+			if err == nil {
+				res.AESGCMIfClientFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
+				res.ServerOrder = res.ServerOrder || res.AESGCMIfClientFirst
+			}
 		}
-		accepted = append(accepted, r.hello.suite)
-		remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
 	}
 	res.Supported = len(accepted) > 0
-	if len(accepted) >= 2 && err == nil {
-		res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
-		if err == nil {
-			res.AESGCMIfClientFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
-			res.ServerOrder = res.ServerOrder || res.AESGCMIfClientFirst
-		}
-	}
 	for _, s := range accepted {
 		res.Suites = append(res.Suites, Suite{ID: s, Name: SuiteName(s)})
 	}
 	return res, err
+}
+
+// splitSearch finds every suite of cands the server accepts in version v,
+// given the server's pick from all of them: each offer whose pick is
+// known has the pick removed and the rest split in two halves, offered
+// side by side, until no offer gets a pick; the first offer's rest is cut
+// in rootParts. That takes about twice as many ClientHellos as there are
+// accepted suites, but only about log2 of the candidates/rootParts one
+// after the other. It returns the suites found in the
+// candidates' order, and whether every pick was the first suite of its
+// offer that the server accepts, as a server that follows the client's
+// order picks.
+const rootParts = 8
+
+func splitSearch(ctx context.Context, p *prober, v uint16, cands []uint16, firstPick uint16) ([]uint16, bool, error) {
+	index := make(map[uint16]int, len(cands))
+	for i, s := range cands {
+		index[s] = i
+	}
+	var mu sync.Mutex
+	var found []uint16
+	// offers holds, per pick, the offer it came from.
+	offers := map[uint16][]uint16{}
+	var errs []error
+	var wg sync.WaitGroup
+	var split func(offer []uint16, pick uint16)
+	search := func(offer []uint16) {
+		r, err := p.send(ctx, offerFor(v, offer), false)
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			return
+		}
+		if r.hello == nil || r.hello.version != v || !slices.Contains(offer, r.hello.suite) {
+			return
+		}
+		split(offer, r.hello.suite)
+	}
+	split = func(offer []uint16, pick uint16) {
+		mu.Lock()
+		found = append(found, pick)
+		offers[pick] = offer
+		mu.Unlock()
+		rest := slices.DeleteFunc(slices.Clone(offer), func(s uint16) bool { return s == pick })
+		parts := 2
+		if len(offer) == len(cands) {
+			parts = rootParts
+		}
+		for i := range parts {
+			if part := rest[i*len(rest)/parts : (i+1)*len(rest)/parts]; len(part) > 0 {
+				wg.Go(func() { search(part) })
+			}
+		}
+	}
+	split(cands, firstPick)
+	wg.Wait()
+	slices.SortFunc(found, func(a, b uint16) int { return index[a] - index[b] })
+	clientOrder := true
+	for pick, offer := range offers {
+		for _, s := range offer {
+			if index[s] >= index[pick] {
+				break
+			}
+			if slices.Contains(found, s) {
+				clientOrder = false
+			}
+		}
+	}
+	return found, clientOrder, firstErr(errs)
 }
 
 // serverOrder offers the accepted suites in reverse: a server that still

@@ -26,7 +26,7 @@ func TestEnumerateOddReplies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	p := newProber(addr, "", 4, 5*time.Second, nil)
-	e, err := enumerate(ctx, p)
+	e, err := enumerate(ctx, p, nil)
 	if err != nil {
 		t.Fatalf("enumerate(a server that answers in HTTP) = %v; want no error", err)
 	}
@@ -113,7 +113,7 @@ func TestGroupsOfTLS10Server(t *testing.T) {
 	u, _ := url.Parse(n.HTTPSURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil))
+	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil), nil)
 	if err != nil {
 		t.Fatalf("enumerate: %v", err)
 	}

@@ -203,10 +203,33 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		defer mu.Unlock()
 		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("%s: %v", check, err))
 	}
+	if leaf := rep.Chain.leaf; leaf != nil && time.Now().After(leaf.NotAfter) {
+		// Within the leaf's validity by the client's clock, so that a
+		// session on an expired certificate is offered again (see
+		// target.shift): an hour before its end, or half way through a
+		// shorter life.
+		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
+		t.shift = time.Until(leaf.NotAfter.Add(-before))
+	}
+	// The resumption checks start as soon as the enumeration knows the
+	// versions, and run beside the rest of it; they are dropped when the
+	// enumeration fails.
+	resCtx, resCancel := context.WithCancel(ctx)
+	defer resCancel()
+	var resErr error
+	resumption := func(versions []uint16) {
+		cfg.Progress("resumption")
+		rep.Resumption, resErr = checkResumption(resCtx, t, versions, cfg.Attempts)
+	}
 	var enumErr error
 	wg.Go(func() {
 		cfg.Progress("enumeration")
-		rep.Enumeration, enumErr = enumerate(ctx, p)
+		rep.Enumeration, enumErr = enumerate(ctx, p, func(versions []uint16) {
+			wg.Go(func() { resumption(versions) })
+		})
+		if enumErr != nil {
+			resCancel()
+		}
 	})
 	var vulns *vulnScan
 	wg.Go(func() { vulns = scanVulns(ctx, p) })
@@ -223,25 +246,15 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.NotChecked = append(rep.NotChecked, "enumeration: "+n)
 	}
 	if enumErr != nil {
+		rep.Resumption = Resumption{}
 		rep.Partial = true
 		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("enumeration stopped (%v): versions, suites and groups are those found before; "+
 			"resumption and findings not checked", enumErr))
 		return rep, fmt.Errorf("enumerating %s: %w", addr, enumErr)
 	}
 	rep.addVulns(vulns)
-	cfg.Progress("resumption")
-	if leaf := rep.Chain.leaf; leaf != nil && time.Now().After(leaf.NotAfter) {
-		// Within the leaf's validity by the client's clock, so that a
-		// session on an expired certificate is offered again (see
-		// target.shift): an hour before its end, or half way through a
-		// shorter life.
-		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
-		t.shift = time.Until(leaf.NotAfter.Add(-before))
-	}
-	res, err := checkResumption(ctx, t, rep.Enumeration.Supported(), cfg.Attempts)
-	rep.Resumption = res
-	if err != nil {
-		notChecked("resumption", err)
+	if resErr != nil {
+		notChecked("resumption", resErr)
 	}
 	rep.RTT = Duration(p.RTT())
 	rep.Clients = simulateClients(rep)

@@ -115,7 +115,7 @@ ssl_ecdh_curve X25519:prime256v1:secp384r1;`})
 	defer cancel()
 	start := time.Now()
 	d := &countingDialer{}
-	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, d))
+	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, d), nil)
 	if err != nil {
 		t.Fatalf("enumerate: %v", err)
 	}
@@ -155,7 +155,7 @@ ssl_dhparam ` + dh + `;`})
 	u, _ := url.Parse(n.HTTPSURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil))
+	e, err := enumerate(ctx, newProber(u.Host, u.Hostname(), 8, 5*time.Second, nil), nil)
 	if err != nil {
 		t.Fatalf("enumerate: %v", err)
 	}
