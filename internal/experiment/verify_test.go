@@ -38,3 +38,20 @@ func TestVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingCached checks that ip's answer for an address without
+// cached metrics counts as flushed, and that its other errors do not.
+func TestNothingCached(t *testing.T) {
+	for _, tc := range []struct {
+		out  string
+		want bool
+	}{
+		{"RTNETLINK answers: No such process\n", true},
+		{"RTNETLINK answers: Operation not permitted\n", false},
+		{"", false},
+	} {
+		if got := nothingCached([]byte(tc.out)); got != tc.want {
+			t.Errorf("nothingCached(%q) = %v; want %v", tc.out, got, tc.want)
+		}
+	}
+}
