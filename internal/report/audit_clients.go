@@ -1,6 +1,7 @@
 package report
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strings"
 
@@ -40,6 +41,29 @@ func auditClients(b *strings.Builder, r *tlsscan.Report) {
 		fmt.Fprintf(b, "  %-*s  %-7s %-45s %-15s %s\n", width+2, name, c.Version, c.Suite, orNone(group), c.Key)
 	}
 	b.WriteString("  (* in use today)\n")
+	if groupOrderUnknown(r) {
+		b.WriteString("  TLS 1.2 groups are the client's first the server accepts: a server that imposes its suite order\n" +
+			"  may impose its group order too (nginx with ssl_prefer_server_ciphers on), which audit does not measure\n")
+	}
+}
+
+// groupOrderUnknown reports whether a simulated TLS 1.2 ECDHE group may
+// be the server's choice rather than the client's: the server imposes
+// its suite order, and with it (OpenSSL) its order of groups.
+func groupOrderUnknown(r *tlsscan.Report) bool {
+	if r.Enumeration == nil {
+		return false
+	}
+	v := r.Enumeration.Version(tls.VersionTLS12)
+	if v == nil || !v.ServerOrder {
+		return false
+	}
+	for _, c := range r.Clients {
+		if c.OK && c.Version == "TLS 1.2" && strings.Contains(c.Suite, "_ECDHE_") {
+			return true
+		}
+	}
+	return false
 }
 
 // auditClientsTable is the HTML report's table of the simulated clients.

@@ -41,3 +41,28 @@ func TestAuditClientsHTML(t *testing.T) {
 		t.Fatalf("audit section tables = %+v; want one row per client", s.Tables)
 	}
 }
+
+// TestAuditClientsGroupOrderNote: when the server imposes its TLS 1.2
+// suite order and a client gets ECDHE there, the table says its group is
+// the client's choice as simulated, not measured.
+func TestAuditClientsGroupOrderNote(t *testing.T) {
+	r := &tlsscan.Report{Enumeration: &tlsscan.Enumeration{Versions: []tlsscan.VersionResult{
+		{Version: 0x0303, Name: "TLS 1.2", Supported: true, ServerOrder: true}}},
+		Clients: []tlsscan.ClientResult{{Client: "Java 8 (8u291+)", OK: true, Version: "TLS 1.2",
+			Suite: "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", Group: "secp256r1"}}}
+	var b strings.Builder
+	if err := Audit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "may impose its group order too") {
+		t.Errorf("no note on the server's group order:\n%s", b.String())
+	}
+	r.Enumeration.Versions[0].ServerOrder = false
+	b.Reset()
+	if err := Audit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "group order") {
+		t.Errorf("a note on the group order for a server that follows the client:\n%s", b.String())
+	}
+}

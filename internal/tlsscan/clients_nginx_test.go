@@ -66,19 +66,19 @@ func runCmd(t *testing.T, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// groupFromTempKey reads OpenSSL's "Server Temp Key: X25519, 253 bits".
+// groupFromTempKey reads OpenSSL's "Server Temp Key: X25519, 253 bits",
+// "ECDH, prime256v1, 256 bits" or "DH, 1024 bits".
 func groupFromTempKey(s string) string {
-	m := regexp.MustCompile(`Server Temp Key: ([^,\n]+), (\d+) bits`).FindStringSubmatch(s)
-	if m == nil {
+	m := regexp.MustCompile(`Server Temp Key: ([^,\n]+), (?:([^,\n]+), )?(\d+) bits`).FindStringSubmatch(s)
+	switch {
+	case m == nil:
 		return ""
-	}
-	switch m[1] {
-	case "DH":
-		return "DH " + m[2]
-	case "X25519":
-		return "x25519"
-	case "ECDH":
-		return ""
+	case m[1] == "DH":
+		return "DH " + m[3]
+	case m[1] == "ECDH" && m[2] == "prime256v1":
+		return "secp256r1"
+	case m[1] == "ECDH":
+		return m[2]
 	}
 	return strings.ToLower(m[1])
 }
