@@ -41,7 +41,8 @@ type Config struct {
 	Trust transport.Trust
 	// Attempts is K in "resumed N of K"; 0 means 20.
 	Attempts int
-	// Concurrency bounds the enumeration's parallel connections; 0 means 8.
+	// Concurrency bounds the parallel connections of the enumeration and
+	// the known-attack checks; 0 means 16.
 	Concurrency int
 	// Timeout bounds each connection; 0 means 5s.
 	Timeout time.Duration
@@ -72,7 +73,7 @@ func (c Config) withDefaults() Config {
 		c.Attempts = 20
 	}
 	if c.Concurrency <= 0 {
-		c.Concurrency = 8
+		c.Concurrency = 16
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Second
