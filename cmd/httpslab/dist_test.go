@@ -10,7 +10,6 @@ package main
 // histograms in --request-log.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -195,23 +194,15 @@ func parseDistLog(t *testing.T, path string) []logLine {
 }
 
 // readRequestLog returns the latencies of a worker's request log in µs,
-// as its histograms record them.
+// as its histograms record them; every request must have succeeded.
 func readRequestLog(t *testing.T, path string) []int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var us []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		ns, err := strconv.ParseInt(fields[1], 10, 64)
-		if len(fields) != 3 || err != nil || fields[2] != "200" {
-			t.Fatalf("%s: line %q", path, sc.Text())
+	for _, r := range labtest.ReadRequestLog(t, path) {
+		if r.Status != "200" {
+			t.Fatalf("%s: a request with status %s", path, r.Status)
 		}
-		us = append(us, max(ns/1000, 1))
+		us = append(us, r.Micros())
 	}
 	return us
 }

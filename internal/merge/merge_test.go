@@ -1,7 +1,6 @@
 package merge_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/x509"
@@ -65,21 +64,10 @@ func read(t testing.TB, doc []byte) *load.Result {
 // them) of a request log's completed requests.
 func logLatencies(t *testing.T, path string) []int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		ns, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil || len(fields) != 3 {
-			t.Fatalf("request log line %q", sc.Text())
-		}
-		if fields[2] != "0" {
-			out = append(out, max(ns/1000, 1))
+	for _, r := range labtest.ReadRequestLog(t, path) {
+		if r.Status != "0" {
+			out = append(out, r.Micros())
 		}
 	}
 	return out
