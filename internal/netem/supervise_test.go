@@ -16,13 +16,16 @@ func TestSupervise(t *testing.T) {
 		name   string
 		script string
 		signal os.Signal
+		grace  time.Duration
 		want   int
 	}{
-		{"exit 0", "exit 0", nil, 0},
-		{"exit code", "exit 3", nil, 3},
-		{"killed by a signal", "kill -TERM $$", nil, 128 + int(syscall.SIGTERM)},
-		{"a passed-on signal", "trap 'exit 7' HUP; echo ready; while :; do sleep 0.05; done", syscall.SIGHUP, 7},
-		{"killed after the grace", "trap '' TERM; echo ready; while :; do sleep 0.05; done", syscall.SIGTERM, 128 + int(syscall.SIGKILL)},
+		{"exit 0", "exit 0", nil, time.Second, 0},
+		{"exit code", "exit 3", nil, time.Second, 3},
+		{"killed by a signal", "kill -TERM $$", nil, time.Second, 128 + int(syscall.SIGTERM)},
+		// The shell runs its trap once its sleep ends: on a busy machine
+		// that can take longer than half a second, so the grace is long.
+		{"a passed-on signal", "trap 'exit 7' HUP; echo ready; while :; do sleep 0.05; done", syscall.SIGHUP, 10 * time.Second, 7},
+		{"killed after the grace", "trap '' TERM; echo ready; while :; do sleep 0.05; done", syscall.SIGTERM, 500 * time.Millisecond, 128 + int(syscall.SIGKILL)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := exec.Command("sh", "-c", tt.script)
@@ -42,7 +45,7 @@ func TestSupervise(t *testing.T) {
 				sigs <- tt.signal
 			}
 			killed := false
-			code, err := Supervise(c, sigs, false, 500*time.Millisecond, func() { killed = true })
+			code, err := Supervise(c, sigs, false, tt.grace, func() { killed = true })
 			if err != nil || code != tt.want {
 				t.Fatalf("Supervise = %d, %v; want %d", code, err, tt.want)
 			}
