@@ -25,6 +25,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/httpslab/httpslab/internal/page"
 )
 
 //go:embed html.tmpl
@@ -62,7 +64,7 @@ func contentPolicy(css string) string {
 }
 
 // section is the part of the report about one result, or about several
-// bench results drawn together.
+// bench or page results drawn together.
 type section struct {
 	Title  string
 	Meta   []string
@@ -71,21 +73,28 @@ type section struct {
 	Notes  []string
 }
 
-// WriteHTML writes the report of the inputs to w. Bench results are also
-// drawn together, one series each, when there are several.
+// WriteHTML writes the report of the inputs to w. Bench results, and page
+// results, are also drawn together, one series each, when there are
+// several of a kind.
 func WriteHTML(w io.Writer, in []HTMLInput) error {
 	rep := htmlReport{Title: "httpslab report", Version: versionOrDevel(), CSS: template.CSS(htmlCSS), CSP: contentPolicy(htmlCSS)}
 	var labels []string
-	var benches []HTMLInput
+	var benches, pages []HTMLInput
 	for _, d := range in {
 		labels = append(labels, d.Label)
-		if _, ok := d.Doc.Result.(*BenchJSON); ok {
+		switch d.Doc.Result.(type) {
+		case *BenchJSON:
 			benches = append(benches, d)
+		case *page.Result:
+			pages = append(pages, d)
 		}
 	}
 	rep.Subtitle = strings.Join(labels, ", ")
 	if len(benches) > 1 {
 		rep.Sections = append(rep.Sections, benchOverlay(benches))
+	}
+	if len(pages) > 1 {
+		rep.Sections = append(rep.Sections, pageOverlay(pages))
 	}
 	for _, d := range in {
 		s, err := htmlSection(d)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,8 @@ import (
 // x positions their phase times give on the lanes of their connections,
 // the histogram's bars adding up to all the requests, compare's and
 // experiment's dots at their medians and changes, audit's bars as long
-// as the counts, each bar in its colour on the screenshot.
+// as the counts, each bar in its colour on the screenshot; and the
+// overlay of two page results, a dot per result and protocol.
 func TestHTMLInBrowser(t *testing.T) {
 	srv, ca := labTarget(t)
 	docs := []*report.Document{
@@ -77,7 +79,55 @@ func TestHTMLInBrowser(t *testing.T) {
 		checkOffline(t, "the DOM Chromium parsed", dom)
 		checkBrowserNumbers(t, dom, docs)
 	}
+	checkPageOverlay(t, browser, docs[4])
 	checkBlockedLoadSeen(t, browser)
+}
+
+// checkPageOverlay opens the report of two page results, the one above
+// and a copy 7 ms slower, and checks their overlay: one dot per result and
+// protocol, at its median on its lane, in the result's colour class.
+func checkPageOverlay(t *testing.T, browser context.Context, doc *report.Document) {
+	t.Helper()
+	r := doc.Result.(*page.Result)
+	slower := *r
+	slower.Protocols = slices.Clone(r.Protocols)
+	for i := range slower.Protocols {
+		slower.Protocols[i].LoadTime.Median += 7
+	}
+	doc2 := *doc
+	doc2.Result = &slower
+	labels := []string{"page", "page+7ms"}
+	file := filepath.Join(t.TempDir(), "overlay.html")
+	if err := os.WriteFile(file, []byte(renderHTML(t, labels, doc, &doc2)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, browser, file, false)
+	tb.checkQuiet(t, "page overlay", file)
+	f, ok := tb.layout(t)["s0/Median page load per protocol and result"]
+	if !ok {
+		t.Fatal("page overlay: no chart of both results")
+	}
+	xa, lanes := f.xAxis(t), laneY(f)
+	for i, res := range []*page.Result{r, &slower} {
+		for _, p := range res.Protocols {
+			name := string(p.Protocol) + " " + labels[i]
+			y, ok := lanes[name]
+			if !ok {
+				t.Errorf("page overlay: no lane %q (lanes %v)", name, lanes)
+				continue
+			}
+			found := false
+			for _, d := range f.Rects {
+				found = found || d.Class == fmt.Sprintf("s%d", i) && math.Abs(d.Box.cx()-xa.px(p.LoadTime.Median)) < 1.5 && math.Abs(d.Box.cy()-y) < 4
+			}
+			if !found {
+				t.Errorf("page overlay: no s%d dot for %s at its median %.3f ms (x %.1f)", i, name, p.LoadTime.Median, xa.px(p.LoadTime.Median))
+			}
+		}
+	}
+	if want := 2 * len(r.Protocols); len(f.Rects) != want {
+		t.Errorf("page overlay: %d dots; want %d, one per result and protocol", len(f.Rects), want)
+	}
 }
 
 // checkBlockedLoadSeen makes sure the quiet check can fail: a page under

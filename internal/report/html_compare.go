@@ -4,12 +4,14 @@ package report
 // protocols as medians with their confidence intervals, and the
 // differences against the baseline with their intervals; a difference
 // that is not significant is drawn grey and marked "~", as in the text
-// report. experiment's verdicts are drawn the same way, one chart per
+// report. Several page results are also drawn together, one colour
+// each. experiment's verdicts are drawn the same way, one chart per
 // metric.
 
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/httpslab/httpslab/internal/compare"
 	"github.com/httpslab/httpslab/internal/page"
@@ -203,5 +205,54 @@ func pageSection(r *page.Result) section {
 		wc.Table = wt
 		s.Charts = append(s.Charts, wc)
 	}
+	return s
+}
+
+// pageOverlay draws the median page load of several page results on one
+// chart: grouped by protocol, one colour per result, named by its label;
+// a protocol only some results measured has lanes for those alone.
+func pageOverlay(in []HTMLInput) section {
+	s := section{Title: "page: " + fmt.Sprint(len(in)) + " results overlaid"}
+	var protos []page.Protocol
+	for _, d := range in {
+		for _, p := range d.Doc.Result.(*page.Result).Protocols {
+			if !slices.Contains(protos, p.Protocol) {
+				protos = append(protos, p.Protocol)
+			}
+		}
+	}
+	var lanes []interval
+	var groups []int // the index of each protocol's first lane after the first
+	t := table{Caption: "page load time by result, ms", Head: []string{"file", "protocol", "n", "median", "CI low", "CI high"}}
+	for gi, proto := range protos {
+		if gi > 0 {
+			groups = append(groups, len(lanes))
+		}
+		for i, d := range in {
+			for _, p := range d.Doc.Result.(*page.Result).Protocols {
+				if p.Protocol != proto {
+					continue
+				}
+				lanes = append(lanes, summaryLane(string(p.Protocol)+" "+d.Label, p.LoadTime, seriesClass(i)))
+				t.Rows = append(t.Rows, []string{d.Label, string(p.Protocol), fmt.Sprint(p.LoadTime.N), fmtMS(p.LoadTime.Median),
+					fmtMS(ciBound(p.LoadTime, p.LoadTime.Lo)), fmtMS(ciBound(p.LoadTime, p.LoadTime.Hi))})
+			}
+		}
+	}
+	if len(lanes) == 0 {
+		s.Notes = append(s.Notes, "no result measured a protocol, so there is nothing to overlay")
+		return s
+	}
+	c := intervalChart("Median page load per protocol and result", "ms",
+		"dot: median load time; line: its confidence interval; grouped by protocol, one colour per result", lanes, false)
+	for _, g := range groups {
+		y := plotTop + float64(g)*laneHeight
+		c.Lines = append(c.Lines, line{X1: 10, Y1: y, X2: plotRight, Y2: y, Class: "grid"})
+	}
+	for i, d := range in {
+		c.Legend = append(c.Legend, legendItem{Class: seriesClass(i), Text: d.Label})
+	}
+	c.Table = t
+	s.Charts = append(s.Charts, c)
 	return s
 }

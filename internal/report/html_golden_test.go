@@ -54,3 +54,34 @@ func TestHTMLGolden(t *testing.T) {
 	}
 	labtest.Golden(t, "report.html.golden", b.Bytes())
 }
+
+// TestHTMLGoldenPageOverlay renders two page results, the page fixture
+// and a copy 40 ms slower over HTTP/1.1 and 15 ms faster over HTTP/2, as
+// HTML (with -update to regenerate): the chart of both results' medians
+// grouped by protocol, one colour each, its table, and each result's own
+// section as before.
+func TestHTMLGoldenPageOverlay(t *testing.T) {
+	defer func(v string) { Version = v }(Version)
+	Version = "v0.0.0-test"
+	created := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	base, shifted := pageFixture(), pageFixture()
+	for i, d := range []float64{40, -15} {
+		s := &shifted.Protocols[i].LoadTime
+		s.Median, s.Lo, s.Hi, s.Min, s.Max = s.Median+d, s.Lo+d, s.Hi+d, s.Min+d, s.Max+d
+	}
+	in := []HTMLInput{
+		{Label: "before.json", Doc: &Document{Kind: "page", Schema: SchemaName("page"), Version: Version, Created: created, Result: base}},
+		{Label: "after", Doc: &Document{Kind: "page", Schema: SchemaName("page"), Version: Version, Created: created, Result: shifted}},
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"page: 2 results overlaid", "Median page load per protocol and result", `<li class="s1"><span>after</span></li>`,
+		`<th scope="row">after</th><td class="text">h1</td><td>10</td><td>160</td><td>158</td><td>163</td>`} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("the report of two page results has no %q", want)
+		}
+	}
+	labtest.Golden(t, "report-page-overlay.html.golden", b.Bytes())
+}

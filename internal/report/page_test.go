@@ -33,14 +33,13 @@ func pageLoad(proto page.Protocol, conns int) *page.Load {
 	return ld
 }
 
-// TestPageReportGolden pins the text report: the table, the named
-// differences with "~" for a non-significant one, the failed requests
-// (escaped) and a waterfall lane per connection.
-func TestPageReportGolden(t *testing.T) {
+// pageFixture is a page comparison of HTTP/1.1 and HTTP/2 with a
+// named difference that is significant and one that is not.
+func pageFixture() *page.Result {
 	sum := func(med float64) compare.Summary {
 		return compare.Summary{N: 10, Median: med, Lo: med - 2, Hi: med + 3, CILevel: 0.979, Min: med - 5, Max: med + 9}
 	}
-	res := &page.Result{
+	return &page.Result{
 		URL: "https://a.test/page", Rounds: 10, Level: 0.95, Alpha: 0.05, Seed: 1, Stop: "runs", RTT: 40 * time.Millisecond,
 		Protocols: []page.ProtocolResult{
 			{Protocol: page.HTTP1, LoadTime: sum(120), TTFB: sum(5), Requests: 5, Failed: 1, Conns: 6, Handshakes: 6, HandshakeBytes: 21000, PayloadBytes: 123456, CPU: 3 * time.Millisecond, Median: pageLoad(page.HTTP1, 2)},
@@ -52,6 +51,13 @@ func TestPageReportGolden(t *testing.T) {
 			{Name: "h2 → h3", From: page.HTTP2, To: page.HTTP3, Diff: compare.Diff{MS: 1.5, Lo: -2, Hi: 4, CILevel: 0.95, P: 0.4}},
 		},
 	}
+}
+
+// TestPageReportGolden pins the text report: the table, the named
+// differences with "~" for a non-significant one, the failed requests
+// (escaped) and a waterfall lane per connection.
+func TestPageReportGolden(t *testing.T) {
+	res := pageFixture()
 	var b bytes.Buffer
 	if err := Page(&b, res, 30); err != nil {
 		t.Fatal(err)
