@@ -86,3 +86,45 @@ func TestSimulateGoServerOrder(t *testing.T) {
 		t.Errorf("a client leading with ChaCha20 got %s", got.Suite)
 	}
 }
+
+// TestClientOrder: a server that takes the client's TLS 1.2 order is
+// information while it accepts AEAD suites only, and low once a client
+// that lists CBC first (IE 11 on Windows 7) gets CBC although it offers
+// AES-GCM too; with the server's order there is no finding.
+func TestClientOrder(t *testing.T) {
+	// DHE-RSA AES-128-GCM, which IE 11 on Windows 7 offers after
+	// ECDHE-RSA AES-256-CBC-SHA384.
+	gcm, cbc := uint16(0x009E), uint16(0xC028)
+	tests := []struct {
+		name        string
+		suites      []uint16
+		serverOrder bool
+		want        Severity // -1: no finding
+		weaker      string
+	}{
+		{"AEAD only, client's order", []uint16{gcm, 0xC02F}, false, Info, ""},
+		{"CBC too, client's order", []uint16{gcm, cbc}, false, Low, "IE 11 on Windows 7"},
+		{"CBC too, server's order", []uint16{gcm, cbc}, true, -1, ""},
+		{"one suite", []uint16{cbc}, false, -1, ""},
+	}
+	for _, tt := range tests {
+		r := baseReport()
+		r.Chain.Certs[0].KeyType, r.Chain.Certs[0].KeyBits = "RSA 2048", 2048
+		var suites []Suite
+		for _, id := range tt.suites {
+			suites = append(suites, Suite{ID: id, Name: SuiteName(id)})
+		}
+		r.Enumeration.Versions[0].Suites, r.Enumeration.Versions[0].ServerOrder = suites, tt.serverOrder
+		r.Enumeration.Groups = []GroupResult{{Version: VersionTLS12, ID: 23, Name: "secp256r1"}, {Version: VersionTLS13, ID: 23, Name: "secp256r1"}}
+		r.Clients = simulateClients(r)
+		f := findingByID(findings(r), "cipher-order-client")
+		switch {
+		case tt.want < 0 && f != nil:
+			t.Errorf("%s: cipher-order-client %q; want none", tt.name, f.Evidence)
+		case tt.want >= 0 && f == nil:
+			t.Errorf("%s: no cipher-order-client; want one of severity %v", tt.name, tt.want)
+		case f != nil && (f.Severity != tt.want || !strings.Contains(f.Cost.Note, tt.weaker)):
+			t.Errorf("%s: cipher-order-client %v, cost %q; want %v naming %q", tt.name, f.Severity, f.Cost.Note, tt.want, tt.weaker)
+		}
+	}
+}

@@ -77,6 +77,11 @@ func TestFixesFixFindings(t *testing.T) {
 			"location = / { proxy_pass https://127.0.0.1:$server_port/app; }",
 			`location = /app { default_type text/html; add_header Set-Cookie "sid=1; Path=/"; return 200 "<html>` + strings.Repeat("page ", 100) + `</html>"; }`,
 		}, []string{"breach", "cookie-flags", "nosniff-missing", "framing-allowed", "referrer-policy-missing", "permissions-policy-missing"}, nil},
+		{"the client's suite order with CBC suites", []string{
+			"ssl_protocols TLSv1.2 TLSv1.3;", "ssl_prefer_server_ciphers off;", "ssl_dhparam " + dh2048 + ";",
+			// IE 11 on Windows 7 lists ECDHE CBC before DHE AES-GCM.
+			"ssl_ciphers ECDHE-RSA-AES256-SHA384:DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;",
+		}, []string{"cipher-order-client", "cbc-suites"}, nil},
 		{"a redirect chain from plain HTTP", []string{"ssl_protocols TLSv1.2 TLSv1.3;"}, []string{"redirect-chain"},
 			[]string{"location = / { return 301 /step; }", "location = /step { return 301 https://$host/; }"}},
 	}
@@ -96,6 +101,9 @@ func TestFixesFixFindings(t *testing.T) {
 				if a, ok := map[string]string{"tls1.0-enabled": "BEAST", "cbc-suites": "LUCKY13", "dh-small": "LOGJAM", "breach": "BREACH"}[id]; ok &&
 					!slices.Contains(f.Attacks, a) {
 					t.Errorf("%s names attacks %v; want %s", id, f.Attacks, a)
+				}
+				if id == "cipher-order-client" && (f.Severity != Low || !strings.Contains(f.Cost.Note, "IE 11")) {
+					t.Errorf("cipher-order-client is %v, cost %q; want low, naming IE 11 on Windows 7", f.Severity, f.Cost.Note)
 				}
 				if rec := rep.Records; id == "record-size-small" && f.Cost.Bytes != int64(22*rec.DataRecords) {
 					// TLS 1.3 with an AEAD: a 5-byte header, the content type and a 16-byte tag per record.

@@ -17,7 +17,7 @@ func baseReport() *Report {
 	return &Report{
 		RTT: Duration(20 * time.Millisecond),
 		Enumeration: &Enumeration{Versions: []VersionResult{
-			{Version: VersionTLS12, Name: "TLS 1.2", Supported: true, Suites: []Suite{{ID: 0xC02B, Name: SuiteName(0xC02B)}}},
+			{Version: VersionTLS12, Name: "TLS 1.2", Supported: true, Suites: []Suite{{ID: 0xC02B, Name: SuiteName(0xC02B)}}, ServerOrder: true},
 			{Version: VersionTLS13, Name: "TLS 1.3", Supported: true, Suites: []Suite{{ID: 0x1301, Name: SuiteName(0x1301)}}},
 		}},
 		Chain: Chain{Certs: []transport.Cert{{KeyType: "ECDSA P-256", KeyBits: 256, Bytes: 500}}, Bytes: 507, Trusted: true,

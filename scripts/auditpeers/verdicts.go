@@ -44,6 +44,7 @@ var testsslToAudit = []struct {
 	{"cipherlist_OBSOLETED", []string{"cbc-suites", "no-forward-secrecy"}},
 	{"cipherlist_STRONG_NOFS", []string{"no-forward-secrecy"}},
 	{"FS", []string{"no-forward-secrecy"}},
+	{"cipher_order", []string{"cipher-order-client"}},
 	{"BREACH", []string{"BREACH"}},
 	{"BEAST", []string{"BEAST"}},
 	{"LUCKY13", []string{"LUCKY13"}},
