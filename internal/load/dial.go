@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,9 @@ type endpoint struct {
 	// addrs are where connections go, IP:port after --connect-to,
 	// --resolve and DNS, in the order they are tried; pref is the index of
 	// the one that answered last, tried first.
-	addrs  []string
+	addrs []string
+	// aps are addrs parsed, for dials that skip the resolver's parsing.
+	aps    []netip.AddrPort
 	pref   atomic.Int32
 	tls    *tls.Config   // nil for plain HTTP (and h2c)
 	verify *verifyCache  // nil without verification (-k) or TLS
@@ -43,6 +46,12 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	ep := &endpoint{addr: transport.HostPort(u), dialer: net.Dialer{KeepAlive: -1}}
 	if ep.addrs, err = route(ctx, cfg, ep.addr); err != nil {
 		return nil, &RouteError{Addr: ep.addr, Err: err}
+	}
+	ep.aps = make([]netip.AddrPort, len(ep.addrs))
+	for i, a := range ep.addrs {
+		if ep.aps[i], err = netip.ParseAddrPort(a); err != nil {
+			return nil, &RouteError{Addr: ep.addr, Err: err}
+		}
 	}
 	if u.Scheme != "https" {
 		return ep, nil
@@ -89,8 +98,8 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 	ev.start = now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	nc, err := connect(ctx, ep, func(ctx context.Context, addr string) (net.Conn, error) {
-		return ep.dialer.DialContext(ctx, "tcp", addr)
+	nc, err := connect(ctx, ep, func(ctx context.Context, i int) (net.Conn, error) {
+		return ep.dialer.DialTCP(ctx, "tcp", netip.AddrPort{}, ep.aps[i])
 	})
 	connected := now()
 	ev.connect = connected - ev.start
@@ -124,13 +133,14 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 
 // connect tries the route's addresses with dial, the one that answered
 // last first, until one answers or ctx ends; it returns the first error.
+// dial is given the index of the address in ep.addrs and ep.aps.
 // With one address (the usual case) it is a single dial.
-func connect[C any](ctx context.Context, ep *endpoint, dial func(context.Context, string) (C, error)) (C, error) {
+func connect[C any](ctx context.Context, ep *endpoint, dial func(ctx context.Context, i int) (C, error)) (C, error) {
 	first := int(ep.pref.Load())
 	var firstErr error
 	for i := range ep.addrs {
 		j := (first + i) % len(ep.addrs)
-		c, err := dial(ctx, ep.addrs[j])
+		c, err := dial(ctx, j)
 		if err == nil {
 			if j != first {
 				ep.pref.Store(int32(j))
@@ -225,6 +235,15 @@ func (s *conns) remove(c io.Closer) {
 	delete(s.open, c)
 	s.mu.Unlock()
 	c.Close()
+}
+
+// removeQuiet unregisters c and closes its TCP connection without the
+// TLS close_notify alert (see h1Worker.closeAnnounced).
+func (s *conns) removeQuiet(c *tls.Conn) {
+	s.mu.Lock()
+	delete(s.open, c)
+	s.mu.Unlock()
+	c.NetConn().Close()
 }
 
 func (s *conns) closeAll() {

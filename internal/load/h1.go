@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -203,7 +204,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 			return true
 		}
 		if resp.close {
-			w.closeConn()
+			w.closeAnnounced()
 		}
 	}
 	w.slots = w.slots[:0]
@@ -337,6 +338,21 @@ func (w *h1Worker) failFrom(i int, err error) {
 		ev := w.slots[j].ev
 		ev.end, ev.err = end, err
 		w.rec.add(ev)
+	}
+	w.closeConn()
+}
+
+// closeAnnounced closes a connection after a response that announced
+// the server closes it (Connection: close): the server has sent its
+// close_notify and closed its socket, so the TCP connection is closed
+// without a close_notify of the client's own, which no one would read
+// and whose arrival at a closed socket only draws a reset (as Chrome
+// closes its connections).
+func (w *h1Worker) closeAnnounced() {
+	if tc, ok := w.nc.(*tls.Conn); ok {
+		w.run.conns.removeQuiet(tc)
+		w.nc = nil
+		return
 	}
 	w.closeConn()
 }

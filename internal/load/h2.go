@@ -64,8 +64,8 @@ func (r *runner) dialH3(deadline time.Time, ev *event) (muxConn, error) {
 	ev.start = r.now()
 	ctx, cancel := context.WithDeadline(r.ctx, deadline)
 	defer cancel()
-	qc, err := connect(ctx, r.ep, func(ctx context.Context, addr string) (*quic.Conn, error) {
-		return transport.DialQUICAddr(ctx, addr, r.ep.shares.config(), &quic.Config{})
+	qc, err := connect(ctx, r.ep, func(ctx context.Context, i int) (*quic.Conn, error) {
+		return transport.DialQUICAddr(ctx, r.ep.addrs[i], r.ep.shares.config(), &quic.Config{})
 	})
 	ev.end = r.now()
 	ev.tls = ev.end - ev.start
