@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -44,7 +45,25 @@ type rawConn struct {
 	heldMu            sync.Mutex
 	held              []byte
 	writes            int
+	// wrote is set by a write and cleared by the next read (see Read).
+	wrote bool
+	// A Read smaller than readAheadSize reads up to readAheadSize bytes
+	// into ahead, a buffer of readAheadPool, and keeps the rest in rest
+	// for the Reads that follow; ahead goes back to the pool once rest is
+	// empty. reads counts the read(2) calls that returned data, for tests.
+	ahead *[]byte
+	rest  []byte
+	reads int
 }
+
+// readAheadSize is the least a read(2) asks for. crypto/tls reads a
+// record's header and body with reads sized to what it still needs plus
+// 512 bytes: a full handshake's server flight of 773 bytes (nginx, ECDSA)
+// came in two reads, and a 1 kB response with the server's close_notify
+// in two more. Read ahead, each arrives in one.
+const readAheadSize = 4096
+
+var readAheadPool = sync.Pool{New: func() any { b := make([]byte, readAheadSize); return &b }}
 
 // holdFlight, while on, keeps back what is written after the first read:
 // in a TLS handshake, the client's flight that answers the server's (TLS
@@ -78,24 +97,64 @@ func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if len(c.rest) > 0 {
+		return c.takeRest(b), nil
+	}
 	if c.pending.Load() {
 		if err := c.sendHeld(nil); err != nil {
 			return 0, err
 		}
 	}
-	c.answered = true
-	c.rbuf, c.rn, c.rerr = b, 0, 0
+	if c.holding && c.wrote {
+		// In the handshake, just after a flight went out: the server's
+		// answer is not there yet, and a read now fails with EAGAIN and
+		// waits in the poller. After the other connections have had their
+		// turn it usually is (as yieldForResponse does for requests).
+		runtime.Gosched()
+	}
+	c.answered, c.wrote = true, false
+	dst := b
+	if len(b) < readAheadSize {
+		c.ahead = readAheadPool.Get().(*[]byte)
+		dst = *c.ahead
+	}
+	c.rbuf, c.rn, c.rerr = dst, 0, 0
 	err := c.rc.Read(c.readFn)
 	c.rbuf = nil
 	switch {
 	case err != nil:
+		c.releaseAhead()
 		return 0, c.opError("read", err)
 	case c.rerr != 0:
+		c.releaseAhead()
 		return 0, c.opError("read", os.NewSyscallError("read", c.rerr))
 	case c.rn == 0:
+		c.releaseAhead()
 		return 0, io.EOF
 	}
-	return c.rn, nil
+	c.reads++
+	if c.ahead == nil {
+		return c.rn, nil
+	}
+	c.rest = dst[:c.rn]
+	return c.takeRest(b), nil
+}
+
+// takeRest copies what b holds of the data read ahead.
+func (c *rawConn) takeRest(b []byte) int {
+	n := copy(b, c.rest)
+	c.rest = c.rest[n:]
+	if len(c.rest) == 0 {
+		c.releaseAhead()
+	}
+	return n
+}
+
+func (c *rawConn) releaseAhead() {
+	if c.ahead != nil {
+		readAheadPool.Put(c.ahead)
+		c.ahead, c.rest = nil, nil
+	}
 }
 
 // read makes one read(2), again after EINTR; it reports false to wait
@@ -149,6 +208,7 @@ func (c *rawConn) writeAll(b []byte) (int, error) {
 	err := c.rc.Write(c.writeFn)
 	c.wbuf = nil
 	c.writes++
+	c.wrote = true
 	switch {
 	case err != nil:
 		return c.wn, c.opError("write", err)

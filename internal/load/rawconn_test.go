@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/httpslab/httpslab/internal/lab"
+	"golang.org/x/sys/unix"
 )
 
 // rawPair returns a raw client connection and the server side of a
@@ -158,3 +159,58 @@ func TestHoldFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAhead: small reads are served from one read(2) of up to
+// readAheadSize bytes, in order, and a read as large as readAheadSize
+// reads into the caller's buffer itself.
+func TestReadAhead(t *testing.T) {
+	c, s := rawPair(t)
+	raw := c.(*rawConn)
+	want := make([]byte, 3000)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	if _, err := s.Write(want); err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	// Wait for the whole write to arrive, so one read can take it.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var n int
+		raw.rc.Control(func(fd uintptr) { n, _ = syscallInq(int(fd)) })
+		if n == len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var got []byte
+	buf := make([]byte, 100)
+	for len(got) < len(want) {
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("Read after %d bytes: %v", len(got), err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("the bytes read differ from the bytes written")
+	}
+	if raw.reads != 1 {
+		t.Errorf("%d read(2) calls for 3000 bytes read 100 at a time; want 1", raw.reads)
+	}
+	if raw.ahead != nil || len(raw.rest) != 0 {
+		t.Error("the read-ahead buffer is still held with nothing left in it")
+	}
+	big := make([]byte, readAheadSize)
+	s.Write(want[:10])
+	if n, err := c.Read(big); n != 10 || err != nil || raw.ahead != nil {
+		t.Errorf("Read(%d bytes) = %d, %v (read ahead: %v); want 10 bytes read directly", len(big), n, err, raw.ahead != nil)
+	}
+	s.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Errorf("Read after the peer closed: %v; want EOF", err)
+	}
+}
+
+// syscallInq returns the bytes waiting in a socket's receive queue.
+func syscallInq(fd int) (int, error) { return unix.IoctlGetInt(fd, unix.SIOCINQ) }
