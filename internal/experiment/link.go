@@ -30,6 +30,7 @@ func behindLink(ctx context.Context, cfg Config) (Config, *netem.Link, error) {
 	}
 	wrap := link.Command(nil)
 	cfg.Nginx.Wrap = wrap
+	cfg.netns = link.Namespace
 	if cfg.Server != nil {
 		server := *cfg.Server
 		server.Wrap = wrap

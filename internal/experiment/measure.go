@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/load"
@@ -60,8 +61,20 @@ var benchMetrics = []Metric{
 	{"server CPU/request", "µs", false},
 }
 
-// Metrics implements Measurement.
-func (b Bench) Metrics() []Metric { return benchMetrics }
+// resumedMetric is the share of a run's TLS handshakes that resumed a
+// session, measured where bench resumes (--conn resume): whether a
+// variant lets the client resume at all, and how often, in every block.
+var resumedMetric = Metric{"resumed handshakes", "%", true}
+
+// Metrics implements Measurement: bench's, with the share of resumed
+// handshakes after the handshake time where the connections resume.
+func (b Bench) Metrics() []Metric {
+	if b.Config.Mode != transport.Resumed {
+		return benchMetrics
+	}
+	i := slices.IndexFunc(benchMetrics, func(m Metric) bool { return m.Name == "handshake p50" }) + 1
+	return slices.Insert(slices.Clone(benchMetrics), i, resumedMetric)
+}
 
 func (b Bench) routed(c transport.ConnectTo) Measurement {
 	b.Config.Routes = withRoute(b.Config.Routes, c)
@@ -77,7 +90,11 @@ func (b Bench) Run(ctx context.Context, _ []int) (Sample, error) {
 	if res.Interrupted {
 		return Sample{}, context.Canceled
 	}
-	return benchSample(res), nil
+	s := benchSample(res)
+	if b.Config.Mode == transport.Resumed && res.Handshakes > 0 && len(s.Values) > 0 {
+		s.Values[resumedMetric.Name] = 100 * float64(res.Resumed) / float64(res.Handshakes)
+	}
+	return s, nil
 }
 
 // benchSample turns a bench result into a sample; latencies are kept in

@@ -60,14 +60,18 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 	}
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	obs := Observation{}
-	first, err := get(ctx, t, u, cfg, obs)
+	var watch *recordWatch
+	first, err := get(ctx, t, u, cfg, obs, &watch)
 	if err != nil {
 		return nil, err
+	}
+	if n, _ := strconv.Atoi(obs["body bytes"]); n > recordShowsAt && watch != nil {
+		obs["tls record size"] = fmt.Sprintf("%d B", watch.commonSize())
 	}
 	if u.Scheme != "https" {
 		return obs, nil
 	}
-	second, err := get(ctx, t, u, cfg, Observation{})
+	second, err := get(ctx, t, u, cfg, Observation{}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +81,10 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 	obs["alpn"] = cmpOr(first.NegotiatedProtocol, "none")
 	if len(first.PeerCertificates) > 0 {
 		obs["certificate"] = transport.KeyType(first.PeerCertificates[0].PublicKey)
+	}
+	obs["ocsp staple"] = "none"
+	if n := len(first.OCSPResponse); n > 0 {
+		obs["ocsp staple"] = fmt.Sprintf("%d B", n)
 	}
 	obs["tls1.2 cipher"] = tls12Cipher(ctx, t, u)
 	return obs, nil
@@ -96,10 +104,31 @@ func cmpOr(s, def string) string {
 	return s
 }
 
+// recordShowsAt is the body size above which the most frequent length of
+// the TLS records of a response shows ssl_buffer_size: a record holds at
+// most 16 KiB, so a response of 64 KiB or less may come in a few records
+// of other lengths whatever the setting, as few as the records of TLS
+// 1.3's handshake and session tickets, which are counted with them.
+const recordShowsAt = 64 << 10
+
 // get makes one GET on a new connection (HTTP/2 where offered), asking for
-// gzip, and records the status, headers and body size.
-func get(ctx context.Context, t Target, u *url.URL, cfg *tls.Config, obs Observation) (tls.ConnectionState, error) {
-	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, DisableKeepAlives: true, DialContext: t.dial}
+// gzip, and records the status, headers and body size. With watch set, the
+// connection's records are counted there.
+func get(ctx context.Context, t Target, u *url.URL, cfg *tls.Config, obs Observation, watch **recordWatch) (tls.ConnectionState, error) {
+	dial := t.dial
+	if watch != nil {
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := t.dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			// One request on a transport without keep-alive: one
+			// connection, dialled before the response is read.
+			*watch = newRecordWatch(c)
+			return *watch, nil
+		}
+	}
+	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, DisableKeepAlives: true, DialContext: dial}
 	defer tr.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

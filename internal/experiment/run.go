@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
-	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
@@ -58,6 +56,10 @@ type Config struct {
 	ClientCPUs string
 	// Progress, if set, is told what runs.
 	Progress func(msg string)
+
+	// netns is the emulated link's namespace, where the servers run and
+	// their side of the kernel's TCP metrics is kept; set by behindLink.
+	netns string
 }
 
 // DefaultBlocks is the number of blocks when Config.Blocks is 0.
@@ -279,7 +281,7 @@ func measureOnce(ctx context.Context, cfg Config, r *Result, b, i int) {
 // variant i's server (a private nginx or its command), waits until it
 // answers, runs fn and stops the instance, whatever happens.
 func withInstance(ctx context.Context, cfg Config, r *Result, i int, fn func(p instance) error) error {
-	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target)
+	r.Env.TCPMetrics = flushTCPMetrics(ctx, cfg.Target, cfg.netns)
 	p, err := startInstance(ctx, cfg, cfg.Variants[i])
 	if err != nil {
 		return err
@@ -379,33 +381,4 @@ func dialOnce(ctx context.Context, t Target, u *url.URL, addr string) error {
 		c.Close()
 	}
 	return err
-}
-
-// flushTCPMetrics drops the kernel's cached TCP metrics (congestion
-// window, RTT) for the addresses the target's connections go to, so
-// that one variant's do not carry into the next, and says whether it
-// could.
-func flushTCPMetrics(ctx context.Context, t Target) string {
-	u, err := url.Parse(t.URL)
-	if err != nil {
-		return "not flushed: " + err.Error()
-	}
-	addrs, err := t.dialer().Lookup(ctx, transport.HostPort(u))
-	if err != nil {
-		return "not flushed: " + err.Error()
-	}
-	for _, a := range addrs {
-		ip := a.Addr().Unmap().String()
-		out, err := exec.CommandContext(ctx, "ip", "tcp_metrics", "flush", ip).CombinedOutput()
-		if err != nil && !nothingCached(out) {
-			return fmt.Sprintf("not flushed: ip tcp_metrics flush %s: %v %s", ip, err, bytes.TrimSpace(out))
-		}
-	}
-	return "flushed between variants"
-}
-
-// nothingCached reports ip's answer when the kernel holds no metrics for
-// the address (ESRCH, "No such process"): nothing to flush, not a failure.
-func nothingCached(out []byte) bool {
-	return bytes.Contains(out, []byte("No such process"))
 }

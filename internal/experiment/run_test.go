@@ -143,6 +143,67 @@ func TestRunBadVariant(t *testing.T) {
 	if cpu := on.Values["server CPU/request"]; on.Requests != 40 || on.Errors != 0 || !(cpu > 10 && cpu < 100000) {
 		t.Errorf("tickets-on sample %+v; want 40 requests, no errors, server CPU between 10 µs and 100 ms per request", on)
 	}
+	// bench --conn resume says in every block how many handshakes
+	// resumed: none with tickets off, all but the connections' first
+	// with tickets on.
+	if m := (Bench{Config: load.Config{Mode: transport.Resumed}}).Metrics(); !slices.Contains(m, resumedMetric) {
+		t.Errorf("metrics under --conn resume %v; want %q", m, resumedMetric.Name)
+	}
+	if m := (Bench{}).Metrics(); slices.Contains(m, resumedMetric) {
+		t.Errorf("metrics on kept-alive connections %v; want no %q", m, resumedMetric.Name)
+	}
+	for b := range 3 {
+		off, on := r.Variants[0].Samples[b].Values, r.Variants[1].Samples[b].Values
+		if got, ok := off[resumedMetric.Name]; !ok || got != 0 {
+			t.Errorf("block %d, tickets off: resumed handshakes %v (present %v); want 0%%", b+1, got, ok)
+		}
+		if got := on[resumedMetric.Name]; got < 80 || got >= 100 {
+			t.Errorf("block %d, tickets on: resumed handshakes %v%%; want all but the first of 40 connections", b+1, got)
+		}
+	}
+}
+
+// TestRunBufferSizeVerified checks that ssl_buffer_size, which only the
+// TLS records of a large response show, is verified by their length: 16
+// KiB of a 100 KB file and its overhead in the baseline, 1460 bytes and
+// theirs in the variant.
+func TestRunBufferSizeVerified(t *testing.T) {
+	s := newSetup(t, `events { worker_connections 256; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%d ssl;
+        ssl_certificate cert.pem;
+        ssl_certificate_key key.pem;
+        ssl_protocols TLSv1.3;
+        location / { root www; }
+    }
+    # the second port: %d
+}
+`)
+	// nginx's workers read the file as an unprivileged user.
+	for _, dir := range []string{filepath.Dir(s.dir), s.dir} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(s.dir, "www"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "www", "index.html"), make([]byte, 100_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.config(t, 1, "ssl_buffer_size=16k|1460")
+	r := &Result{Variants: make([]VariantResult, 2)}
+	if err := preflight(context.Background(), cfg, r); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Variants[1]
+	// TLS 1.3 adds 17 bytes to a record: its content type and the AEAD's
+	// tag.
+	if want := "tls record size: 16401 B → 1477 B"; v.Status != Verified || v.Evidence != want {
+		t.Errorf("variant %s: %s, %q; want verified, %q (observed %v)", v.Name, v.Status, v.Evidence, want, v.Observation)
+	}
 }
 
 // TestRunNotLive checks that a directive that lands in a server block

@@ -42,6 +42,8 @@ var observable = map[string][]string{
 	"ssl_ciphers":               {"tls1.2 cipher"},
 	"ssl_prefer_server_ciphers": {"tls1.2 cipher"},
 	"ssl_ecdh_curve":            {"group"},
+	"ssl_buffer_size":           {"tls record size"},
+	"ssl_stapling_file":         {"ocsp staple"},
 	"ssl_certificate":           {"certificate"},
 	"ssl_certificate_key":       {"certificate"},
 	"gzip":                      {"content-encoding"},
@@ -82,7 +84,7 @@ func verify(v Variant, obs, base Observation, warnings []string) (Status, string
 			}
 		}
 	}
-	var moved, same []string
+	var moved, same, unseen []string
 	seen := map[string]bool{}
 	for _, c := range v.Changes {
 		for _, f := range factsOf(c) {
@@ -90,6 +92,10 @@ func verify(v Variant, obs, base Observation, warnings []string) (Status, string
 				continue // ssl_certificate and ssl_certificate_key show in one fact
 			}
 			seen[f] = true
+			if why := seenOnlyIf[f]; why != "" && base[f] == "" && obs[f] == "" {
+				unseen = append(unseen, fmt.Sprintf("%s: not seen (%s)", f, why))
+				continue
+			}
 			a, b := orNone(base[f]), orNone(obs[f])
 			if a != b {
 				moved = append(moved, fmt.Sprintf("%s: %s → %s", f, a, b))
@@ -100,11 +106,24 @@ func verify(v Variant, obs, base Observation, warnings []string) (Status, string
 	}
 	switch {
 	case len(moved) > 0:
-		return Verified, strings.Join(moved, "; ")
+		// A fact that stayed is said too: with several directives changed
+		// at once, one of them may do nothing the client sees (a session
+		// cache where tickets already resume every session).
+		return Verified, strings.Join(slices.Concat(moved, same, unseen), "; ")
 	case len(same) > 0:
 		return NotLive, strings.Join(same, "; ") + " (does the changed directive apply to the URL measured?)"
+	case len(unseen) > 0:
+		return Unverified, strings.Join(unseen, "; ")
 	}
 	return Unverified, "not observable from a client"
+}
+
+// seenOnlyIf names the facts that an observation holds only under a
+// condition, and the condition: where neither side has one, the
+// directive's effect could not show, which is not evidence that it has
+// none.
+var seenOnlyIf = map[string]string{
+	"tls record size": "a response over 64 KiB shows it",
 }
 
 func orNone(s string) string {

@@ -26,6 +26,16 @@ func TestVerify(t *testing.T) {
 		{variant("tcp_nopush", "on"), Observation{}, nil, Unverified, "not observable"},
 		{Variant{Name: "both", Changes: []Change{{"ssl_certificate", "rsa.pem"}, {"ssl_certificate_key", "rsa.key"}}},
 			Observation{"certificate": "RSA 2048"}, nil, Verified, "certificate: none → RSA 2048"},
+		// Several changes: the one that moved verifies the variant, and the
+		// one that did not is said as well.
+		{Variant{Name: "tuned", Changes: []Change{{"ssl_session_cache", "shared:SSL:1m"}, {"gzip", "on"}}},
+			Observation{"resumed": "no", "content-encoding": "gzip"}, nil, Verified,
+			"content-encoding: none → gzip; resumed: no, as in the baseline"},
+		// The record size shows only in a large response: not seen on either
+		// side is no evidence either way.
+		{variant("ssl_buffer_size", "1460"), Observation{"tls record size": "1477 B"}, nil, Verified, "tls record size: none → 1477 B"},
+		{variant("ssl_buffer_size", "1460"), Observation{}, nil, Unverified, "tls record size: not seen (a response over 64 KiB shows it)"},
+		{variant("ssl_stapling_file", "ocsp.der"), Observation{"ocsp staple": "732 B"}, nil, Verified, "ocsp staple: none → 732 B"},
 		{variant("http2_max_requests", "10"), Observation{},
 			[]string{`[warn] the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in nginx.conf:4`},
 			Obsolete, `"http2_max_requests" directive is obsolete`},

@@ -108,6 +108,8 @@ func quantity(x float64, unit string) string {
 		return groupDigits(int64(math.Round(x))) + "/s"
 	case unit == "B":
 		return groupDigits(int64(math.Round(x))) + " B"
+	case unit == "%":
+		return fmt.Sprintf("%.1f%%", x)
 	}
 	return fmt.Sprintf("%.3f %s", x, unit)
 }
@@ -117,6 +119,11 @@ func quantity(x float64, unit string) string {
 func signedChange(shift float64, ratio bool, unit string) string {
 	if ratio {
 		return fmt.Sprintf("%+.1f%%", 100*shift)
+	}
+	if unit == "%" {
+		// A difference of two shares is in percentage points, told
+		// apart from the relative changes the column shows elsewhere.
+		return fmt.Sprintf("%+.1f pp", shift)
 	}
 	return fmt.Sprintf("%+.3g %s", shift, unit)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,28 @@ func TestExperimentTextUnreachable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestExperimentTextShare checks a share (resumed handshakes, in %): its
+// values as percentages, and its change, from 0 in the baseline, in
+// percentage points.
+func TestExperimentTextShare(t *testing.T) {
+	r := experimentFixture()
+	r.Metrics = append(r.Metrics, experiment.Metric{Name: "resumed handshakes", Unit: "%", HigherIsBetter: true})
+	for b := range r.Order {
+		r.Variants[0].Samples[b].Values["resumed handshakes"] = 0
+		r.Variants[1].Samples[b] = &experiment.Sample{Values: map[string]float64{"requests/s": 1500 + float64(b),
+			"server CPU/request": 0, "resumed handshakes": 95 + float64(b%2)}, Requests: 1000}
+	}
+	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
+	var b bytes.Buffer
+	if err := Experiment(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`ssl_session_tickets on +resumed handshakes +0\.0% +95\.5% +\+95\.5 pp +\+95\.0 pp to \+96\.0 pp `)
+	if !want.MatchString(b.String()) {
+		t.Errorf("report lacks the share's line %q:\n%s", want, b.String())
 	}
 }
 
