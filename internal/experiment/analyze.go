@@ -29,7 +29,8 @@ type Analysis struct {
 	// measured) the verdicts use.
 	Blocks int
 	// Family is the number of comparisons Holm's correction spans: live
-	// variants other than the baseline times the metrics they have.
+	// variants other than the baseline times the metrics they have, less
+	// those out of reach (Verdict.OutOfReach).
 	Family int
 	// MinP is the smallest p-value one comparison can reach with Blocks
 	// pairs; Reachable is false when even that, times the family (Holm's
@@ -66,6 +67,17 @@ type Verdict struct {
 	// CV and BaseCV are the coefficients of variation of the variant's
 	// and the baseline's values across blocks.
 	CV, BaseCV float64
+	// OutOfReach marks a comparison whose blocks differ too rarely for the
+	// test to reach Alpha even uncorrected, in a design with blocks enough
+	// to reach it: with k blocks in which the
+	// variant's value is not the baseline's, the smallest p it could have
+	// is 2/2^k whatever the signs (a count of connections that is 1 in
+	// every load over HTTP/2: k = 0, p = 1). Such a comparison cannot be
+	// significant, so it is left out of Holm's family (Tarone, 1990: the
+	// family is the tests that could reject) and PHolm is its P.
+	OutOfReach bool
+	// differing is the number of blocks in which the values differ.
+	differing int
 }
 
 // Analyze compares every live variant with the baseline, metric by
@@ -95,15 +107,25 @@ func Analyze(r *Result, alpha, effect float64) Analysis {
 			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
-	a.Family = len(a.Verdicts)
-	ps := make([]float64, len(a.Verdicts))
-	for i, v := range a.Verdicts {
-		ps[i] = v.P
-	}
-	for i, p := range stats.Holm(ps) {
-		a.Verdicts[i].PHolm = p
+	var family []int // indices of the verdicts in Holm's family
+	var ps []float64
+	for i := range a.Verdicts {
 		v := &a.Verdicts[i]
-		v.Significant = p < alpha
+		v.PHolm = v.P
+		// Ties put a comparison out of reach only where the design itself
+		// could reach alpha; a design that cannot is reported as such.
+		v.OutOfReach = stats.SignedRankMinP(v.differing) >= alpha && stats.SignedRankMinP(a.Blocks) < alpha
+		if !v.OutOfReach {
+			family, ps = append(family, i), append(ps, v.P)
+		}
+	}
+	a.Family = len(family)
+	for j, p := range stats.Holm(ps) {
+		a.Verdicts[family[j]].PHolm = p
+	}
+	for i := range a.Verdicts {
+		v := &a.Verdicts[i]
+		v.Significant = !v.OutOfReach && v.PHolm < alpha
 		v.Inconclusive = !v.Significant && v.Ratio && (!v.CI.Valid() || v.CI.Lo < -effect || v.CI.Hi > effect)
 	}
 	a.MinP = stats.SignedRankMinP(a.Blocks)
@@ -121,6 +143,11 @@ func Analyze(r *Result, alpha, effect float64) Analysis {
 // below -100%), and as differences in the metric's unit otherwise.
 func paired(base, xs []float64) (Verdict, error) {
 	v := Verdict{Baseline: stats.Median(base), Value: stats.Median(xs), CV: stats.CV(xs), BaseCV: stats.CV(base)}
+	for i := range base {
+		if xs[i] != base[i] {
+			v.differing++
+		}
+	}
 	positive := !slices.ContainsFunc(base, notPositive) && !slices.ContainsFunc(xs, notPositive)
 	if !positive {
 		c, err := stats.ComparePaired(base, xs, Level)

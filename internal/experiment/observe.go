@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/httpslab/httpslab/internal/tlsscan"
 	"github.com/httpslab/httpslab/internal/transport"
+	"golang.org/x/net/http2"
 )
 
 // Target is where the measurement goes and how to trust it: the observer
@@ -45,8 +47,9 @@ type Observation map[string]string
 const observeBodyLimit = 4 << 20
 
 // observe sends two requests on two fresh connections, the second
-// resuming the first's TLS session, and one TLS 1.2 handshake, and
-// records what each showed.
+// resuming the first's TLS session, makes one TLS 1.2 handshake and one
+// resumed by session ID, reads the HTTP/2 settings where the server
+// speaks HTTP/2, and records what each showed.
 func observe(ctx context.Context, t Target) (Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -87,7 +90,70 @@ func observe(ctx context.Context, t Target) (Observation, error) {
 		obs["ocsp staple"] = fmt.Sprintf("%d B", n)
 	}
 	obs["tls1.2 cipher"] = tls12Cipher(ctx, t, u)
+	obs["resumed by session ID"] = sessionIDResumed(ctx, t, u, cfg.ServerName)
+	if first.NegotiatedProtocol == "h2" {
+		if err := h2Settings(ctx, t, u, obs); err != nil {
+			return nil, err
+		}
+	}
 	return obs, nil
+}
+
+// sessionIDResumed says whether the server resumes a TLS 1.2 session by
+// session ID ("yes", "no"), as a client without tickets does: tickets
+// (on by default in nginx) hide a session cache from every other fact.
+func sessionIDResumed(ctx context.Context, t Target, u *url.URL, serverName string) string {
+	ok, err := tlsscan.ResumesBySessionID(ctx, transport.HostPort(u), cmpOr(serverName, u.Hostname()), 5*time.Second, t.dial)
+	if err != nil {
+		return "refused" // no TLS 1.2, as the "tls1.2 cipher" fact says
+	}
+	return yesNo(ok)
+}
+
+// h2Settings reads the server's HTTP/2 SETTINGS frame on a connection of
+// its own and records each setting as "h2 SETTINGS_NAME"
+// (http2_max_concurrent_streams, http2_body_preread_size show there).
+func h2Settings(ctx context.Context, t Target, u *url.URL, obs Observation) error {
+	cfg := &tls.Config{}
+	if t.TLS != nil {
+		cfg = t.TLS.Clone()
+	}
+	cfg.NextProtos = []string{"h2"}
+	if cfg.ServerName == "" {
+		cfg.ServerName = u.Hostname()
+	}
+	c, err := t.dialer().DialTLS(ctx, "tcp", transport.HostPort(u), cfg)
+	if err != nil {
+		return fmt.Errorf("observing %s: HTTP/2 settings: %w", u, err)
+	}
+	defer c.Close()
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(d)
+	}
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		return fmt.Errorf("observing %s: HTTP/2 settings: %w", u, err)
+	}
+	fr := http2.NewFramer(c, c)
+	if err := fr.WriteSettings(); err != nil {
+		return fmt.Errorf("observing %s: HTTP/2 settings: %w", u, err)
+	}
+	// The server's SETTINGS is its first frame (RFC 9113, 3.4); a few
+	// others are allowed before a server that breaks the rule fails.
+	for range 8 {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return fmt.Errorf("observing %s: HTTP/2 settings: %w", u, err)
+		}
+		sf, ok := f.(*http2.SettingsFrame)
+		if !ok || sf.IsAck() {
+			continue
+		}
+		return sf.ForeachSetting(func(s http2.Setting) error {
+			obs["h2 "+s.ID.String()] = strconv.FormatUint(uint64(s.Val), 10)
+			return nil
+		})
+	}
+	return fmt.Errorf("observing %s: no HTTP/2 SETTINGS frame from the server", u)
 }
 
 func yesNo(b bool) string {

@@ -231,6 +231,65 @@ http {
 	}
 }
 
+// TestRunSeedDirectives runs directives a study sets all at once, each
+// absent from the baseline (the template as it is): a session cache,
+// which tickets hide from every fact but resumption by session ID; an
+// HTTP/2 setting nginx announces; a directive nginx 1.22 calls obsolete
+// and one it calls deprecated. The variant of them all together is
+// judged on the live ones and measured.
+func TestRunSeedDirectives(t *testing.T) {
+	s := newSetup(t, `events { worker_connections 256; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%d ssl http2;
+        ssl_certificate cert.pem;
+        ssl_certificate_key key.pem;
+        location / { return 200 "ok"; }
+    }
+    # the second port: %d
+}
+`)
+	cfg := s.config(t, 1, "ssl_session_cache=|shared:lab:1m", "http2_max_concurrent_streams=|64", "http2_idle_timeout=|30s", "ssl=|on")
+	template, err := os.ReadFile(filepath.Join(s.dir, "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(cfg.Variants[0].Config) != string(template) {
+		t.Fatalf("baseline config:\n%s\nwant the template as it is", cfg.Variants[0].Config)
+	}
+	all, err := Variants(NginxTemplate(template), []Vary{{"ssl_session_cache", []string{"", "shared:lab:1m"}},
+		{"http2_max_concurrent_streams", []string{"", "64"}}, {"http2_idle_timeout", []string{"", "30s"}}, {"ssl", []string{"", "on"}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Variants = all
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		status   Status
+		evidence string
+	}{
+		{Base, "the reference"},
+		{Verified, "resumed by session ID: no → yes"},
+		{Verified, "h2 MAX_CONCURRENT_STREAMS: 128 → 64"},
+		{Obsolete, `the "http2_idle_timeout" directive is obsolete, use the "keepalive_timeout" directive instead in nginx.conf:`},
+		{Unverified, `not observable from a client; nginx: [warn] the "ssl" directive is deprecated`},
+		{Verified, "resumed by session ID: no → yes; h2 MAX_CONCURRENT_STREAMS: 128 → 64; resumed: yes, as in the baseline; obsolete, ignored by nginx: http2_idle_timeout"},
+	}
+	for i, w := range want {
+		v := r.Variants[i]
+		if v.Status != w.status || !strings.Contains(v.Evidence, w.evidence) {
+			t.Errorf("variant %s: %s, %q; want %s, %q", v.Name, v.Status, v.Evidence, w.status, w.evidence)
+		}
+	}
+	if all := r.Variants[5]; !strings.HasPrefix(all.Name, "all at once (") || len(all.Samples) != 1 || all.Samples[0] == nil {
+		t.Errorf("variant %q samples %v (%q); want all at once, measured", all.Name, all.Samples, all.BlockErrors)
+	}
+}
+
 // TestRunNull runs two variants that nginx reads as the same setting
 // (keepalive_timeout 60s and 1m): no verdict may be significant. At
 // alpha 0.01 over 12 blocks a significant verdict is still reachable

@@ -22,8 +22,13 @@ func NginxTemplate(conf []byte) Template { return Template{Src: conf} }
 
 // set applies one setting to src, a rendering of the template so far, and
 // says how many places it changed: for nginx the directives set (0: added
-// to its block), for a command the placeholders filled (at least one).
+// to its block), for a command the placeholders filled (at least one);
+// AsInTemplate for an empty value, which changes nothing in an nginx.conf
+// (a command's placeholders it fills with nothing).
 func (t Template) set(src []byte, c Change) ([]byte, int, error) {
+	if c.Value == "" && !t.Command {
+		return src, AsInTemplate, nil
+	}
 	if !t.Command {
 		conf, err := nginxconf.Parse(src)
 		if err != nil {

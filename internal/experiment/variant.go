@@ -20,7 +20,9 @@ type Vary struct {
 }
 
 // ParseVary reads 'NAME=V1|V2|...': at least two distinct values, each
-// one or more nginx arguments.
+// one or more nginx arguments. The first may be empty ('NAME=|V2'): the
+// baseline then leaves the directive as the template has it, absent
+// where the template does not set it (nginx's default).
 func ParseVary(s string) (Vary, error) {
 	name, list, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -28,8 +30,12 @@ func ParseVary(s string) (Vary, error) {
 		return Vary{}, fmt.Errorf("--vary %q: want NAME=V1|V2, e.g. 'ssl_session_tickets=off|on'", s)
 	}
 	v := Vary{Directive: name}
-	for _, val := range strings.Split(list, "|") {
+	for i, val := range strings.Split(list, "|") {
 		val = strings.TrimSpace(val)
+		if val == "" && i == 0 {
+			v.Values = append(v.Values, val)
+			continue
+		}
 		if _, err := nginxconf.CheckValue(name, val); err != nil {
 			return Vary{}, fmt.Errorf("--vary %q: %w", s, err)
 		}
@@ -44,13 +50,19 @@ func ParseVary(s string) (Vary, error) {
 	return v, nil
 }
 
-// Change is one directive set to one value.
+// Change is one directive set to one value; an empty Value leaves the
+// directive as the template has it.
 type Change struct {
 	Directive string `json:"directive"`
 	Value     string `json:"value"`
 }
 
-func (c Change) String() string { return c.Directive + " " + c.Value }
+func (c Change) String() string {
+	if c.Value == "" {
+		return c.Directive + " as in the template"
+	}
+	return c.Directive + " " + c.Value
+}
 
 // Variant is one configuration to measure.
 type Variant struct {
@@ -67,10 +79,15 @@ type Variant struct {
 	// line).
 	Config []byte
 	// Edits says, per setting, how many directives of the template it
-	// changed (0 means it was added to the http block), or how many
-	// placeholders of a command it filled.
+	// changed (0 means it was added to the http block, -1 that the
+	// setting left the template as it is), or how many placeholders of a
+	// command it filled.
 	Edits []int
 }
+
+// AsInTemplate is the Edits entry of a setting with an empty value: the
+// template left as it is.
+const AsInTemplate = -1
 
 // Variants renders the baseline (every Vary at its first value) and one
 // variant per further value of each Vary, the others at the baseline's;
@@ -89,7 +106,7 @@ func Variants(template Template, varies []Vary, allAtOnce bool) ([]Variant, erro
 		seen[v.Directive] = true
 		base[i] = Change{v.Directive, v.Values[0]}
 	}
-	specs := []Variant{{Name: joinChanges(base), Baseline: true, Settings: base}}
+	specs := []Variant{{Name: baselineName(base), Baseline: true, Settings: base}}
 	var all []Change
 	for i, v := range varies {
 		for _, val := range v.Values[1:] {
@@ -103,7 +120,7 @@ func Variants(template Template, varies []Vary, allAtOnce bool) ([]Variant, erro
 		if len(varies) < 2 {
 			return nil, fmt.Errorf("--all-at-once needs two --vary or more")
 		}
-		specs = append(specs, Variant{Name: "all at once (" + joinChanges(all) + ")", Changes: all, Settings: all})
+		specs = append(specs, Variant{Name: allAtOnceName(all), Changes: all, Settings: all})
 	}
 	for i := range specs {
 		if err := specs[i].render(template); err != nil {
@@ -182,6 +199,34 @@ func Together(template Template, varies []Vary) ([]Variant, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// baselineName names the baseline by the values it sets; one that sets
+// none (every value empty) is the template itself.
+func baselineName(base []Change) string {
+	var set []Change
+	for _, c := range base {
+		if c.Value != "" {
+			set = append(set, c)
+		}
+	}
+	if len(set) == 0 {
+		return "the template"
+	}
+	return joinChanges(set)
+}
+
+// maxNamedChanges is the most changes an all-at-once variant's name
+// lists: a study that changes twenty directives together would otherwise
+// give every line of the report a name of twenty settings (the JSON and
+// the variants above it list them).
+const maxNamedChanges = 4
+
+func allAtOnceName(all []Change) string {
+	if len(all) > maxNamedChanges {
+		return fmt.Sprintf("all at once (%d directives)", len(all))
+	}
+	return "all at once (" + joinChanges(all) + ")"
 }
 
 func joinChanges(cs []Change) string {

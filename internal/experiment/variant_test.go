@@ -13,7 +13,13 @@ func TestParseVary(t *testing.T) {
 	if err != nil || !cmp.Equal(got, want) {
 		t.Errorf("ParseVary = %v, %v; want %v", got, err, want)
 	}
-	for _, s := range []string{"", "a", "=on|off", "a=on", "a=on|on", "a=on|", "a=on|x;y", "a b=1|2", "a=1|{"} {
+	// An empty first value is the template's own setting.
+	got, err = ParseVary("tcp_nopush= | on")
+	want = Vary{"tcp_nopush", []string{"", "on"}}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("ParseVary = %v, %v; want %v", got, err, want)
+	}
+	for _, s := range []string{"", "a", "=on|off", "a=on", "a=on|on", "a=on|", "a=|", "a=||on", "a=on|x;y", "a b=1|2", "a=1|{"} {
 		if _, err := ParseVary(s); err == nil {
 			t.Errorf("ParseVary(%q) = nil error; want it refused", s)
 		}
@@ -59,6 +65,44 @@ func TestVariants(t *testing.T) {
 	}
 	if _, err := Variants(NginxTemplate([]byte("events { }")), []Vary{{"a", []string{"1", "2"}}}, false); err == nil {
 		t.Error("a directive absent from a template without http: want an error")
+	}
+}
+
+// TestVariantsAsInTemplate checks the empty baseline value: the baseline
+// is the template itself, each variant adds its one directive, and an
+// all-at-once variant of many is named by their number.
+func TestVariantsAsInTemplate(t *testing.T) {
+	var varies []Vary
+	for _, d := range []string{"tcp_nopush", "gzip", "ssl_session_tickets", "accept_mutex_delay", "worker_rlimit_nofile"} {
+		varies = append(varies, Vary{d, []string{"", "7"}})
+	}
+	vs, err := Variants(NginxTemplate([]byte(template)), varies, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 7 || vs[0].Name != "the template" || string(vs[0].Config) != template {
+		t.Fatalf("%d variants, baseline %q:\n%s\nwant 7, the template as it is", len(vs), vs[0].Name, vs[0].Config)
+	}
+	if want := []int{AsInTemplate, AsInTemplate, AsInTemplate, AsInTemplate, AsInTemplate}; !cmp.Equal(vs[0].Edits, want) {
+		t.Errorf("baseline edits = %v; want %v", vs[0].Edits, want)
+	}
+	gzip := string(vs[2].Config)
+	if vs[2].Name != "gzip 7" || !strings.Contains(gzip, "http { gzip 7;") || strings.Contains(gzip, "tcp_nopush") ||
+		strings.Count(gzip, "ssl_session_tickets on;") != 2 {
+		t.Errorf("variant %q:\n%s\nwant gzip 7 added, the rest as in the template", vs[2].Name, gzip)
+	}
+	all := vs[6]
+	if all.Name != "all at once (5 directives)" || len(all.Changes) != 5 ||
+		!strings.HasPrefix(string(all.Config), "worker_rlimit_nofile 7; events { accept_mutex_delay 7; }") {
+		t.Errorf("all at once %q, %d changes:\n%s", all.Name, len(all.Changes), all.Config)
+	}
+	if got := (Change{"tcp_nopush", ""}).String(); got != "tcp_nopush as in the template" {
+		t.Errorf("Change.String() = %q", got)
+	}
+	// A command's placeholder given the empty value holds nothing.
+	cmd, err := Variants(Template{Src: []byte("serve {t}"), Command: true}, []Vary{{"t", []string{"", "--no-tickets"}}}, false)
+	if err != nil || string(cmd[0].Config) != "serve " || string(cmd[1].Config) != "serve --no-tickets" {
+		t.Errorf("command variants %q, %q, %v; want the placeholder empty, then filled", cmd[0].Config, cmd[1].Config, err)
 	}
 }
 

@@ -37,7 +37,7 @@ func (s Status) Measured() bool { return s == Verified || s == Unverified || s =
 // change when they take effect.
 var observable = map[string][]string{
 	"ssl_session_tickets":       {"resumed"},
-	"ssl_session_cache":         {"resumed"},
+	"ssl_session_cache":         {"resumed", "resumed by session ID"},
 	"ssl_protocols":             {"version"},
 	"ssl_ciphers":               {"tls1.2 cipher"},
 	"ssl_prefer_server_ciphers": {"tls1.2 cipher"},
@@ -50,6 +50,9 @@ var observable = map[string][]string{
 	"gzip_comp_level":           {"body bytes"},
 	"server_tokens":             {"header Server"},
 	"http2":                     {"alpn"},
+	// nginx announces these in its SETTINGS frame.
+	"http2_max_concurrent_streams": {"h2 MAX_CONCURRENT_STREAMS"},
+	"http2_body_preread_size":      {"h2 INITIAL_WINDOW_SIZE"},
 }
 
 // factsOf returns the facts a change should show in, or none.
@@ -75,18 +78,55 @@ func canonicalHeader(s string) string {
 }
 
 // verify compares a variant's observation with the baseline's, fact by
-// fact, for the facts its changes should move. warnings are nginx -t's.
+// fact, for the facts its changes should move. warnings are nginx -t's:
+// a change nginx calls obsolete is ignored by it, and a variant whose
+// changes all are is Obsolete; the others are judged on the rest, with
+// the ignored ones and nginx's other warnings about them named.
 func verify(v Variant, obs, base Observation, warnings []string) (Status, string) {
+	var live []Change
+	var obsolete, notes []string
 	for _, c := range v.Changes {
-		for _, w := range warnings {
-			if strings.Contains(w, fmt.Sprintf("%q directive is obsolete", c.Directive)) {
-				return Obsolete, w
-			}
+		about := warningsAbout(warnings, c.Directive)
+		if slices.ContainsFunc(about, func(w string) bool { return strings.Contains(w, "directive is obsolete") }) {
+			obsolete = append(obsolete, c.Directive)
+			notes = append(notes, about...)
+			continue
+		}
+		live = append(live, c)
+		for _, w := range about {
+			notes = append(notes, "nginx: "+w)
 		}
 	}
+	if len(live) == 0 {
+		return Obsolete, strings.Join(notes, "\n")
+	}
+	status, evidence := verifyLive(live, obs, base)
+	if len(obsolete) > 0 {
+		evidence += "; obsolete, ignored by nginx: " + strings.Join(obsolete, ", ")
+		notes = slices.DeleteFunc(notes, func(w string) bool { return !strings.HasPrefix(w, "nginx: ") })
+	}
+	if len(notes) > 0 && len(v.Changes) == 1 {
+		evidence += "; " + strings.Join(notes, "; ")
+	}
+	return status, evidence
+}
+
+// warningsAbout returns nginx's warnings that name the directive.
+func warningsAbout(warnings []string, directive string) []string {
+	var out []string
+	for _, w := range warnings {
+		if strings.Contains(w, fmt.Sprintf("%q directive", directive)) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// verifyLive judges changes nginx knows by the facts they should move.
+func verifyLive(changes []Change, obs, base Observation) (Status, string) {
 	var moved, same, unseen []string
 	seen := map[string]bool{}
-	for _, c := range v.Changes {
+	for _, c := range changes {
 		for _, f := range factsOf(c) {
 			if seen[f] {
 				continue // ssl_certificate and ssl_certificate_key show in one fact
@@ -111,7 +151,8 @@ func verify(v Variant, obs, base Observation, warnings []string) (Status, string
 		// cache where tickets already resume every session).
 		return Verified, strings.Join(slices.Concat(moved, same, unseen), "; ")
 	case len(same) > 0:
-		return NotLive, strings.Join(same, "; ") + " (does the changed directive apply to the URL measured?)"
+		return NotLive, strings.Join(same, "; ") + " (is the value nginx's default, does the directive apply to the URL " +
+			"measured, or does it need another that is off?)"
 	case len(unseen) > 0:
 		return Unverified, strings.Join(unseen, "; ")
 	}

@@ -5,6 +5,12 @@ import (
 	"testing"
 )
 
+const (
+	idle        = `[warn] the "http2_idle_timeout" directive is obsolete, use the "keepalive_timeout" directive instead in nginx.conf:3`
+	maxRequests = `[warn] the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in nginx.conf:4`
+	deprecated  = `[warn] the "ssl" directive is deprecated, use the "listen ... ssl" directive instead in nginx.conf:1`
+)
+
 func TestVerify(t *testing.T) {
 	base := Observation{"resumed": "no", "version": "TLS 1.3", "header X-Frame-Options": "DENY", "content-encoding": "none"}
 	variant := func(directive, value string) Variant {
@@ -41,6 +47,24 @@ func TestVerify(t *testing.T) {
 			Obsolete, `"http2_max_requests" directive is obsolete`},
 		// A warning about another directive does not make this one obsolete.
 		{variant("tcp_nopush", "on"), Observation{}, []string{`[warn] the "http2_max_requests" directive is obsolete`}, Unverified, "not observable"},
+		// A session cache shows in resumption by session ID where tickets
+		// already resume every connection.
+		{variant("ssl_session_cache", "shared:SSL:10m"), Observation{"resumed": "no", "resumed by session ID": "yes"}, nil,
+			Verified, "resumed by session ID: none → yes"},
+		{variant("http2_max_concurrent_streams", "64"), Observation{"h2 MAX_CONCURRENT_STREAMS": "64"}, nil,
+			Verified, "h2 MAX_CONCURRENT_STREAMS: none → 64"},
+		// nginx's default: not live, and the evidence says it may be.
+		{variant("ssl_session_tickets", "on"), Observation{"resumed": "no"}, nil, NotLive, "nginx's default"},
+		// A deprecated directive is judged, with nginx's warning named.
+		{variant("ssl", "on"), Observation{}, []string{deprecated}, Unverified,
+			`not observable from a client; nginx: [warn] the "ssl" directive is deprecated`},
+		// Several changes, some obsolete: judged on the others, the
+		// obsolete ones named; all obsolete: obsolete, every warning kept.
+		{Variant{Name: "all", Changes: []Change{{"http2_idle_timeout", "30s"}, {"gzip", "on"}, {"ssl", "on"}}},
+			Observation{"content-encoding": "gzip"}, []string{idle, deprecated}, Verified,
+			"content-encoding: none → gzip; obsolete, ignored by nginx: http2_idle_timeout"},
+		{Variant{Name: "both obsolete", Changes: []Change{{"http2_idle_timeout", "30s"}, {"http2_max_requests", "10"}}},
+			Observation{}, []string{idle, maxRequests}, Obsolete, idle + "\n" + maxRequests},
 	} {
 		status, evidence := verify(tc.v, tc.obs, base, tc.warnings)
 		if status != tc.status || !strings.Contains(evidence, tc.evidence) || strings.Count(evidence, tc.evidence) > 1 {

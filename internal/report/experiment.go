@@ -57,15 +57,38 @@ func experimentVariants(b *strings.Builder, r *experiment.Result) {
 	// Say where the template did not have a varied directive: it was
 	// added to the block it belongs in, which a server block's own
 	// setting overrides.
-	if base := r.Variants[0]; len(base.Edits) == len(base.Settings) {
-		for i, n := range base.Edits {
-			if n == 0 {
-				name := base.Settings[i].Directive
-				fmt.Fprintf(b, "%s is not in the template: added to its %s block\n", termSafe(name), nginxconf.Context(name))
-			}
+	for _, block := range []string{"main", "events", "http"} {
+		if names := addedTo(r, block); len(names) > 0 {
+			fmt.Fprintf(b, "not in the template, added to its %s block: %s\n", blockName(block), termSafe(strings.Join(names, ", ")))
 		}
 	}
 	b.WriteString("\n")
+}
+
+// addedTo returns the varied directives the template does not have that
+// a variant added to the given block (nginxconf.Context), in the order
+// of the settings.
+func addedTo(r *experiment.Result, block string) []string {
+	var names []string
+	for _, v := range r.Variants {
+		if len(v.Edits) != len(v.Settings) {
+			continue
+		}
+		for i, n := range v.Edits {
+			name := v.Settings[i].Directive
+			if n == 0 && nginxconf.Context(name) == block && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
+func blockName(context string) string {
+	if context == "main" {
+		return "main (top level)"
+	}
+	return context
 }
 
 func experimentVerdicts(b *strings.Builder, r *experiment.Result) error {
@@ -148,8 +171,10 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 	if a.Blocks == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %d comparisons (the intervals are each "+
-		"comparison's own); %d complete blocks, smallest p one comparison can reach %.2g\n", a.Alpha, a.Family, a.Blocks, a.MinP)
+	fmt.Fprintf(b, "\n~ not significant at %.2g after Holm's correction over %s (the intervals are each "+
+		"comparison's own); %s, smallest p one comparison can reach %.2g (%.2g after the correction)\n",
+		a.Alpha, plural(a.Family, "comparison"), plural(a.Blocks, "complete block"), a.MinP, math.Min(1, a.MinP*float64(max(a.Family, 1))))
+	experimentOutOfReach(b, r)
 	if inc := a.Inconclusive(); len(inc) > 0 {
 		fmt.Fprintf(b, "warning: too noisy to rule out a change of ±%.0f%% in %d of the ~ verdicts (more blocks or longer runs narrow the intervals):",
 			100*a.Effect, len(inc))
@@ -166,6 +191,32 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
 			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)
 	}
+}
+
+// experimentOutOfReach names the metrics of the comparisons left out of
+// Holm's family because their blocks are tied.
+func experimentOutOfReach(b *strings.Builder, r *experiment.Result) {
+	var metrics []string
+	count := map[string]int{}
+	n := 0
+	for _, v := range r.Analysis.Verdicts {
+		if v.OutOfReach {
+			if count[v.Metric] == 0 {
+				metrics = append(metrics, v.Metric)
+			}
+			count[v.Metric]++
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var parts []string
+	for _, m := range metrics {
+		parts = append(parts, fmt.Sprintf("%s (%d)", m, count[m]))
+	}
+	fmt.Fprintf(b, "outside the correction (p uncorrected), as their values differ in too few blocks to reach %.2g at all: %s: %s\n",
+		r.Analysis.Alpha, plural(n, "comparison"), strings.Join(parts, ", "))
 }
 
 // experimentUnjudged names the metrics a measured variant has and the

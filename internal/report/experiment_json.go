@@ -69,6 +69,7 @@ type experimentVerdictJSON struct {
 	PHolm        float64  `json:"p_holm"`
 	Significant  bool     `json:"significant"`
 	Inconclusive bool     `json:"inconclusive"`
+	OutOfReach   bool     `json:"out_of_reach"`
 	CV           *float64 `json:"cv"`
 	BaseCV       *float64 `json:"baseline_cv"`
 }
@@ -104,7 +105,7 @@ func ExperimentResultJSON(r *experiment.Result) ExperimentJSON {
 	for _, v := range a.Verdicts {
 		vj := experimentVerdictJSON{Variant: r.Variants[v.Variant].Name, Metric: v.Metric, Baseline: v.Baseline,
 			Value: v.Value, Ratio: v.Ratio, Shift: v.Shift, CILevel: v.CI.Level, P: v.P, PHolm: v.PHolm, Significant: v.Significant, Inconclusive: v.Inconclusive,
-			CV: finite(v.CV), BaseCV: finite(v.BaseCV)}
+			OutOfReach: v.OutOfReach, CV: finite(v.CV), BaseCV: finite(v.BaseCV)}
 		if v.CI.Valid() {
 			vj.CILo, vj.CIHi = finite(v.CI.Lo), finite(v.CI.Hi)
 		}

@@ -41,12 +41,19 @@ type prober struct {
 // counts them: the one place the report's connection count comes from.
 type countingDialer struct {
 	net.Dialer
-	n atomic.Int64
+	// dial, when set, opens the TCP connections in place of net.Dialer
+	// (a caller's routes).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	n    atomic.Int64
 }
 
 // DialContext opens a TCP connection and counts it.
 func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := d.Dialer.DialContext(ctx, network, addr)
+	dial := d.Dialer.DialContext
+	if d.dial != nil {
+		dial = d.dial
+	}
+	c, err := dial(ctx, network, addr)
 	if err == nil {
 		d.n.Add(1)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -151,6 +152,23 @@ func (t *target) resumeTLS12SessionID(ctx context.Context, res *Resumption) erro
 	}
 	res.TLS12SessionID = boolPtr(r.hello != nil && bytes.Equal(r.hello.sessionID, id))
 	return nil
+}
+
+// ResumesBySessionID reports whether the server at addr (host:port, the
+// TLS server name serverName) resumes a TLS 1.2 session by the session
+// ID it issued to a full handshake without tickets, as a client that
+// takes no tickets resumes; crypto/tls never does, so a session cache
+// (nginx's ssl_session_cache) shows only here. dial opens the TCP
+// connections (nil: net.Dialer); each is bounded by timeout. A server
+// without TLS 1.2 is an error.
+func ResumesBySessionID(ctx context.Context, addr, serverName string, timeout time.Duration,
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)) (bool, error) {
+	t := &target{addr: addr, host: serverName, timeout: timeout, dialer: &countingDialer{dial: dial}}
+	var res Resumption
+	if err := t.resumeTLS12SessionID(ctx, &res); err != nil {
+		return false, err
+	}
+	return *res.TLS12SessionID, nil
 }
 
 // fullHandshakes is how many handshakes without a session are timed.
