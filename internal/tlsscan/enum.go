@@ -115,43 +115,69 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 		e.Groups, groupsErr = scanGroups(ctx, p, vs)
 	})
 	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
+	// The DH offer of TLS 1.2, the version whose DHE suites most servers
+	// have, is made at once, with every DHE suite: a server picks the
+	// same suite from it as from its accepted DHE suites alone.
+	var dh12 reply
+	var dh12Err error
+	wg.Go(func() { dh12, dh12Err = p.send(ctx, dhOffer(VersionTLS12, dheSuites(candidateSuites(false))), true) })
 	wg.Wait()
 	if err := firstErr(append(errs, groupsErr)); err != nil {
 		return e, err
 	}
 	var err error
-	e.DHBits, err = scanDH(ctx, p, e)
+	e.DHBits, err = scanDH(ctx, p, e, dh12, dh12Err)
 	return e, err
 }
 
 // scanDH returns the prime size of the server's DHE key exchange in the
 // newest version before TLS 1.3 with DHE suites, offering only elliptic
 // curve groups, so that the server uses its own prime; 0 without DHE.
-func scanDH(ctx context.Context, p *prober, e *Enumeration) (int, error) {
+// dh12 is the answer to TLS 1.2's offer, already made.
+func scanDH(ctx context.Context, p *prober, e *Enumeration, dh12 reply, dh12Err error) (int, error) {
 	for i := len(e.Versions) - 1; i >= 0; i-- {
 		v := e.Versions[i]
-		var dhe []uint16
+		var ids []uint16
 		for _, s := range v.Suites {
-			if strings.Contains(s.Name, "_DHE_") || strings.Contains(s.Name, "_DH_anon_") {
-				dhe = append(dhe, s.ID)
-			}
+			ids = append(ids, s.ID)
 		}
+		dhe := dheSuites(ids)
 		if v.Version == VersionTLS13 || len(dhe) == 0 {
 			continue
 		}
-		var ec []tls.CurveID
-		for _, g := range allGroups {
-			if ffdheBits[g] == 0 {
-				ec = append(ec, g)
-			}
+		r, err := dh12, dh12Err
+		if v.Version != VersionTLS12 || err != nil || r.hello == nil || r.hello.version != VersionTLS12 || r.kex == nil {
+			r, err = p.send(ctx, dhOffer(v.Version, dhe), true)
 		}
-		r, err := p.send(ctx, clientHello{version: v.Version, suites: dhe, groups: ec}, true)
 		if err != nil || r.kex == nil {
 			return 0, err
 		}
 		return r.kex.dhBits, nil
 	}
 	return 0, nil
+}
+
+// dheSuites returns the suites of ids with a finite-field DH key exchange.
+func dheSuites(ids []uint16) []uint16 {
+	var dhe []uint16
+	for _, id := range ids {
+		if n := SuiteName(id); strings.Contains(n, "_DHE_") || strings.Contains(n, "_DH_anon_") {
+			dhe = append(dhe, id)
+		}
+	}
+	return dhe
+}
+
+// dhOffer is the ClientHello of version v that asks for the server's own
+// DH prime: DHE suites, and only elliptic curve groups.
+func dhOffer(v uint16, dhe []uint16) clientHello {
+	var ec []tls.CurveID
+	for _, g := range allGroups {
+		if ffdheBits[g] == 0 {
+			ec = append(ec, g)
+		}
+	}
+	return clientHello{version: v, suites: dhe, groups: ec}
 }
 
 func firstErr(errs []error) error {
@@ -340,13 +366,21 @@ func aesGCMIfClientFirst(ctx context.Context, p *prober, v uint16, accepted []ui
 		slices.SortStableFunc(offer, func(a, b uint16) int { return boolRank(pick(b)) - boolRank(pick(a)) })
 		return offer
 	}
+	// The two offers side by side.
+	var b reply
+	var bErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b, bErr = p.send(ctx, offerFor(v, first(isChaCha)), false)
+	}()
 	a, err := p.send(ctx, offerFor(v, first(isAESGCM)), false)
+	<-done
 	if err != nil || a.hello == nil {
 		return false, err
 	}
-	b, err := p.send(ctx, offerFor(v, first(isChaCha)), false)
-	if err != nil || b.hello == nil {
-		return false, err
+	if bErr != nil || b.hello == nil {
+		return false, bErr
 	}
 	return isAESGCM(a.hello.suite) && a.hello.suite != gcm[0] && isChaCha(b.hello.suite), nil
 }

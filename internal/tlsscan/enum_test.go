@@ -20,7 +20,8 @@ import (
 
 // TestEnumerateOddReplies checks that a server answering ClientHellos with
 // something that is not TLS gets an enumeration with nothing accepted and
-// one note per probe, not an error.
+// one note per probe, not an error: one per version, one for the
+// HelloRetryRequest check and one for TLS 1.2's DH prime, asked at once.
 func TestEnumerateOddReplies(t *testing.T) {
 	addr := labtest.NewMisbehaving(t, labtest.Reply("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")).Addr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -34,8 +35,8 @@ func TestEnumerateOddReplies(t *testing.T) {
 		t.Errorf("Supported() = %v; want none", got)
 	}
 	notes := p.notesTaken()
-	if want := len(scanVersions) + 1; len(notes) != want {
-		t.Errorf("got %d notes; want %d (one per version, one for the HelloRetryRequest check): %q", len(notes), want, notes)
+	if want := len(scanVersions) + 2; len(notes) != want {
+		t.Errorf("got %d notes; want %d (one per version, one for the HelloRetryRequest check, one for the DH prime): %q", len(notes), want, notes)
 	}
 	for _, n := range notes {
 		if !strings.Contains(n, "reading TLS record") || !strings.Contains(n, "ClientHello") {
@@ -45,7 +46,8 @@ func TestEnumerateOddReplies(t *testing.T) {
 }
 
 // TestRunInterrupted checks that an audit stopped during the enumeration
-// returns the report so far with the error.
+// (when the resumption checks start, once it knows the versions and the
+// first handshake is done) returns the report so far with the error.
 func TestRunInterrupted(t *testing.T) {
 	n := labtest.StartNginx(t, lab.NginxConfig{})
 	u, _ := url.Parse(n.HTTPSURL)
@@ -53,7 +55,7 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	progress := func(check string) {
-		if check == "enumeration" {
+		if check == "resumption" {
 			cancel()
 		}
 	}

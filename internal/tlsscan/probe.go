@@ -29,7 +29,8 @@ type prober struct {
 	// certGroup is the curve of the server's ECDSA certificate, if known.
 	// A TLS 1.2 server signs with it only for a client that lists it
 	// among its groups (RFC 8422, 5.1.1), so it is listed with each ECDHE
-	// group asked about.
+	// group asked about. It is set before the group scan starts, by
+	// enumerate's versionsKnown, which waits for the first handshake.
 	certGroup tls.CurveID
 
 	mu    sync.Mutex

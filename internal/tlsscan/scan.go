@@ -11,6 +11,7 @@ package tlsscan
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -156,8 +157,12 @@ func Run(parent context.Context, cfg Config) (*Report, error) {
 	}
 	rep, err := run(ctx, cfg)
 	// A read or dial that failed at the deadline may return before ctx
-	// itself says so: the clock decides.
+	// itself says so, and so may the audit when every check ended there:
+	// the clock decides.
 	deadline, limited := ctx.Deadline()
+	if rep != nil && err == nil && limited && !time.Now().Before(deadline) {
+		err = context.DeadlineExceeded
+	}
 	if err != nil && parent.Err() == nil && limited && cfg.MaxTime > 0 && !time.Now().Before(deadline) {
 		err = fmt.Errorf("%w (%v): %w", ErrTimeLimit, cfg.MaxTime, err)
 		if rep != nil {
@@ -186,31 +191,38 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.privateCA = roots != nil
 	t := &target{addr: addr, host: cfg.Host, path: cfg.Path, roots: roots, timeout: cfg.Timeout, dialer: d,
 		maxHeader: transport.HeaderLimit(cfg.MaxHeaderBytes)}
-	cfg.Progress("handshake")
-	if err := rep.first(ctx, t, cfg); err != nil {
-		return nil, err
-	}
 	p := newProber(addr, cfg.Host, cfg.Concurrency, cfg.Timeout, d)
-	p.certGroup = rep.Chain.leafCurve()
-	defer func() {
-		rep.RTT = Duration(p.RTT())
-		rep.Connections = d.n.Load()
-		rep.Elapsed = Duration(time.Since(start))
-	}()
+	// Every check starts at once, beside the first handshake, and is
+	// stopped when that handshake fails: the checks that need its chain
+	// (the group scan, for the certificate's curve; the resumption checks,
+	// for its expiry; the staple) wait for it, the others do not.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chainKnown := make(chan struct{})
 	var wg sync.WaitGroup
+	var recordsErr, firstErr error
+	cfg.Progress("handshake")
+	wg.Go(func() {
+		recordsErr, firstErr = rep.first(ctx, t, cfg, func() { close(chainKnown) })
+		if firstErr != nil {
+			cancel()
+		}
+	})
+	// waitChain waits for the first handshake's chain; false when the
+	// handshake failed.
+	waitChain := func() bool {
+		select {
+		case <-chainKnown:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	var mu sync.Mutex
 	notChecked := func(check string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("%s: %v", check, err))
-	}
-	if leaf := rep.Chain.leaf; leaf != nil && time.Now().After(leaf.NotAfter) {
-		// Within the leaf's validity by the client's clock, so that a
-		// session on an expired certificate is offered again (see
-		// target.shift): an hour before its end, or half way through a
-		// shorter life.
-		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
-		t.shift = time.Until(leaf.NotAfter.Add(-before))
 	}
 	// The resumption checks start as soon as the enumeration knows the
 	// versions, and run beside the rest of it; they are dropped when the
@@ -220,13 +232,17 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	var resErr error
 	resumption := func(versions []uint16) {
 		cfg.Progress("resumption")
-		rep.Resumption, resErr = checkResumption(resCtx, t, versions, cfg.Attempts)
+		rep.Resumption, resErr = checkResumption(resCtx, resumptionTarget(t, rep.Chain.leaf), versions, cfg.Attempts)
 	}
 	var enumErr error
 	wg.Go(func() {
 		cfg.Progress("enumeration")
 		rep.Enumeration, enumErr = enumerate(ctx, p, func(versions []uint16) {
-			wg.Go(func() { resumption(versions) })
+			// The group scan, which follows, needs the certificate's curve.
+			if waitChain() {
+				p.certGroup = rep.Chain.leafCurve()
+				wg.Go(func() { resumption(versions) })
+			}
 		})
 		if enumErr != nil {
 			resCancel()
@@ -235,7 +251,11 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	var vulns *vulnScan
 	wg.Go(func() { vulns = scanVulns(ctx, p) })
 	wg.Go(func() { rep.httpChecks(ctx, t, cfg, notChecked) })
-	wg.Go(func() { t.recheckStaple(ctx, &rep.Chain) })
+	wg.Go(func() {
+		if waitChain() {
+			t.recheckStaple(ctx, &rep.Chain)
+		}
+	})
 	wg.Go(func() {
 		if cfg.HTTPPort != 0 {
 			r := t.checkRedirect(ctx, fmt.Sprintf("http://%s%s", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HTTPPort)), cfg.Path))
@@ -243,6 +263,17 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	})
 	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if recordsErr != nil {
+		rep.NotChecked = append([]string{fmt.Sprintf("record size: %v", recordsErr)}, rep.NotChecked...)
+	}
+	defer func() {
+		rep.RTT = Duration(p.RTT())
+		rep.Connections = d.n.Load()
+		rep.Elapsed = Duration(time.Since(start))
+	}()
 	for _, n := range p.notesTaken() {
 		rep.NotChecked = append(rep.NotChecked, "enumeration: "+n)
 	}
@@ -264,32 +295,49 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // first makes the first full handshake as a default client, checks the
-// chain and fetches the large path, reading its records.
-func (rep *Report) first(ctx context.Context, t *target, cfg Config) error {
+// chain (then calls chainKnown, unless it is untrusted and that is an
+// error) and fetches the large path, reading its records; recordsErr says
+// why they could not be read. The ALPN check runs beside it and fills
+// Negotiated.ALPN, so Negotiated is set field by field here.
+func (rep *Report) first(ctx context.Context, t *target, cfg Config, chainKnown func()) (recordsErr, err error) {
 	s, err := t.dial(ctx, t.config(VersionTLS13), withRecording)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cs := s.conn.ConnectionState()
-	rep.Negotiated = Negotiated{Version: tls.VersionName(cs.Version), Suite: SuiteName(cs.CipherSuite), HandshakeRounds: s.rounds}
+	n := &rep.Negotiated
+	n.Version, n.Suite, n.HandshakeRounds = tls.VersionName(cs.Version), SuiteName(cs.CipherSuite), s.rounds
 	if cs.CurveID != 0 {
-		rep.Negotiated.Group = transport.GroupName(cs.CurveID)
+		n.Group = transport.GroupName(cs.CurveID)
 	}
 	rep.Chain = checkChain(cs, cfg.Host, t.roots, cfg.Now())
 	if !rep.Chain.Trusted && !cfg.Trust.Insecure {
 		s.conn.Close()
 		// As crypto/tls reports it, with the certificates sent, so that the
 		// hint can name an incomplete chain.
-		return fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted,
+		return nil, fmt.Errorf("auditing %s: %w: %w", t.addr, ErrUntrusted,
 			&tls.CertificateVerificationError{UnverifiedCertificates: cs.PeerCertificates, Err: rep.Chain.verifyErr})
 	}
+	chainKnown()
 	_, body, getErr := t.get(ctx, s, cfg.LargePath)
 	rep.RecordsBody = int64(len(body))
 	rep.Records, err = readServerRecords(s.rec.bytesRead(), cs, s.keys)
-	if err = errors.Join(getErr, err); err != nil {
-		rep.NotChecked = append(rep.NotChecked, fmt.Sprintf("record size: %v", err))
+	return errors.Join(getErr, err), nil
+}
+
+// resumptionTarget returns t for the resumption checks: with a leaf that
+// has expired, its client's clock is moved back within the leaf's
+// validity, so that a session on an expired certificate is offered again
+// (see target.shift): an hour before its end, or half way through a
+// shorter life.
+func resumptionTarget(t *target, leaf *x509.Certificate) *target {
+	if leaf == nil || !time.Now().After(leaf.NotAfter) {
+		return t
 	}
-	return nil
+	shifted := *t
+	before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
+	shifted.shift = time.Until(leaf.NotAfter.Add(-before))
+	return &shifted
 }
 
 // httpChecks runs the HTTP-level checks on the HTTPS port. ALPN is
