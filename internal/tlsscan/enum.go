@@ -92,6 +92,11 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 	accepts := make([]bool, len(scanVersions))
 	firsts.Add(len(scanVersions))
 	for i, v := range scanVersions {
+		// TLS 1.2 has the most suites, and the longest search.
+		ctx := withPriority(ctx, prioritySearch)
+		if v == VersionTLS12 {
+			ctx = withPriority(ctx, priorityLongSearch)
+		}
 		wg.Go(func() {
 			e.Versions[i], errs[i] = scanVersion(ctx, p, v, func(ok bool) {
 				accepts[i] = ok
@@ -112,7 +117,9 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 		if versionsKnown != nil {
 			versionsKnown(vs)
 		}
-		e.Groups, groupsErr = scanGroups(ctx, p, vs)
+		// No offer waits for the group scan's: they take the slots
+		// the searches leave.
+		e.Groups, groupsErr = scanGroups(withPriority(ctx, priorityLeaf), p, vs)
 	})
 	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
 	// The DH offer of TLS 1.2, the version whose DHE suites most servers
@@ -204,7 +211,7 @@ func offerFor(v uint16, suites []uint16) clientHello {
 // that follows the client's order picks, from any offer, the first suite
 // it accepts, so the picks come out in the candidates' order. The search
 // below uses that to run in parallel (splitSearch), and keeps its result
-// only when the server behaved so on every offer and in the order check;
+// only when the server behaved so on every offer and in the order checks;
 // otherwise it goes on the classic way, which gives the same list for a
 // server of either kind, only later.
 // The first offer says whether the server accepts v at all: supported is
@@ -220,16 +227,27 @@ func scanVersion(ctx context.Context, p *prober, v uint16, supported func(bool))
 	if err != nil || !picked(first, cands) {
 		return res, err
 	}
-	accepted, clientOrder, err := splitSearch(ctx, p, v, cands, first.hello.suite)
+	// The order checks go out with the search's confirming offer, on
+	// the suites found before it, which are all when it gets no pick.
+	var checked []uint16
+	var serverOrd, gcmIfFirst bool
+	var orderErr error
+	var orderDone sync.WaitGroup
+	accepted, clientOrder, err := splitSearch(ctx, p, v, cands, first.hello.suite, func(found []uint16) {
+		if len(found) >= 2 {
+			orderDone.Go(func() {
+				checked = found
+				serverOrd, gcmIfFirst, orderErr = orderChecks(ctx, p, v, found)
+			})
+		}
+	})
+	orderDone.Wait()
 	fast := err != nil || clientOrder
 	if err == nil && clientOrder && len(accepted) >= 2 {
-		// Both order checks, side by side.
-		var wg sync.WaitGroup
-		var gcmErr error
-		wg.Go(func() { res.AESGCMIfClientFirst, gcmErr = aesGCMIfClientFirst(ctx, p, v, accepted) })
-		res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
-		wg.Wait()
-		err = errors.Join(err, gcmErr)
+		if !slices.Equal(checked, accepted) {
+			serverOrd, gcmIfFirst, orderErr = orderChecks(ctx, p, v, accepted)
+		}
+		res.ServerOrder, res.AESGCMIfClientFirst, err = serverOrd, gcmIfFirst, orderErr
 		fast = err != nil || (!res.ServerOrder && !res.AESGCMIfClientFirst)
 	}
 	if !fast {
@@ -262,74 +280,14 @@ func scanVersion(ctx context.Context, p *prober, v uint16, supported func(bool))
 	return res, err
 }
 
-// splitSearch finds every suite of cands the server accepts in version v,
-// given the server's pick from all of them: each offer whose pick is
-// known has the pick removed and the rest split in two halves, offered
-// side by side, until no offer gets a pick; the first offer's rest is cut
-// in rootParts. That takes about twice as many ClientHellos as there are
-// accepted suites, but only about log2 of the candidates/rootParts one
-// after the other. It returns the suites found in the
-// candidates' order, and whether every pick was the first suite of its
-// offer that the server accepts, as a server that follows the client's
-// order picks.
-const rootParts = 8
-
-func splitSearch(ctx context.Context, p *prober, v uint16, cands []uint16, firstPick uint16) ([]uint16, bool, error) {
-	index := make(map[uint16]int, len(cands))
-	for i, s := range cands {
-		index[s] = i
-	}
-	var mu sync.Mutex
-	var found []uint16
-	// offers holds, per pick, the offer it came from.
-	offers := map[uint16][]uint16{}
-	var errs []error
+// orderChecks runs both order checks on the accepted suites, side by side.
+func orderChecks(ctx context.Context, p *prober, v uint16, accepted []uint16) (server, gcmIfFirst bool, err error) {
 	var wg sync.WaitGroup
-	var split func(offer []uint16, pick uint16)
-	search := func(offer []uint16) {
-		r, err := p.send(ctx, offerFor(v, offer), false)
-		if err != nil {
-			mu.Lock()
-			errs = append(errs, err)
-			mu.Unlock()
-			return
-		}
-		if r.hello == nil || r.hello.version != v || !slices.Contains(offer, r.hello.suite) {
-			return
-		}
-		split(offer, r.hello.suite)
-	}
-	split = func(offer []uint16, pick uint16) {
-		mu.Lock()
-		found = append(found, pick)
-		offers[pick] = offer
-		mu.Unlock()
-		rest := slices.DeleteFunc(slices.Clone(offer), func(s uint16) bool { return s == pick })
-		parts := 2
-		if len(offer) == len(cands) {
-			parts = rootParts
-		}
-		for i := range parts {
-			if part := rest[i*len(rest)/parts : (i+1)*len(rest)/parts]; len(part) > 0 {
-				wg.Go(func() { search(part) })
-			}
-		}
-	}
-	split(cands, firstPick)
+	var gcmErr error
+	wg.Go(func() { gcmIfFirst, gcmErr = aesGCMIfClientFirst(ctx, p, v, accepted) })
+	server, err = serverOrder(ctx, p, v, accepted)
 	wg.Wait()
-	slices.SortFunc(found, func(a, b uint16) int { return index[a] - index[b] })
-	clientOrder := true
-	for pick, offer := range offers {
-		for _, s := range offer {
-			if index[s] >= index[pick] {
-				break
-			}
-			if slices.Contains(found, s) {
-				clientOrder = false
-			}
-		}
-	}
-	return found, clientOrder, firstErr(errs)
+	return server, gcmIfFirst, errors.Join(err, gcmErr)
 }
 
 // serverOrder offers the accepted suites in reverse: a server that still

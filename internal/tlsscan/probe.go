@@ -24,7 +24,7 @@ type prober struct {
 	addr       string
 	serverName string
 	timeout    time.Duration
-	sem        chan struct{}
+	slots      *slots
 	dialer     *countingDialer
 	// certGroup is the curve of the server's ECDSA certificate, if known.
 	// A TLS 1.2 server signs with it only for a client that lists it
@@ -78,7 +78,7 @@ func newProber(addr, serverName string, concurrency int, timeout time.Duration, 
 	if d == nil {
 		d = &countingDialer{}
 	}
-	return &prober{addr: addr, serverName: serverName, timeout: timeout, sem: make(chan struct{}, concurrency), dialer: d}
+	return &prober{addr: addr, serverName: serverName, timeout: timeout, slots: newSlots(concurrency), dialer: d}
 }
 
 // send sends h and reads the reply. A reply of any kind (ServerHello,
@@ -109,12 +109,10 @@ func (p *prober) send(ctx context.Context, h clientHello, wantKex bool) (reply, 
 }
 
 func (p *prober) try(parent context.Context, msg []byte, wantKex bool, h clientHello) (reply, error) {
-	select {
-	case p.sem <- struct{}{}:
-	case <-parent.Done():
-		return reply{}, parent.Err()
+	if err := p.slots.acquire(parent, priorityOf(parent)); err != nil {
+		return reply{}, err
 	}
-	defer func() { <-p.sem }()
+	defer p.slots.release()
 	ctx, cancel := context.WithTimeout(parent, p.timeout)
 	defer cancel()
 	start := time.Now()
