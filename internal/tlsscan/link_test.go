@@ -1,0 +1,74 @@
+//go:build !race
+
+// The round trips of an audit behind the link leave the race detector
+// out: it slows audit's own work several times, which is CPU, not the
+// link's round trips. The test command runs the suite a second time
+// without -race, where it runs.
+
+package tlsscan
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/netem"
+	"github.com/httpslab/httpslab/internal/transport"
+)
+
+// maxAuditRounds bounds a whole audit behind the link, in its round trips.
+// Its chain of waits is about 15 (the enumeration's offers, one after the
+// other where each needs the one before, and the resumption checks after
+// the versions are known); the bound leaves room for a busy machine,
+// where the server and the link's forwarder answer late.
+const maxAuditRounds = 20
+
+// TestAuditRoundTrips: a whole audit, every check included, of nginx with
+// every version and suite it has (scripts/audit-time.sh's target) behind
+// a 100 ms link (needs root, as CI runs) takes at most maxAuditRounds
+// round trips of wall time, its checks side by side. Audits that take
+// longer are taken again, up to three.
+func TestAuditRoundTrips(t *testing.T) {
+	const rtt = 100 * time.Millisecond
+	l, err := netem.Start(context.Background(), netem.Config{RTT: rtt})
+	if err != nil {
+		t.Fatalf("starting a link of %v: %v", rtt, err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		Host: l.ServerIP.String(), Command: l.Command, Listen: l.Listen, TLSDirectives: `
+ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
+ssl_ciphers ALL:@SECLEVEL=0;
+ssl_session_cache shared:time:1m;
+ssl_session_tickets on;`})
+	u, _ := url.Parse(n.HTTPSURL)
+	port, _ := strconv.Atoi(u.Port())
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// The certificate names 127.0.0.1, not the link's address.
+		rep, err := Run(ctx, Config{Host: u.Hostname(), Port: port, Trust: transport.Trust{Insecure: true}})
+		cancel()
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if rep.RTT < rtt*95/100 {
+			t.Fatalf("the audit measured a round trip of %v on a %v link", rep.RTT, rtt)
+		}
+		if len(rep.Enumeration.Supported()) != 4 || len(rep.Enumeration.Version(VersionTLS12).Suites) < 20 {
+			t.Fatalf("versions %v, TLS 1.2 suites %d; want four versions and every suite of ALL", rep.Enumeration.Supported(), len(rep.Enumeration.Version(VersionTLS12).Suites))
+		}
+		rounds := float64(rep.Elapsed) / float64(rep.RTT)
+		t.Logf("audit %d: %v, %.1f round trips of %v, %d connections", attempt, rep.Elapsed.Round(time.Millisecond), rounds, rep.RTT.Round(time.Millisecond), rep.Connections)
+		if rounds <= maxAuditRounds {
+			return
+		}
+		if attempt == 3 {
+			t.Errorf("each of %d audits took more than %d round trips; the last %.1f", attempt, maxAuditRounds, rounds)
+			return
+		}
+	}
+}
