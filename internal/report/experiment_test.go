@@ -138,3 +138,24 @@ func TestExperimentJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedChange checks that a change below a tenth of a percent keeps
+// two significant digits instead of showing as "-0.0%".
+func TestSignedChange(t *testing.T) {
+	for _, tc := range []struct {
+		shift float64
+		ratio bool
+		want  string
+	}{
+		{0.123, true, "+12.3%"},
+		{-0.0004, true, "-0.040%"},
+		{-0.00045, true, "-0.045%"},
+		{0.0000012, true, "+0.00012%"},
+		{0, true, "+0.0%"},
+		{-1.5, false, "-1.5 ms"},
+	} {
+		if got := signedChange(tc.shift, tc.ratio, "ms"); got != tc.want {
+			t.Errorf("signedChange(%v, %v) = %q; want %q", tc.shift, tc.ratio, got, tc.want)
+		}
+	}
+}
