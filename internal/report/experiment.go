@@ -194,6 +194,7 @@ func experimentDesign(b *strings.Builder, r *experiment.Result) {
 		}
 		b.WriteString("\n")
 	}
+	experimentCorrected(b, r)
 	if !a.Reachable {
 		fmt.Fprintf(b, "warning: with %d blocks no change can be significant (%d × %.2g ≥ %.2g); it takes %d blocks (-n %d)\n",
 			a.Blocks, a.Family, a.MinP, a.Alpha, a.BlocksNeeded, a.BlocksNeeded)
@@ -224,6 +225,24 @@ func experimentOutOfReach(b *strings.Builder, r *experiment.Result) {
 	}
 	fmt.Fprintf(b, "outside the correction (p uncorrected), as their values differ in too few blocks to reach %.2g at all: %s: %s\n",
 		r.Analysis.Alpha, plural(n, "comparison"), strings.Join(parts, ", "))
+}
+
+// experimentCorrected names the ~ verdicts whose own interval leaves out
+// no change: significant alone, not after Holm's correction for the
+// family. A reader who sees "~" next to "+0.8% to +3.8%" learns why, and
+// that this one comparison, had it been the only one, would have counted.
+func experimentCorrected(b *strings.Builder, r *experiment.Result) {
+	var names []string
+	for _, v := range r.Analysis.Verdicts {
+		if !v.Significant && !v.OutOfReach && v.CI.Valid() && (v.CI.Lo > 0 || v.CI.Hi < 0) {
+			names = append(names, fmt.Sprintf(" %s %s (p %s alone, %s after);", termSafe(r.Variants[v.Variant].Name),
+				v.Metric, pValue(v.P), pValue(v.PHolm)))
+		}
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(b, "note: each of these ~ leaves out no change in its own interval, but is not significant after Holm's correction over %s:%s\n",
+			plural(r.Analysis.Family, "comparison"), strings.Join(names, ""))
+	}
 }
 
 // experimentUnjudged names the metrics a measured variant has and the

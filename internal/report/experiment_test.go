@@ -101,6 +101,32 @@ func TestExperimentTextShare(t *testing.T) {
 	}
 }
 
+// TestExperimentTextCorrected checks the note on a ~ whose own interval
+// leaves out no change: significant alone, not after Holm's correction.
+func TestExperimentTextCorrected(t *testing.T) {
+	r := experimentFixture()
+	r.Analysis.Verdicts[0].Significant = false
+	r.Analysis.Verdicts[0].P, r.Analysis.Verdicts[0].PHolm = 0.016, 0.082
+	var b bytes.Buffer
+	if err := Experiment(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "note: each of these ~ leaves out no change in its own interval, but is not significant after Holm's correction over 1 comparison: " +
+		"ssl_session_tickets on requests/s (p 0.016 alone, 0.082 after);\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+	// The fixture as it is: the significant verdict needs no note, nor
+	// the ~ whose interval is +0 to +0.
+	b.Reset()
+	if err := Experiment(&b, experimentFixture()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "note:") {
+		t.Errorf("report notes a verdict it should not:\n%s", b.String())
+	}
+}
+
 // TestExperimentJSON checks that values JSON cannot hold (a NaN
 // coefficient of variation) come out as null and the samples are there.
 func TestExperimentJSON(t *testing.T) {
