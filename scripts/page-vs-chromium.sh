@@ -3,17 +3,30 @@
 # real browser. Seed 003's three pages (/page/images?n=360&size=18300,
 # /page/scripts?n=360&size=33100, /page/mixed) are loaded from the
 # embedded server behind an emulated link, over HTTP/1.1 and HTTP/2,
-# N times each (interleaved) by httpslab's engine and by headless
-# Chromium (--engine chromium), on two links: 40 ms alone, and 40 ms at
-# 20 Mbit/s. For each page and protocol it prints both medians, the
-# ratio Chromium / httpslab (the target: within 15%, 0.85 to 1.15) and
-# Chromium's DOMContentLoaded. While the pages load, a prober opens a
-# TCP connection to the server every 200 ms and prints the connect times
-# it saw: the round trip the link delivered during the runs (the link's
+# N times each (interleaved) by headless Chromium (--engine chromium),
+# by httpslab's engine, and by httpslab's engine with the browser's
+# processing modelled (--response-cost), on two links: 40 ms alone, and
+# 40 ms at 20 Mbit/s.
+#
+# The model's one parameter, the browser's processing time per
+# response, is measured on another page first: 360 images of 1 kB over
+# HTTP/2, where the network takes a few round trips and the browser's
+# time is its own work: (Chromium's median - httpslab's median) /
+# requests. It is measured again after the pages, to show how much it
+# drifted while they loaded (the machine's other load changes it).
+#
+# For each page and protocol it prints the medians of the three, the
+# ratio Chromium / httpslab without and with the model (the target:
+# within 15%, 0.85 to 1.15), the CPU the browser's processes took per
+# load and how many cores that kept busy over its load time, and its
+# DOMContentLoaded. While the pages load, a prober opens a TCP
+# connection to the server every 200 ms and prints the connect times it
+# saw: the round trip the link delivered during the runs (the link's
 # forwarder shares the machine with the browser).
 #
 # Needs root (the link), Debian's chromium and python3. With KEEP=DIR the
-# JSON results and the probes' round trips are copied to DIR.
+# JSON results and the probes' round trips are copied to DIR; LINKS
+# chooses the links (default "rtt40 rtt40-20mbit").
 # Usage: scripts/page-vs-chromium.sh [N]   (N loads per protocol, default 3)
 set -euo pipefail
 n=${1:-3}
@@ -31,6 +44,8 @@ trap cleanup EXIT
 go build -o "$work/httpslab" ./cmd/httpslab
 
 pages=("/page/images?n=360&size=18300" "/page/scripts?n=360&size=33100" "/page/mixed")
+calibration="/page/images?n=360&size=1000"
+links=${LINKS:-rtt40 rtt40-20mbit}
 
 # probe HOST PORT OUT: a TCP connect every 200 ms until killed, each
 # connect time in ms on a line of OUT.
@@ -50,59 +65,113 @@ EOF
 	probe_pid=$!
 }
 
+# slug PATH: a page's part of a result file's name.
+slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
+
+# calibrate NAME WHEN: loads the calibration page in Chromium and in
+# httpslab over HTTP/2 and prints the browser's processing time per
+# response, as --response-cost takes it (0s when Chromium was not slower).
+calibrate() {
+	local f
+	for engine in chromium httpslab; do
+		f="$work/$1-$engine-cal$2.json"
+		"$work/httpslab" page "$https$calibration" --cacert "$ca" --engine "$engine" --http2 -n "$n" --seed 3 --json \
+			>"$f" 2>>"$work/errors.txt" || echo "httpslab page $engine $calibration failed: $(tail -1 "$work/errors.txt")" >&2
+	done
+	python3 - "$work/$1-chromium-cal$2.json" "$work/$1-httpslab-cal$2.json" <<'EOF'
+import json, sys
+try:
+    b, o = (json.load(open(f))["result"]["protocols"][0] for f in sys.argv[1:])
+    cost = (b["load_ms"]["median"] - o["load_ms"]["median"]) / o["requests"]
+    print("%dus" % max(round(cost * 1000), 0))
+except Exception:
+    print("0s")
+EOF
+}
+
 run_link() { # name, link flags...
-	local name=$1
+	local name=$1 cost
 	shift
 	"$work/httpslab" serve "$@" >"$work/serve.out" 2>&1 &
 	serve_pid=$!
 	for _ in $(seq 100); do grep -q "CA certificate" "$work/serve.out" && break; sleep 0.1; done
-	local https ca http
+	local http
 	https=$(grep -m1 '^https://' "$work/serve.out")
 	http=$(grep -m1 '^http://' "$work/serve.out")
 	ca=$(sed -n 's/.*CA certificate: \([^;)]*\).*/\1/p' "$work/serve.out")
 	hostport=${http#http://}
 	probe "${hostport%:*}" "${hostport##*:}" "$work/rtt-$name.txt"
+	cost=$(calibrate "$name" 1)
+	echo "$name: the browser's processing per response, measured on $calibration: $cost" >&2
 	for p in "${pages[@]}"; do
-		for engine in httpslab chromium; do
-			"$work/httpslab" page "$https$p" --cacert "$ca" --engine "$engine" --protocols h1,h2 -n "$n" --seed 3 --json \
-				>"$work/$name-$engine-$(printf %s "$p" | tr -c 'a-z0-9' '_').json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
+		for engine in chromium httpslab model; do
+			local flags=(--engine "$engine")
+			[ "$engine" = model ] && flags=(--response-cost "$cost")
+			"$work/httpslab" page "$https$p" --cacert "$ca" "${flags[@]}" --protocols h1,h2 -n "$n" --seed 3 --json \
+				>"$work/$name-$engine-$(slug "$p").json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
 		done
 	done
+	calibrate "$name" 2 >/dev/null
 	kill "$probe_pid" 2>/dev/null || true
 	probe_pid=""
 	kill "$serve_pid" && wait "$serve_pid" 2>/dev/null || true
 	serve_pid=""
 }
 
+https="" ca=""
 echo "page-vs-chromium: $n loads per protocol and engine; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; $(chromium --version 2>/dev/null | head -1)"
-run_link rtt40 --rtt 40ms
-run_link rtt40-20mbit --rtt 40ms --bandwidth 20mbit
+for l in $links; do
+	case $l in
+	rtt40) run_link rtt40 --rtt 40ms ;;
+	rtt40-20mbit) run_link rtt40-20mbit --rtt 40ms --bandwidth 20mbit ;;
+	*) echo "LINKS: unknown link $l (want rtt40, rtt40-20mbit)" >&2; exit 2 ;;
+	esac
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$work"/rtt-*.txt "$KEEP"/; fi
 
-python3 - "$work" "${pages[@]}" <<'EOF'
-import json, os, statistics, sys
-work, pages = sys.argv[1], sys.argv[2:]
-def load(name, engine, page):
-    f = os.path.join(work, "%s-%s-%s.json" % (name, engine, "".join(c if c in "abcdefghijklmnopqrstuvwxyz0123456789" else "_" for c in page)))
+python3 - "$work" "$calibration" "$links" "${pages[@]}" <<'EOF'
+import json, os, sys
+work, calibration, links, pages = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
+slug = lambda p: "".join(c if c in "abcdefghijklmnopqrstuvwxyz0123456789" else "_" for c in p)
+def load(f):
     try:
-        return {p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}
+        res = json.load(open(os.path.join(work, f)))["result"]
+        return res, {p["protocol"]: p for p in res["protocols"]}
     except Exception:
-        return {}
-for name, title in [("rtt40", "40 ms"), ("rtt40-20mbit", "40 ms, 20 Mbit/s")]:
-    print("\nlink %s: median load time in ms (n per cell), Chromium / httpslab, Chromium's DOMContentLoaded" % title)
-    print("%-32s %-5s %14s %14s %7s %6s %9s" % ("page", "proto", "httpslab", "chromium", "ratio", "<=15%", "DCL"))
+        return {}, {}
+def med(p):
+    return p.get("load_ms", {}).get("median") if p else None
+def cell(x, p):
+    return "%5.0f (%d)" % (x, p["load_ms"]["n"]) if x else "%10s" % "-"
+titles = {"rtt40": "40 ms", "rtt40-20mbit": "40 ms, 20 Mbit/s"}
+for name in links:
+    print("\nlink %s: median load time in ms (n per cell); Chromium / httpslab without and with the model; the browser's CPU per load (cores busy)" % titles[name])
+    for when in ("1", "2"):
+        b = load("%s-chromium-cal%s.json" % (name, when))[1].get("h2")
+        o = load("%s-httpslab-cal%s.json" % (name, when))[1].get("h2")
+        if med(b) and med(o):
+            cpu = b.get("browser_cpu_ns", 0) / 1e6
+            print("  %s %s over h2: Chromium %.0f ms, httpslab %.0f ms, %d requests: %.2f ms per response; the browser's CPU %.0f ms (%.1f cores)"
+                  % ("calibration " if when == "1" else "again after", calibration, med(b), med(o), o["requests"],
+                     (med(b) - med(o)) / o["requests"], cpu, cpu / med(b)))
+    res = load("%s-model-%s.json" % (name, slug(pages[0])))[0]
+    print("  model: --response-cost %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6))
+    print("%-32s %-5s %10s %10s %10s %6s %6s %6s %14s %6s" % ("page", "proto", "httpslab", "model", "chromium", "ratio", "model", "<=15%", "browser CPU", "DCL"))
     for page in pages:
-        own, br = load(name, "httpslab", page), load(name, "chromium", page)
+        own = load("%s-httpslab-%s.json" % (name, slug(page)))[1]
+        mod = load("%s-model-%s.json" % (name, slug(page)))[1]
+        br = load("%s-chromium-%s.json" % (name, slug(page)))[1]
         for proto in ("h1", "h2"):
-            o, b = own.get(proto, {}), br.get(proto, {})
-            om, bm = o.get("load_ms", {}).get("median"), b.get("load_ms", {}).get("median")
-            dcl = b.get("median_load", {}) and b["median_load"].get("dom_content_loaded_ns", 0) / 1e6
-            if om and bm:
-                r = bm / om
-                print("%-32s %-5s %9.0f (%d) %9.0f (%d) %7.2f %6s %9.0f" % (page, proto, om, o["load_ms"]["n"], bm, b["load_ms"]["n"], r, "yes" if 0.85 <= r <= 1.15 else "no", dcl or 0))
-            else:
-                print("%-32s %-5s %14s %14s" % (page, proto, om or "-", bm or "-"))
+            o, m, b = own.get(proto), mod.get(proto), br.get(proto)
+            om, mm, bm = med(o), med(m), med(b)
+            r = "%6.2f" % (bm / om) if bm and om else "%6s" % "-"
+            rm = "%6.2f" % (bm / mm) if bm and mm else "%6s" % "-"
+            ok = ("yes" if 0.85 <= bm / mm <= 1.15 else "no") if bm and mm else "-"
+            cpu = b.get("browser_cpu_ns", 0) / 1e6 if b else 0
+            cores = "%5.0f (%.1f)" % (cpu, cpu / bm) if cpu and bm else "-"
+            dcl = b["median_load"].get("dom_content_loaded_ns", 0) / 1e6 if b and b.get("median_load") else 0
+            print("%-32s %-5s %s %s %s %s %s %6s %14s %6.0f" % (page, proto, cell(om, o), cell(mm, m), cell(bm, b), r, rm, ok, cores, dcl))
     try:
         rtts = sorted(float(l) for l in open(os.path.join(work, "rtt-%s.txt" % name)) if l.strip())
         q = lambda p: rtts[min(int(p * len(rtts)), len(rtts) - 1)]

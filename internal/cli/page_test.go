@@ -79,6 +79,8 @@ func TestPageUsage(t *testing.T) {
 		{[]string{"page", "-d", "x"}, "--data: page sends GET requests"},
 		{[]string{"page", "--max-streams", "0"}, "--max-streams 0: want 1 to 1000"},
 		{[]string{"page", "--request-timeout", "soon"}, `--request-timeout "soon"`},
+		{[]string{"page", "--response-cost", "3"}, `--response-cost "3": want a duration from 0 to 1s`},
+		{[]string{"page", "--response-cost", "3ms", "--engine", "chromium"}, "httpslab: hint: the browser's own cost is measured, not modelled"},
 		{[]string{"page", "http://127.0.0.1:1/", "--protocols", "h2"}, "h2 needs the page's https:// URL"},
 		{[]string{"page", "https://127.0.0.1:1/", "--rtt", "40ms"}, "a URL is loaded as it is"},
 		{[]string{"page", "/page/images"}, `page /page/images: scheme "" is not http or https`},

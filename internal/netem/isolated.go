@@ -15,7 +15,7 @@ import (
 // connections whenever an interface or an address of its namespace comes
 // or goes, and on a shared machine other links' devices do so every few
 // seconds. Its sockets reach the world only through listeners opened in
-// it (Listen), which their owner relays.
+// it (Listen, ListenPacket), which their owner relays.
 type Isolated struct {
 	// Name is the namespace's name, as ip netns lists it:
 	// httpslab-<pid>-<n>, removed with the stale links' namespaces when
@@ -64,6 +64,17 @@ func (n *Isolated) Listen(ctx context.Context, network, addr string) (net.Listen
 		return err
 	})
 	return ln, err
+}
+
+// ListenPacket opens a packet socket (UDP) inside the namespace.
+func (n *Isolated) ListenPacket(ctx context.Context, network, addr string) (net.PacketConn, error) {
+	var pc net.PacketConn
+	err := inNamespace(n.fd, func() error {
+		var err error
+		pc, err = (&net.ListenConfig{}).ListenPacket(ctx, network, addr)
+		return err
+	})
+	return pc, err
 }
 
 // Command is argv run inside the namespace (ip netns exec).

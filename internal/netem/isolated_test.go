@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestIsolated: an isolated namespace has loopback only, with the address
@@ -53,3 +54,33 @@ func TestIsolated(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestIsolatedPacket: a packet socket opened in the namespace gets the
+// datagrams a command run in it sends to its address.
+func TestIsolatedPacket(t *testing.T) {
+	ctx := context.Background()
+	n, err := Isolate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if err := n.AddAddress(ctx, net.ParseIP("198.18.255.253")); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := n.ListenPacket(ctx, "udp", "198.18.255.253:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	argv := n.Command([]string{"bash", "-c", "echo inside >/dev/udp/198.18.255.253/" + itoa(port)})
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v: %s", argv, err, out)
+	}
+	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 64)
+	k, from, err := pc.ReadFrom(buf)
+	if err != nil || string(buf[:k]) != "inside\n" || !from.(*net.UDPAddr).IP.Equal(net.ParseIP("198.18.255.253")) {
+		t.Errorf("read %q from %v, %v; want \"inside\\n\" from the namespace's address", buf[:k], from, err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
 )
 
@@ -165,8 +166,22 @@ const maxNetworkChanges = 3
 // measures the host, not the page, and is taken again in a new browser,
 // up to three times.
 func runChromium(ctx context.Context, cfg Config, page *url.URL) (*Load, error) {
+	switch {
+	case len(cfg.Dialer.Resolve) > 0 || len(cfg.Dialer.ConnectTo) > 0:
+		return nil, fmt.Errorf("%w: --resolve and --connect-to are not passed to the browser", ErrBrowser)
+	case cfg.Sessions != nil:
+		return nil, fmt.Errorf("%w: every browser load starts cold, in a fresh profile; --warm is for httpslab's engine", ErrBrowser)
+	}
+	var relayed []string // the origins an isolated browser reaches
+	if behindLink(page) {
+		oc := cfg.origins
+		if oc == nil {
+			oc = &originCache{}
+		}
+		relayed = oc.relayed(ctx, cfg, page)
+	}
 	for attempt := 1; ; attempt++ {
-		ld, err := runChromiumOnce(ctx, cfg, page)
+		ld, err := runChromiumOnce(ctx, cfg, page, relayed)
 		if ld == nil || !networkChanged(ld) || ctx.Err() != nil {
 			return ld, err
 		}
@@ -187,14 +202,9 @@ func networkChanged(ld *Load) bool {
 	return false
 }
 
-// runChromiumOnce loads the page once in a headless Chromium of its own.
-func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, error) {
-	switch {
-	case len(cfg.Dialer.Resolve) > 0 || len(cfg.Dialer.ConnectTo) > 0:
-		return nil, fmt.Errorf("%w: --resolve and --connect-to are not passed to the browser", ErrBrowser)
-	case cfg.Sessions != nil:
-		return nil, fmt.Errorf("%w: every browser load starts cold, in a fresh profile; --warm is for httpslab's engine", ErrBrowser)
-	}
+// runChromiumOnce loads the page once in a headless Chromium of its own,
+// isolated with relays to the origins relayed when they are not nil.
+func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL, relayed []string) (*Load, error) {
 	proto, err := chromiumProtocolFlags(cfg.Protocol, page)
 	if err != nil {
 		return nil, err
@@ -205,9 +215,9 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, err
 	if err != nil {
 		return nil, err
 	}
-	isolated := behindLink(page)
+	isolated := relayed != nil
 	if isolated {
-		iso, err := isolate(ctx, cfg, page)
+		iso, err := isolate(ctx, cfg, page, relayed)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +250,10 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, err
 	if _, err := chromedp.Call(bctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: headers}); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
 	}
+	cpuBefore, err := processCPU(bctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
+	}
 	started := time.Now()
 	var nav navTiming
 	err = chromedp.Do(bctx, chromedp.Navigate(page.String()))
@@ -248,6 +262,13 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL) (*Load, err
 	}
 	ld := log.load(cfg.Protocol, started, nav)
 	ld.Engine, ld.Browser = EngineChromium, version
+	if err == nil {
+		cpuAfter, cerr := processCPU(bctx)
+		if cerr != nil {
+			return ld, fmt.Errorf("%w: %w", ErrBrowser, cerr)
+		}
+		ld.BrowserCPU = cpuSpent(cpuBefore, cpuAfter)
+	}
 	if isolated {
 		ld.RTT = 0 // its connects end on loopback, at the relay
 	}
@@ -294,3 +315,47 @@ const navTimingJS = `new Promise(resolve => {
   const poll = () => { waited += 25; if (lcp > 0 || waited >= 500) done(); else setTimeout(poll, 25); };
   setTimeout(poll, 25);
 })`
+
+// processCPU is the CPU time each of the browser's processes has taken
+// since it started, by process id, with its type.
+func processCPU(ctx context.Context) (map[int64]processTime, error) {
+	res, err := chromedp.CallBrowser(ctx, systeminfo.GetProcessInfo, cdp.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the browser's CPU time: %w", err)
+	}
+	out := map[int64]processTime{}
+	for _, p := range res.ProcessInfo {
+		if p != nil {
+			out[p.ID] = processTime{kind: processKind(p.Type), cpu: time.Duration(p.CPUTime * float64(time.Second))}
+		}
+	}
+	return out, nil
+}
+
+// processTime is one browser process's type and CPU time.
+type processTime struct {
+	kind string
+	cpu  time.Duration
+}
+
+// cpuSpent is the CPU time the browser's processes took between two
+// readings, by process type; a process started in between counts whole.
+func cpuSpent(before, after map[int64]processTime) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for id, p := range after {
+		if d := p.cpu - before[id].cpu; d > 0 {
+			out[p.kind] += d
+		}
+	}
+	return out
+}
+
+// processKind names a Chromium process type short: browser, renderer,
+// gpu, and a utility process by its service ("network.mojom.NetworkService"
+// is network).
+func processKind(t string) string {
+	if service, _, ok := strings.Cut(t, ".mojom."); ok {
+		return service
+	}
+	return strings.ToLower(t)
+}

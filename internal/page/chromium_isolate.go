@@ -21,6 +21,13 @@ import (
 // benchmarking range).
 var labRange = netip.MustParsePrefix("198.18.0.0/15")
 
+// Bounds of an isolated browser's relays.
+const (
+	maxRelayedOrigins = 64   // origins with a TCP relay of their own
+	maxQUICFlows      = 64   // client addresses of the HTTP/3 relay
+	maxDatagram       = 1500 // QUIC's packets stay below the path's MTU
+)
+
 // behindLink reports whether the page is at an emulated link's address
 // and this process may build namespaces (root): its browser is then
 // isolated.
@@ -30,30 +37,27 @@ func behindLink(page *url.URL) bool {
 }
 
 // isolation is the private network namespace of a browser load of a
-// page behind an emulated link: the browser runs in it with loopback only, the page's
-// address on that loopback, and a relay that carries each of its
-// connections to the page's origin in this process's namespace, through
-// the emulated link. The browser then sees no interface of the host come
-// or go, which would make it drop its connections (ERR_NETWORK_CHANGED).
-// Its TCP connect completes on loopback: the connect to the server, one
-// round trip, shows in its TLS handshake or its first wait instead; the
-// load's time is unchanged.
+// page behind an emulated link: the browser runs in it with loopback
+// only, the addresses of the page's origins on that loopback, and relays
+// that carry each of its connections to its origin in this process's
+// namespace, through the emulated link: a TCP relay per origin, and over
+// HTTP/3 a UDP relay for the page's origin. The browser then sees no
+// interface of the host come or go, which would make it drop its
+// connections (ERR_NETWORK_CHANGED). Its TCP connect completes on
+// loopback: the connect to the server, one round trip, shows in its TLS
+// handshake or its first wait instead; the load's time is unchanged.
 type isolation struct {
 	ns     *netem.Isolated
-	ln     net.Listener
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	conns  []net.Conn
+	conns  []io.Closer // listeners, the UDP socket, relayed connections
 	closed bool
 }
 
-// isolate builds the namespace and the relay for the page's origin.
-func isolate(ctx context.Context, cfg Config, page *url.URL) (*isolation, error) {
-	ip := net.ParseIP(page.Hostname())
-	switch {
-	case cfg.Protocol == HTTP3:
-		return nil, fmt.Errorf("%w: an isolated browser relays TCP only, not HTTP/3's QUIC", ErrBrowser)
-	case ip == nil:
+// isolate builds the namespace and the relays for the origins (host:port,
+// the page's first).
+func isolate(ctx context.Context, cfg Config, page *url.URL, origins []string) (*isolation, error) {
+	if net.ParseIP(page.Hostname()) == nil {
 		return nil, fmt.Errorf("%w: an isolated browser needs the page's address in its URL, not %q", ErrBrowser, page.Hostname())
 	}
 	ns, err := netem.Isolate(ctx)
@@ -61,28 +65,52 @@ func isolate(ctx context.Context, cfg Config, page *url.URL) (*isolation, error)
 		return nil, fmt.Errorf("%w: isolating the browser's network: %w", ErrBrowser, err)
 	}
 	iso := &isolation{ns: ns}
-	addr := hostPort443(page)
-	if page.Scheme == "http" && page.Port() == "" {
-		addr = net.JoinHostPort(ip.String(), "80")
-	}
-	if err := ns.AddAddress(ctx, ip); err != nil {
+	if err := iso.relayAll(ctx, cfg, page, origins); err != nil {
 		iso.close()
 		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
 	}
-	if iso.ln, err = ns.Listen(ctx, "tcp", addr); err != nil {
-		iso.close()
-		return nil, fmt.Errorf("%w: relaying %s: %w", ErrBrowser, addr, err)
-	}
-	iso.wg.Add(1)
-	go iso.accept(ctx, cfg, addr)
 	return iso, nil
 }
 
-// accept relays each connection of the browser to addr.
-func (iso *isolation) accept(ctx context.Context, cfg Config, addr string) {
+// relayAll gives the namespace each origin's address and a relay to it.
+func (iso *isolation) relayAll(ctx context.Context, cfg Config, page *url.URL, origins []string) error {
+	added := map[string]bool{}
+	for _, addr := range origins {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return fmt.Errorf("relaying %s: %w", addr, err)
+		}
+		if !added[host] {
+			if err := iso.ns.AddAddress(ctx, net.ParseIP(host)); err != nil {
+				return err
+			}
+			added[host] = true
+		}
+		ln, err := iso.ns.Listen(ctx, "tcp", addr)
+		if err != nil || !iso.track(ln) {
+			return fmt.Errorf("relaying %s: %w", addr, err)
+		}
+		iso.wg.Add(1)
+		go iso.accept(ctx, cfg, ln, addr)
+	}
+	if cfg.Protocol != HTTP3 {
+		return nil
+	}
+	addr := originAddr(page)
+	pc, err := iso.ns.ListenPacket(ctx, "udp", addr)
+	if err != nil || !iso.track(pc) {
+		return fmt.Errorf("relaying %s over UDP: %w", addr, err)
+	}
+	iso.wg.Add(1)
+	go iso.relayUDP(ctx, pc, addr)
+	return nil
+}
+
+// accept relays each connection of the browser to ln's origin, addr.
+func (iso *isolation) accept(ctx context.Context, cfg Config, ln net.Listener, addr string) {
 	defer iso.wg.Done()
 	for {
-		c, err := iso.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -115,9 +143,50 @@ func (iso *isolation) accept(ctx context.Context, cfg Config, addr string) {
 	}
 }
 
-// track keeps a relayed pair for close; false (both closed) once the
-// relay is closing.
-func (iso *isolation) track(c ...net.Conn) bool {
+// relayUDP carries the browser's QUIC packets to addr: each client
+// address of the browser (a QUIC connection's socket) gets a socket of
+// its own in this process's namespace, whose replies go back to it.
+func (iso *isolation) relayUDP(ctx context.Context, pc net.PacketConn, addr string) {
+	defer iso.wg.Done()
+	flows := map[string]net.Conn{}
+	buf := make([]byte, 64<<10)
+	for {
+		n, from, err := pc.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		up, ok := flows[from.String()]
+		if !ok {
+			if len(flows) >= maxQUICFlows {
+				continue
+			}
+			if up, err = (&net.Dialer{}).DialContext(ctx, "udp", addr); err != nil {
+				continue
+			}
+			if !iso.track(up) {
+				return
+			}
+			flows[from.String()] = up
+			iso.wg.Add(1)
+			go func() {
+				defer iso.wg.Done()
+				b := make([]byte, 64<<10)
+				for {
+					n, err := up.Read(b)
+					if err != nil {
+						return
+					}
+					pc.WriteTo(b[:n], from)
+				}
+			}()
+		}
+		up.Write(buf[:n])
+	}
+}
+
+// track keeps what close must close; false (all of c closed) once the
+// relays are closing.
+func (iso *isolation) track(c ...io.Closer) bool {
 	iso.mu.Lock()
 	defer iso.mu.Unlock()
 	if iso.closed {
@@ -146,19 +215,61 @@ func (iso *isolation) command() chromedp.ExecAllocatorOption {
 	})
 }
 
-// close ends the relay and removes the namespace.
+// close ends the relays and removes the namespace.
 func (iso *isolation) close() error {
 	iso.mu.Lock()
 	iso.closed = true
 	conns := iso.conns
 	iso.conns = nil
 	iso.mu.Unlock()
-	if iso.ln != nil {
-		iso.ln.Close()
-	}
 	for _, c := range conns {
 		c.Close()
 	}
 	iso.wg.Wait()
 	return errors.Join(iso.ns.Close())
+}
+
+// originAddr is u's host:port, the scheme's port made explicit.
+func originAddr(u *url.URL) string {
+	if u.Port() == "" && u.Scheme == "http" {
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return hostPort443(u)
+}
+
+// originCache is the origins a page's loads reach, found once for all
+// the browser loads of one protocol.
+type originCache struct {
+	once sync.Once
+	list []string
+}
+
+// relayed returns the addresses (host:port) an isolated browser's loads
+// of the page need relays to: the page's origin, and every other origin
+// behind an emulated link that httpslab's own engine reaches in one load
+// of the page (through the link, as the browser's loads go), at most
+// maxRelayedOrigins. Other addresses are left unreachable, as a
+// browser's requests to them fail alike.
+func (oc *originCache) relayed(ctx context.Context, cfg Config, page *url.URL) []string {
+	oc.once.Do(func() {
+		oc.list = []string{originAddr(page)}
+		own := cfg
+		own.Engine, own.origins = EngineOwn, nil
+		ld, _ := Run(ctx, own)
+		if ld == nil {
+			return
+		}
+		seen := map[string]bool{oc.list[0]: true}
+		for _, r := range ld.Requests {
+			u, err := url.Parse(r.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !behindLink(u) || len(oc.list) >= maxRelayedOrigins {
+				continue
+			}
+			if a := originAddr(u); !seen[a] {
+				seen[a] = true
+				oc.list = append(oc.list, a)
+			}
+		}
+	})
+	return oc.list
 }

@@ -44,8 +44,9 @@ func browserConfig(cfg Config) Config {
 // trusting the lab's CA through the key hash httpslab verified: the
 // browser requests what httpslab's engine requests, every response over
 // the protocol forced, on six connections at most over HTTP/1.1 and one
-// over HTTP/2 and HTTP/3, with the browser's timings in order. The
-// browser's processes are gone after each load.
+// over HTTP/2 and HTTP/3, with the browser's timings in order and the
+// CPU time of its processes. The browser's processes are gone after each
+// load.
 func TestChromiumLoads(t *testing.T) {
 	needChromium(t)
 	srv := labtest.StartServer(t, lab.Config{})
@@ -85,6 +86,9 @@ func TestChromiumLoads(t *testing.T) {
 		// handshake is asked of HTTP/1.1, each connection's TLS of all.
 		if (tt.proto == HTTP1 && ld.PhaseTotals[PhaseTLS] <= 0) || (tt.proto.secure() && ld.Conns[0].TLSVersion == "") {
 			t.Errorf("%s: phase totals %v, connection %+v; want a TLS handshake", tt.proto, ld.PhaseTotals, ld.Conns[0])
+		}
+		if ld.BrowserCPU["browser"] <= 0 || ld.BrowserCPU["renderer"] <= 0 || ld.BrowserCPU["network"] <= 0 {
+			t.Errorf("%s: the browser's CPU by process %v; want its browser, renderer and network processes' time", tt.proto, ld.BrowserCPU)
 		}
 		if left := browserChildren(); len(left) > 0 {
 			t.Errorf("%s: browser processes left after the load: %v", tt.proto, left)

@@ -145,6 +145,16 @@ type Config struct {
 	// Header adds request headers or replaces the browser defaults.
 	Header http.Header
 
+	// ResponseCost, when above zero, models a browser's own processing of
+	// each response (--response-cost): responses are processed one at a
+	// time, in the order they arrive, for ResponseCost each, and a
+	// request completes, freeing its connection or stream, once its
+	// response was processed. It stands for the CPU a browser spends per
+	// response, which on a machine of few cores paces a page of many
+	// small resources; scripts/page-vs-chromium.sh measures it from
+	// Chromium on a page of tiny images. Zero: the network alone.
+	ResponseCost time.Duration
+
 	MaxConnsPerOrigin int
 	MaxStreams        int
 	MaxResources      int
@@ -156,6 +166,10 @@ type Config struct {
 	LoadTimeout       time.Duration
 
 	tlsConf *tls.Config // TLS's, made once per load by Run
+	// origins, when set, keeps the origins an isolated browser's loads
+	// relay for every load of a run over one protocol; nil finds them
+	// for each load.
+	origins *originCache
 }
 
 func (c Config) withDefaults() Config {

@@ -19,6 +19,7 @@ type Flags struct {
 	MaxResources      int    // --max-resources
 	RequestTimeout    string // --request-timeout: seconds or a duration
 	Engine            string // --engine
+	ResponseCost      string // --response-cost: a duration, or "" for none
 	Protocols         string // --protocols: "http,h1,h2,h3", or "" for one
 }
 
@@ -65,9 +66,32 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	if cfg.Engine, err = ParseEngine(f.Engine); err != nil {
 		return cfg, usage.Errorf("--engine: %v", err)
 	}
+	if cfg.ResponseCost, err = f.responseCost(cfg.Engine); err != nil {
+		return cfg, err
+	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.MaxConnsPerOrigin, f.MaxStreams, f.MaxResources
 	cfg.MaxHeaderBytes = c.MaxHeaderBytes
 	return cfg, nil
+}
+
+// MaxResponseCost bounds --response-cost.
+const MaxResponseCost = time.Second
+
+// responseCost reads --response-cost: a duration from 0 to
+// MaxResponseCost, for httpslab's engine only.
+func (f Flags) responseCost(e Engine) (time.Duration, error) {
+	if f.ResponseCost == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(f.ResponseCost)
+	switch {
+	case err != nil || d < 0 || d > MaxResponseCost:
+		return 0, usage.Errorf("--response-cost %q: want a duration from 0 to %v, such as 3ms", f.ResponseCost, MaxResponseCost)
+	case d > 0 && e == EngineChromium:
+		return 0, usage.Hinted("the browser's own cost is measured, not modelled: drop --response-cost, or load with --engine httpslab",
+			"--response-cost models a browser in httpslab's engine, not in --engine chromium")
+	}
+	return d, nil
 }
 
 // ProtocolList reads --protocols, or the one protocol of --http1.1,

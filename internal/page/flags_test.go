@@ -24,6 +24,12 @@ func TestFlagsConfig(t *testing.T) {
 		{"request timeout", func(f *Flags, _ *transport.Curl) { f.RequestTimeout = "0" }, `--request-timeout "0"`},
 		{"engine", func(f *Flags, _ *transport.Curl) { f.Engine = "lynx" }, "--engine"},
 		{"max time", func(_ *Flags, c *transport.Curl) { c.MaxTime = "x" }, `--max-time "x"`},
+		{"response cost", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "3.5ms" }, ""},
+		{"response cost none", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "0s" }, ""},
+		{"response cost negative", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "-1ms" }, `--response-cost "-1ms"`},
+		{"response cost too long", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "2s" }, `--response-cost "2s"`},
+		{"response cost unitless", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "3" }, `--response-cost "3"`},
+		{"response cost in the browser", func(f *Flags, _ *transport.Curl) { f.ResponseCost, f.Engine = "3ms", "chromium" }, "not in --engine chromium"},
 	} {
 		f, c := ok, transport.Curl{}
 		tt.edit(&f, &c)

@@ -64,6 +64,11 @@ func (l *loader) phases(r *request) []Phase {
 	wrote, firstByte := r.st.get()
 	add(PhaseSend, wrote)
 	add(PhaseWait, firstByte)
-	add(PhaseDownload, r.done)
+	if r.received.IsZero() {
+		add(PhaseDownload, r.done)
+		return out
+	}
+	add(PhaseDownload, r.received)
+	add(PhaseProcess, r.done)
 	return out
 }

@@ -12,6 +12,7 @@ const (
 	PhaseSend     = "send"     // the connection is ready; writing the request
 	PhaseWait     = "wait"     // last request byte written to first response byte
 	PhaseDownload = "download" // first to last response byte
+	PhaseProcess  = "process"  // with Config.ResponseCost: the modelled browser's processing, its queue included
 )
 
 // Phase is one phase of a request, as offsets from the load's start.
@@ -46,8 +47,15 @@ type Load struct {
 	// which runs no script and paints nothing.
 	DOMContentLoaded time.Duration `json:"dom_content_loaded_ns,omitempty"`
 	LCP              time.Duration `json:"largest_contentful_paint_ns,omitempty"`
-	Requests         []Request     `json:"requests"`
-	Conns            []Conn        `json:"connections"`
+	// BrowserCPU is the CPU time the browser's processes took during a
+	// browser load, from just before the navigation to just after the
+	// load event, by process type (browser, renderer, gpu, network and
+	// Chromium's other utility services): the receiving, parsing, layout
+	// and bookkeeping httpslab's own engine does not do. Empty for
+	// httpslab's engine.
+	BrowserCPU map[string]time.Duration `json:"browser_cpu_ns,omitempty"`
+	Requests   []Request                `json:"requests"`
+	Conns      []Conn                   `json:"connections"`
 	// Failed counts the requests that failed (an error, a status of 400
 	// or more); Skipped the resources left out over MaxResources or
 	// MaxCSSDepth.

@@ -87,6 +87,7 @@ func (c Compare) configFor(p Protocol) (Config, error) {
 	cfg := c.Load
 	cfg.Protocol = p
 	cfg.Sessions = nil
+	cfg.origins = &originCache{}
 	if c.Warm {
 		cfg.Sessions = transport.NewSessionCache(0)
 	}
@@ -134,6 +135,10 @@ type Result struct {
 	Level  float64 `json:"level"`
 	Alpha  float64 `json:"alpha"`
 	Stop   string  `json:"stop"`
+	// ResponseCost is the modelled browser's processing time per
+	// response of httpslab's engine (Config.ResponseCost); zero without
+	// the model.
+	ResponseCost time.Duration `json:"response_cost_ns,omitempty"`
 	// RTT is compare's median RTT of the run; zero when not measured.
 	RTT         time.Duration    `json:"rtt_ns,omitempty"`
 	Protocols   []ProtocolResult `json:"protocols"`
@@ -148,17 +153,21 @@ type ProtocolResult struct {
 	LoadTime compare.Summary `json:"load_ms"`
 	TTFB     compare.Summary `json:"ttfb_ms"`
 	// Loads are the load times of every measured load, in order, in ms.
-	Loads          []float64      `json:"loads_ms"`
-	Requests       float64        `json:"requests"`
-	Failed         float64        `json:"failed"`
-	Conns          float64        `json:"connections"`
-	Handshakes     float64        `json:"handshakes"`
-	Resumed        float64        `json:"resumed"`
-	HandshakeBytes float64        `json:"handshake_bytes"`
-	PayloadBytes   float64        `json:"payload_bytes"`
-	CPU            time.Duration  `json:"cpu_ns"`
-	Errors         map[string]int `json:"errors,omitempty"`
-	Dropped        string         `json:"dropped,omitempty"`
+	Loads          []float64     `json:"loads_ms"`
+	Requests       float64       `json:"requests"`
+	Failed         float64       `json:"failed"`
+	Conns          float64       `json:"connections"`
+	Handshakes     float64       `json:"handshakes"`
+	Resumed        float64       `json:"resumed"`
+	HandshakeBytes float64       `json:"handshake_bytes"`
+	PayloadBytes   float64       `json:"payload_bytes"`
+	CPU            time.Duration `json:"cpu_ns"`
+	// BrowserCPU is the median over the browser loads of the CPU time
+	// all the browser's processes took (Load.BrowserCPU); zero for
+	// httpslab's engine.
+	BrowserCPU time.Duration  `json:"browser_cpu_ns,omitempty"`
+	Errors     map[string]int `json:"errors,omitempty"`
+	Dropped    string         `json:"dropped,omitempty"`
 	// Median is the load whose time is the median one (the lower of the
 	// two middle ones for an even count), with every request.
 	Median *Load `json:"median_load,omitempty"`
@@ -181,7 +190,7 @@ var effectNames = map[[2]Protocol]string{
 
 // result turns compare's result and the loads into the page's.
 func (c Compare) result(res *compare.Result, loads [][]*Load) *Result {
-	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
+	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, ResponseCost: c.Load.ResponseCost, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
 		RTT: res.RTT, Protocols: []ProtocolResult{}, Differences: []Difference{}}
 	for i, v := range res.Variants {
 		p := c.Protocols[i]
@@ -228,6 +237,13 @@ func (pr *ProtocolResult) summarise(loads []*Load) {
 	pr.Resumed = med(func(l *Load) float64 { return float64(l.Resumed) })
 	pr.HandshakeBytes = med(func(l *Load) float64 { return float64(l.Handshake.Read + l.Handshake.Written) })
 	pr.PayloadBytes = med(func(l *Load) float64 { return float64(l.Payload.Read + l.Payload.Written) })
+	pr.BrowserCPU = time.Duration(med(func(l *Load) float64 {
+		var sum time.Duration
+		for _, d := range l.BrowserCPU {
+			sum += d
+		}
+		return float64(sum)
+	}))
 	for _, ld := range loads {
 		pr.Loads = append(pr.Loads, float64(ld.Duration)/float64(time.Millisecond))
 	}

@@ -62,6 +62,7 @@ func (l *loader) h1Worker(p *pool) {
 		l.assign(r, c)
 		l.mu.Unlock()
 		keep := l.exchangeH1(h, r)
+		l.process(r)
 		l.mu.Lock()
 		c.last = r.done
 		l.completeLocked(r)
@@ -171,6 +172,7 @@ func (l *loader) muxWorker(p *pool) {
 		go func() {
 			defer l.wg.Done()
 			l.exchangeMux(rt, r)
+			l.process(r)
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			active--

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -34,6 +35,10 @@ func Page(w io.Writer, res *page.Result, width int) error {
 	if res.Engine == page.EngineChromium {
 		fmt.Fprintln(w, "loaded by headless Chromium, a fresh profile per load: load times are the browser's load event (Navigation Timing),\nrequests and phases from its network events; scripts, layout and decoding are in them")
 	}
+	if res.ResponseCost > 0 {
+		fmt.Fprintf(w, "with a modelled browser (--response-cost): each response processed for %s ms, one at a time in the order they arrive,\nbefore its request completes and frees its connection or stream; the load times include it\n",
+			compare.FormatMS(exactMS(res.ResponseCost)))
+	}
 	fmt.Fprintln(w)
 	return pageBody(w, res, width)
 }
@@ -59,6 +64,7 @@ func pageBody(w io.Writer, res *page.Result, width int) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the page report: %w", err)
 	}
+	pageBrowserCPU(w, res)
 	pageDifferences(w, res)
 	pageFailures(w, res)
 	for _, p := range res.Protocols {
@@ -75,6 +81,23 @@ func pageCI(s compare.Summary) string {
 		return "(n too small)"
 	}
 	return compare.FormatMS(s.Lo) + " to " + compare.FormatMS(s.Hi)
+}
+
+// pageBrowserCPU says, for browser loads, how much CPU the browser's
+// processes took per load and how many cores that kept busy over the
+// load time: where it nears the machine's cores, the browser's own work,
+// not the network, paces the load.
+func pageBrowserCPU(w io.Writer, res *page.Result) {
+	var parts []string
+	for _, p := range res.Protocols {
+		if p.BrowserCPU > 0 && p.LoadTime.Median > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s ms (%.1f cores)", p.Protocol, compare.FormatMS(exactMS(p.BrowserCPU)),
+				exactMS(p.BrowserCPU)/p.LoadTime.Median))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "the browser's CPU per load (median, all its processes, over the load time): %s\n", strings.Join(parts, ", "))
+	}
 }
 
 // pageDifferences lists the difference of each protocol from the one
@@ -146,14 +169,15 @@ const (
 	markTLS      = 't'
 	markWait     = '-'
 	markDownload = '='
+	markProcess  = 'p'
 )
 
 var phaseMarks = map[string]byte{
 	page.PhaseConnect: markConnect, page.PhaseTLS: markTLS, page.PhaseSend: markWait,
-	page.PhaseWait: markWait, page.PhaseDownload: markDownload,
+	page.PhaseWait: markWait, page.PhaseDownload: markDownload, page.PhaseProcess: markProcess,
 }
 
-var markRank = map[byte]int{' ': 0, markIdle: 1, markConnect: 2, markTLS: 3, markWait: 4, markDownload: 5}
+var markRank = map[byte]int{' ': 0, markIdle: 1, markConnect: 2, markTLS: 3, markProcess: 4, markWait: 5, markDownload: 6}
 
 // PageWaterfall draws one load with one lane per connection: its connect
 // and TLS handshake, then its requests' waiting (send and wait) and
@@ -162,11 +186,18 @@ var markRank = map[byte]int{' ': 0, markIdle: 1, markConnect: 2, markTLS: 3, mar
 // request has a connection, shows as the gap before its lane fills.
 func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	width = max(width, 20)
-	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (c connect, t TLS, - waiting, = downloading, . idle)\n",
-		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"))
+	legend := "c connect, t TLS, - waiting, = downloading, . idle"
+	if ld.PhaseTotals[page.PhaseProcess] > 0 {
+		legend = "c connect, t TLS, - waiting, = downloading, p processing, . idle"
+	}
+	fmt.Fprintf(w, "median load over %s: %s ms, %s, %s (%s)\n",
+		ld.Protocol, compare.FormatMS(exactMS(ld.Duration)), plural(len(ld.Requests), "request"), plural(len(ld.Conns), "connection"), legend)
 	if ld.Engine != "" {
 		fmt.Fprintf(w, "  the browser's (%s): load event %s ms, DOMContentLoaded %s ms, largest contentful paint %s ms\n", termSafe(ld.Browser),
 			compare.FormatMS(exactMS(ld.Duration)), compare.FormatMS(exactMS(ld.DOMContentLoaded)), compare.FormatMS(exactMS(ld.LCP)))
+	}
+	if s := browserCPU(ld); s != "" {
+		fmt.Fprintf(w, "  the browser's CPU during the load: %s\n", s)
 	}
 	if s := phaseShares(ld); s != "" {
 		fmt.Fprintf(w, "  the requests' time: %s\n", s)
@@ -195,6 +226,30 @@ func PageWaterfall(w io.Writer, ld *page.Load, width int) {
 	fmt.Fprintf(w, "  %-*s  0%s%s ms\n", wide, "", strings.Repeat(" ", max(width-len(total)-1, 0)), total)
 }
 
+// browserCPU lists a browser load's CPU time by process type, the
+// largest first: "2,150 ms: renderer 1,020, network 600, ...".
+func browserCPU(ld *page.Load) string {
+	var total time.Duration
+	kinds := slices.Collect(maps.Keys(ld.BrowserCPU))
+	for _, k := range kinds {
+		total += ld.BrowserCPU[k]
+	}
+	if total <= 0 {
+		return ""
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(ld.BrowserCPU[b], ld.BrowserCPU[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = termSafe(k) + " " + compare.FormatMS(exactMS(ld.BrowserCPU[k]))
+	}
+	return fmt.Sprintf("%s ms (%s)", compare.FormatMS(exactMS(total)), strings.Join(parts, ", "))
+}
+
 // phaseShares says how the requests' time, added up, splits into
 // queueing, handshakes, sending and waiting, and downloading.
 func phaseShares(ld *page.Load) string {
@@ -207,9 +262,13 @@ func phaseShares(ld *page.Load) string {
 	}
 	t := ld.PhaseTotals
 	share := func(d time.Duration) float64 { return 100 * float64(d) / float64(total) }
-	return fmt.Sprintf("%.0f%% queued, %.0f%% handshakes, %.0f%% waiting, %.0f%% downloading",
+	s := fmt.Sprintf("%.0f%% queued, %.0f%% handshakes, %.0f%% waiting, %.0f%% downloading",
 		share(t[page.PhaseQueued]), share(t[page.PhaseConnect]+t[page.PhaseTLS]),
 		share(t[page.PhaseSend]+t[page.PhaseWait]), share(t[page.PhaseDownload]))
+	if t[page.PhaseProcess] > 0 {
+		s += fmt.Sprintf(", %.0f%% processing", share(t[page.PhaseProcess]))
+	}
+	return s
 }
 
 // pageLanes paints one lane of width columns per connection, by ID:

@@ -90,3 +90,55 @@ func TestPageWaterfallSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestPageModelAndBrowserCPU checks what the report says of the two
+// ways the browser's own cost shows: a run with --response-cost names
+// the model in its heading and draws each response's processing (p),
+// and browser loads give the CPU of the browser's processes, per
+// protocol over the load time and in the waterfall by process type.
+func TestPageModelAndBrowserCPU(t *testing.T) {
+	ms := time.Millisecond
+	res := pageFixture()
+	res.ResponseCost = 3500 * time.Microsecond
+	for _, p := range res.Protocols {
+		for i := range p.Median.Requests {
+			r := &p.Median.Requests[i]
+			r.Phases = append(r.Phases, page.Phase{Name: page.PhaseProcess, Start: r.End, Duration: 2 * ms})
+		}
+		p.Median.PhaseTotals[page.PhaseProcess] = 100 * ms
+	}
+	var b bytes.Buffer
+	if err := Page(&b, res, 30); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"with a modelled browser (--response-cost): each response processed for 3.50 ms, one at a time",
+		"p processing, . idle)",
+		"20% downloading, 50% processing\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("a run with --response-cost:\n%s\nwant %q", b.String(), want)
+		}
+	}
+	if lane := pageLanes(res.Protocols[0].Median, 30)[1]; !bytes.ContainsRune(lane, markProcess) {
+		t.Errorf("h1's first lane %q; want its processing marked %q", lane, markProcess)
+	}
+
+	res = pageFixture()
+	res.Engine = page.EngineChromium
+	res.Protocols[1].BrowserCPU = 90 * ms
+	res.Protocols[1].Median.Engine = page.EngineChromium
+	res.Protocols[1].Median.BrowserCPU = map[string]time.Duration{"renderer": 50 * ms, "network": 30 * ms, "browser": 10 * ms}
+	b.Reset()
+	if err := Page(&b, res, 30); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"the browser's CPU per load (median, all its processes, over the load time): h2 90.0 ms (1.5 cores)\n",
+		"the browser's CPU during the load: 90.0 ms (renderer 50.0, network 30.0, browser 10.0)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("browser loads:\n%s\nwant %q", b.String(), want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package page
+
+import (
+	"sync"
+	"time"
+)
+
+// processor models a browser's own work on each response
+// (Config.ResponseCost): the events a response raises pass through its
+// network service, its browser process and the page's renderer, each a
+// thread that handles one at a time, and on a machine of few cores
+// their CPU, not the network, paces a page of many small resources. The
+// model is one queue: responses are processed one at a time, in the
+// order they arrive, each for the same time.
+type processor struct {
+	cost time.Duration
+	mu   sync.Mutex
+	free time.Time // when the response last queued will have been processed
+}
+
+// take queues a response that arrived at t and returns when it will
+// have been processed.
+func (p *processor) take(t time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.free.After(t) {
+		t = p.free
+	}
+	p.free = t.Add(p.cost)
+	return p.free
+}
+
+// process holds r, whose response arrived at r.done, until the modelled
+// browser has processed it: r then completes and frees its connection
+// (HTTP/1.1) or stream. The wait is to the time the queue computed, so
+// a late wake-up does not add up over the responses. It returns at once
+// without the model, or when the load is stopped.
+func (l *loader) process(r *request) {
+	if l.proc == nil {
+		return
+	}
+	r.received = r.done
+	r.done = l.proc.take(r.received)
+	t := time.NewTimer(time.Until(r.done))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.ctx.Done():
+	}
+}

@@ -1,0 +1,100 @@
+package page
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
+)
+
+// TestProcessorQueue: responses are processed one at a time in the
+// order they arrive, each for the cost; one that arrives to an idle
+// processor starts at once.
+func TestProcessorQueue(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	p := &processor{cost: 3 * time.Millisecond}
+	for i, tt := range []struct{ arrived, want time.Time }{
+		{ms(0), ms(3)},   // idle: at once
+		{ms(0), ms(6)},   // behind the first
+		{ms(1), ms(9)},   // behind both
+		{ms(20), ms(23)}, // idle again
+		{ms(21), ms(26)},
+	} {
+		if got := p.take(tt.arrived); !got.Equal(tt.want) {
+			t.Errorf("response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
+		}
+	}
+}
+
+// TestResponseCost loads a page of 20 images with the browser's
+// processing modelled: every request ends with its processing, no two
+// are processed at once (so the load takes at least 21 times the cost),
+// and a request frees its HTTP/1.1 connection or its HTTP/2 stream only
+// once processed: the next request on the connection is not sent before,
+// and no more requests than MaxStreams are between sent and processed.
+func TestResponseCost(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	const cost = 15 * time.Millisecond
+	for _, proto := range []Protocol{HTTP1, HTTP2} {
+		cfg := configFor(srv, proto, "/page/images?n=20&size=1000")
+		cfg.ResponseCost, cfg.MaxStreams = cost, 4
+		ld := load(t, cfg)
+		if ld.Duration < 21*cost {
+			t.Errorf("%s: load time %v; want at least 21 × %v", proto, ld.Duration, cost)
+		}
+		var ends []time.Duration
+		var sends []span // sent to processed, per request
+		for _, r := range ld.Requests {
+			last := r.Phases[len(r.Phases)-1]
+			if last.Name != PhaseProcess || last.Start+last.Duration != r.End || last.Duration < cost {
+				t.Errorf("%s: request %d ends with %+v at %v; want its processing, at least %v, ending it", proto, r.ID, last, r.End, cost)
+			}
+			ends = append(ends, r.End)
+			sends = append(sends, span{r.Conn, sendStart(r), r.End})
+		}
+		slices.Sort(ends)
+		for i := 1; i < len(ends); i++ {
+			if ends[i]-ends[i-1] < cost {
+				t.Errorf("%s: responses processed at %v and %v; want %v apart at least", proto, ends[i-1], ends[i], cost)
+			}
+		}
+		checkHeld(t, proto, sends, cfg.MaxStreams)
+	}
+}
+
+// span is a request from its send to its end, on its connection.
+type span struct {
+	conn       int
+	sent, done time.Duration
+}
+
+// sendStart is when r's request was sent (the start of its send phase).
+func sendStart(r Request) time.Duration {
+	for _, ph := range r.Phases {
+		if ph.Name == PhaseSend || ph.Name == PhaseWait {
+			return ph.Start
+		}
+	}
+	return r.End
+}
+
+// checkHeld checks that over HTTP/1.1 the requests of a connection do
+// not overlap, from sent to processed, and over HTTP/2 that at most
+// streams of them do.
+func checkHeld(t *testing.T, proto Protocol, spans []span, streams int) {
+	t.Helper()
+	for _, a := range spans {
+		overlap := 1
+		for _, b := range spans {
+			if a != b && b.sent <= a.sent && a.sent < b.done && (proto == HTTP2 || a.conn == b.conn) {
+				overlap++
+			}
+		}
+		if limit := map[Protocol]int{HTTP1: 1, HTTP2: streams}[proto]; overlap > limit {
+			t.Errorf("%s: a request sent at %v on connection %d while %d were sent and not processed; want at most %d", proto, a.sent, a.conn, overlap-1, limit-1)
+		}
+	}
+}
