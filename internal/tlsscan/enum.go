@@ -91,6 +91,7 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 	errs := make([]error, len(scanVersions)+1)
 	accepts := make([]bool, len(scanVersions))
 	firsts.Add(len(scanVersions))
+	tls12 := newSuiteHint()
 	for i, v := range scanVersions {
 		// TLS 1.2 has the most suites, and the longest search.
 		ctx := withPriority(ctx, prioritySearch)
@@ -98,7 +99,7 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 			ctx = withPriority(ctx, priorityLongSearch)
 		}
 		wg.Go(func() {
-			e.Versions[i], errs[i] = scanVersion(ctx, p, v, func(ok bool) {
+			e.Versions[i], errs[i] = scanVersion(ctx, p, v, tls12, func(ok bool) {
 				accepts[i] = ok
 				firsts.Done()
 			})
@@ -215,16 +216,40 @@ func offerFor(v uint16, suites []uint16) clientHello {
 // otherwise it goes on the classic way, which gives the same list for a
 // server of either kind, only later.
 // The first offer says whether the server accepts v at all: supported is
-// called with that, once.
-func scanVersion(ctx context.Context, p *prober, v uint16, supported func(bool)) (VersionResult, error) {
+// called with that, once. TLS 1.2's search tells tls12 the suites it
+// found; the versions before it check those first (see follow).
+func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, supported func(bool)) (VersionResult, error) {
 	res := VersionResult{Version: v, Name: tls.VersionName(v)}
 	cands := candidateSuites(v == VersionTLS13)
+	if v == VersionTLS12 {
+		defer tls12.end(false)
+	}
+	// TLS 1.2's search, the longest, starts beside the first offer,
+	// which most servers answer with a pick.
+	// Its offers' notes count once the server has the version.
+	var search *suiteSearch
+	var notes *heldNotes
+	stopSearch := func() {}
+	if v == VersionTLS12 {
+		var searchCtx context.Context
+		searchCtx, stopSearch = context.WithCancel(ctx)
+		searchCtx, notes = holdNotes(searchCtx)
+		search = newSuiteSearch(searchCtx, p, v, cands)
+		search.onPick = tls12.add
+		search.onFound = func([]uint16) { tls12.end(true) }
+		search.start()
+	}
+	defer stopSearch()
 	first, err := p.send(ctx, offerFor(v, cands), false)
 	picked := func(r reply, offered []uint16) bool {
 		return r.hello != nil && r.hello.version == v && slices.Contains(offered, r.hello.suite)
 	}
 	supported(err == nil && picked(first, cands))
 	if err != nil || !picked(first, cands) {
+		if search != nil {
+			stopSearch()
+			search.wg.Wait()
+		}
 		return res, err
 	}
 	// The order checks go out with the search's confirming offer, on
@@ -233,14 +258,24 @@ func scanVersion(ctx context.Context, p *prober, v uint16, supported func(bool))
 	var serverOrd, gcmIfFirst bool
 	var orderErr error
 	var orderDone sync.WaitGroup
-	accepted, clientOrder, err := splitSearch(ctx, p, v, cands, first.hello.suite, func(found []uint16) {
-		if len(found) >= 2 {
-			orderDone.Go(func() {
-				checked = found
-				serverOrd, gcmIfFirst, orderErr = orderChecks(ctx, p, v, found)
-			})
+	confirming := func(found []uint16) {
+		if len(found) >= 2 && !slices.Equal(found, checked) {
+			orderDone.Wait()
+			checked = found
+			orderDone.Go(func() { serverOrd, gcmIfFirst, orderErr = orderChecks(ctx, p, v, found) })
 		}
-	})
+	}
+	var accepted []uint16
+	var clientOrder bool
+	if search != nil {
+		search.firstPicked(first.hello.suite)
+		accepted, clientOrder, err = search.finish(confirming)
+		notes.keep(p)
+	} else if v < VersionTLS12 {
+		accepted, clientOrder, err = newSuiteSearch(ctx, p, v, cands).follow(first.hello.suite, tls12, confirming)
+	} else {
+		accepted, clientOrder, err = splitSearch(ctx, p, v, cands, first.hello.suite, confirming)
+	}
 	orderDone.Wait()
 	fast := err != nil || clientOrder
 	if err == nil && clientOrder && len(accepted) >= 2 {

@@ -135,7 +135,12 @@ func (p *prober) try(parent context.Context, msg []byte, wantKex bool, h clientH
 	case parent.Err() != nil:
 		return reply{}, parent.Err()
 	case err != nil:
-		p.note(fmt.Sprintf("%s: %v (counted as not accepted)", h, err))
+		note := fmt.Sprintf("%s: %v (counted as not accepted)", h, err)
+		if held, ok := parent.Value(heldNotesKey{}).(*heldNotes); ok {
+			held.add(note)
+		} else {
+			p.note(note)
+		}
 		return reply{}, nil
 	}
 	return r, nil
@@ -159,6 +164,38 @@ func (p *prober) note(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.notes = append(p.notes, s)
+}
+
+// heldNotes keeps the notes of offers made before it is known whether
+// they count: those of a search that starts before the first offer says
+// whether the server has the version at all.
+type heldNotes struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+type heldNotesKey struct{}
+
+// holdNotes returns ctx whose offers' notes go to the returned heldNotes
+// instead of the prober.
+func holdNotes(ctx context.Context) (context.Context, *heldNotes) {
+	h := &heldNotes{}
+	return context.WithValue(ctx, heldNotesKey{}, h), h
+}
+
+func (h *heldNotes) add(s string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notes = append(h.notes, s)
+}
+
+// keep passes the notes held to p.
+func (h *heldNotes) keep(p *prober) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range h.notes {
+		p.note(n)
+	}
 }
 
 // notesTaken returns the notes of the probes so far.

@@ -25,35 +25,14 @@ import (
 // It returns the suites found, in the candidates' order, and whether
 // every pick was the first suite of its offer that the server accepts.
 func splitSearch(ctx context.Context, p *prober, v uint16, cands []uint16, firstPick uint16, confirming func([]uint16)) ([]uint16, bool, error) {
-	s := &suiteSearch{ctx: ctx, p: p, v: v, cands: cands, index: make(map[uint16]int, len(cands)), offers: map[uint16][]uint16{}}
-	for i, id := range cands {
-		s.index[id] = i
-	}
-	s.split(cands, firstPick)
-	s.wg.Wait()
-	if err := firstErr(s.errs); err != nil {
-		return s.sorted(), s.clientOrder(), err
-	}
-	found := s.sorted()
-	clientOrder := s.clientOrder()
-	if clientOrder && confirming != nil {
-		confirming(found)
-	}
-	rest := slices.DeleteFunc(slices.Clone(cands), func(id uint16) bool { return slices.Contains(found, id) })
-	if len(rest) == 0 {
-		return found, clientOrder, nil
-	}
-	r, err := p.send(ctx, offerFor(v, rest), false)
-	if err != nil {
-		return found, clientOrder, err
-	}
-	if r.hello != nil && r.hello.version == v && slices.Contains(rest, r.hello.suite) {
-		return found, false, nil
-	}
-	return found, clientOrder, nil
+	s := newSuiteSearch(ctx, p, v, cands)
+	s.split(s.cands, firstPick)
+	return s.finish(confirming)
 }
 
-// suiteSearch is the state of one splitSearch.
+// suiteSearch is the state of one splitSearch. A search can also start
+// before the first offer's pick is known (start), which saves it a round
+// of offers: the pick is then noted (firstPicked) when it comes.
 type suiteSearch struct {
 	ctx   context.Context
 	p     *prober
@@ -62,11 +41,74 @@ type suiteSearch struct {
 	index map[uint16]int // of each candidate, in cands
 	wg    sync.WaitGroup
 
-	mu    sync.Mutex
-	found []uint16
-	// offers holds, per pick, the offer it came from.
-	offers map[uint16][]uint16
-	errs   []error
+	// onPick, if set, is called with each suite found, and onFound
+	// with all of them before the confirming offer goes out, once.
+	onPick  func(uint16)
+	onFound func([]uint16)
+
+	mu      sync.Mutex
+	found   []uint16
+	refused []uint16 // offered where the server picked none
+	offers  []pickedOffer
+	errs    []error
+}
+
+// pickedOffer is an offer with the server's pick from it.
+type pickedOffer struct {
+	offer []uint16
+	pick  uint16
+}
+
+func newSuiteSearch(ctx context.Context, p *prober, v uint16, cands []uint16) *suiteSearch {
+	s := &suiteSearch{ctx: ctx, p: p, v: v, cands: slices.Clone(cands), index: make(map[uint16]int, len(cands))}
+	for i, id := range cands {
+		s.index[id] = i
+	}
+	return s
+}
+
+// start offers every candidate at once, in the parts of rootParts.
+func (s *suiteSearch) start() {
+	for _, part := range rootParts(s.v, s.cands) {
+		if len(part) > 0 {
+			s.wg.Go(func() { s.search(part) })
+		}
+	}
+}
+
+// firstPicked notes the pick of the first offer, of every candidate, for
+// a search that started without it.
+func (s *suiteSearch) firstPicked(pick uint16) { s.note(s.cands, pick) }
+
+// finish waits for the search's offers and confirms its result (see
+// splitSearch).
+func (s *suiteSearch) finish(confirming func([]uint16)) ([]uint16, bool, error) {
+	s.wg.Wait()
+	if err := firstErr(s.errs); err != nil {
+		return s.sorted(), s.clientOrder(), err
+	}
+	found := s.sorted()
+	clientOrder := s.clientOrder()
+	if s.onFound != nil {
+		s.onFound(found)
+	}
+	if clientOrder && confirming != nil {
+		confirming(found)
+	}
+	rest := slices.DeleteFunc(slices.Clone(s.cands), func(id uint16) bool {
+		return slices.Contains(found, id) || slices.Contains(s.refused, id)
+	})
+	if len(rest) == 0 {
+		return found, clientOrder, nil
+	}
+	r, err := s.p.send(s.ctx, offerFor(s.v, rest), false)
+	if err != nil {
+		return found, clientOrder, err
+	}
+	if r.hello != nil && r.hello.version == s.v && slices.Contains(rest, r.hello.suite) {
+		return found, false, nil
+	}
+	return found, clientOrder, nil
 }
 
 // search makes one offer and goes on from its pick.
@@ -79,17 +121,73 @@ func (s *suiteSearch) search(offer []uint16) {
 		return
 	}
 	if r.hello == nil || r.hello.version != s.v || !slices.Contains(offer, r.hello.suite) {
+		s.mu.Lock()
+		s.refused = append(s.refused, offer...)
+		s.mu.Unlock()
 		return
 	}
 	s.split(offer, r.hello.suite)
 }
 
+// follow searches a version before TLS 1.2 from firstPick, its first
+// offer's pick, and the suites TLS 1.2's search finds: as servers mostly
+// accept the same suites in the older versions (those the older versions
+// define), it offers each alone as TLS 1.2's search finds it, and the
+// other candidates together once that search ends, with confirming
+// called on the suites guessed. When the guess is right that is the
+// search; a pick among the others goes on as any (see split), and so
+// does the whole search when TLS 1.2's did not run to its end.
+func (s *suiteSearch) follow(firstPick uint16, tls12 *suiteHint, confirming func([]uint16)) ([]uint16, bool, error) {
+	s.note(s.cands, firstPick)
+	guessed := []uint16{firstPick}
+	for from := 0; ; {
+		ids, final, useful, ok := tls12.next(s.ctx, from)
+		if !ok {
+			break
+		}
+		from += len(ids)
+		for _, id := range ids {
+			if id != firstPick && slices.Contains(s.cands, id) && suiteKind(s.v, id) != kindTLS12Only {
+				guessed = append(guessed, id)
+				s.wg.Go(func() { s.search([]uint16{id}) })
+			}
+		}
+		if !final {
+			continue
+		}
+		if !useful {
+			s.split(s.cands, firstPick)
+			break
+		}
+		others := slices.DeleteFunc(slices.Clone(s.cands), func(id uint16) bool { return slices.Contains(guessed, id) })
+		if len(others) > 0 {
+			s.wg.Go(func() { s.search(others) })
+		}
+		if confirming != nil {
+			confirming(s.inOrder(guessed))
+		}
+		break
+	}
+	return s.finish(confirming)
+}
+
+// note keeps the pick of an offer.
+func (s *suiteSearch) note(offer []uint16, pick uint16) {
+	s.mu.Lock()
+	isNew := !slices.Contains(s.found, pick)
+	if isNew {
+		s.found = append(s.found, pick)
+	}
+	s.offers = append(s.offers, pickedOffer{offer, pick})
+	s.mu.Unlock()
+	if isNew && s.onPick != nil {
+		s.onPick(pick)
+	}
+}
+
 // split notes the pick of an offer and offers the suites after it.
 func (s *suiteSearch) split(offer []uint16, pick uint16) {
-	s.mu.Lock()
-	s.found = append(s.found, pick)
-	s.offers[pick] = offer
-	s.mu.Unlock()
+	s.note(offer, pick)
 	rest := offer[slices.Index(offer, pick)+1:]
 	parts := [][]uint16{rest[:len(rest)/2], rest[len(rest)/2:]}
 	if len(offer) == len(s.cands) {
@@ -104,17 +202,26 @@ func (s *suiteSearch) split(offer []uint16, pick uint16) {
 
 // sorted returns the suites found, in the candidates' order.
 func (s *suiteSearch) sorted() []uint16 {
-	found := slices.Clone(s.found)
-	slices.SortFunc(found, func(a, b uint16) int { return s.index[a] - s.index[b] })
-	return found
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inOrder(s.found)
+}
+
+// inOrder returns a copy of ids in the candidates' order.
+func (s *suiteSearch) inOrder(ids []uint16) []uint16 {
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(a, b uint16) int { return s.index[a] - s.index[b] })
+	return out
 }
 
 // clientOrder reports whether every pick was the first suite of its
 // offer that the server accepts (of those found).
 func (s *suiteSearch) clientOrder() bool {
-	for pick, offer := range s.offers {
-		for _, id := range offer {
-			if s.index[id] >= s.index[pick] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.offers {
+		for _, id := range o.offer {
+			if s.index[id] >= s.index[o.pick] {
 				break
 			}
 			if slices.Contains(s.found, id) {
@@ -123,6 +230,65 @@ func (s *suiteSearch) clientOrder() bool {
 		}
 	}
 	return true
+}
+
+// suiteHint passes the suites TLS 1.2's search finds, as it finds them,
+// to the searches of the versions before it (see follow).
+type suiteHint struct {
+	mu     sync.Mutex
+	suites []uint16
+	final  bool // no more suites come
+	useful bool // with final: the search ran to its end
+	// changed is closed at each change, and replaced.
+	changed chan struct{}
+}
+
+func newSuiteHint() *suiteHint { return &suiteHint{changed: make(chan struct{})} }
+
+// add passes on a suite found.
+func (h *suiteHint) add(id uint16) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.final {
+		h.suites = append(h.suites, id)
+		h.signal()
+	}
+}
+
+// end says that no more suites come; useful says whether the search ran
+// to its end. Later calls do nothing.
+func (h *suiteHint) end(useful bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.final {
+		h.final, h.useful = true, useful
+		h.signal()
+	}
+}
+
+func (h *suiteHint) signal() {
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// next waits for suites after the first from, or for the end, and returns
+// them, whether they are the last and whether the search ran to its end;
+// ok is false when ctx ended first.
+func (h *suiteHint) next(ctx context.Context, from int) (suites []uint16, final, useful, ok bool) {
+	for {
+		h.mu.Lock()
+		if len(h.suites) > from || h.final {
+			defer h.mu.Unlock()
+			return slices.Clone(h.suites[from:]), h.final, h.useful, true
+		}
+		changed := h.changed
+		h.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, false, false, false
+		}
+	}
 }
 
 // searchParts is about how many parts the first offer's rest is cut in.
