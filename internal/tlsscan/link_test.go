@@ -21,9 +21,9 @@ import (
 )
 
 // maxAuditRounds bounds a whole audit behind the link, in its round trips.
-// Its chain of waits is about 15 (the enumeration's offers, one after the
-// other where each needs the one before, and the resumption checks after
-// the versions are known); the bound leaves room for a busy machine,
+// Its longest chain of waits is about 14: TLS 1.2's suite search, six
+// rounds of offers of two round trips each (TCP's and the ClientHello's),
+// and its confirming offer. The bound leaves room for a busy machine,
 // where the server and the link's forwarder answer late.
 const maxAuditRounds = 20
 
