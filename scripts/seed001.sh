@@ -211,13 +211,15 @@ if part == "1":
     say(tuned, "requests/s", "downloads per second")
     say(tuned, "latency p50", "download time")
     say(tuned, "server CPU/request", "nginx's CPU per download")
-    r = rows.get((tuned, "requests/s"))
-    if r and r[4] == "~":
-        print("  the seed's \"no improvement\" holds: no significant change in downloads per second, 95%% CI %s" % r[5])
-    elif r and r[4].startswith("-"):
-        print("  the seed's \"no improvement\" holds, and worse: %s downloads per second (95%% CI %s)" % (r[4], r[5]))
-    elif r:
-        print("  the seed's \"no improvement\" does not hold: %s downloads per second (95%% CI %s)" % (r[4], r[5]))
+    rps, lat, cpu = (rows.get((tuned, m)) for m in ("requests/s", "latency p50", "server CPU/request"))
+    if rps and lat:
+        better = rps[4].startswith("+") or lat[4].startswith("-")
+        worse = rps[4].startswith("-") or lat[4].startswith("+")
+        verdict = "does not hold: the tuned set is faster" if better else \
+            "holds, and the tuned set is slower" if worse else "holds: no significant change"
+        print("  the seed's \"no improvement\" %s; downloads per second %s (95%% CI %s), median download time %s (95%% CI %s)%s"
+              % (verdict, rps[4], rps[5], lat[4], lat[5],
+                 ", nginx's CPU per download %s (95%% CI %s)" % (cpu[4], cpu[5]) if cpu else ""))
 elif part == "2":
     for v in (tuned, "session cache, no tickets"):
         say(v, "resumed handshakes")

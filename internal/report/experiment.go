@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -127,6 +128,10 @@ func quantity(x float64, unit string) string {
 	switch {
 	case math.IsNaN(x):
 		return "-"
+	case unit == "/s" && math.Abs(x) < 100:
+		// A slow rate (downloads of megabytes, 6/s) rounded to a whole
+		// number hides a change of 10%: three significant digits.
+		return strconv.FormatFloat(x, 'g', 3, 64) + "/s"
 	case unit == "/s":
 		return groupDigits(int64(math.Round(x))) + "/s"
 	case unit == "B":

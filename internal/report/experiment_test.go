@@ -127,6 +127,29 @@ func TestExperimentTextCorrected(t *testing.T) {
 	}
 }
 
+// TestQuantity checks the values of the verdict table: a slow rate keeps
+// three significant digits, a fast one its whole number.
+func TestQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		unit string
+		want string
+	}{
+		{5.954, "/s", "5.95/s"},
+		{0.5, "/s", "0.5/s"},
+		{99.94, "/s", "99.9/s"},
+		{1504.6, "/s", "1,505/s"},
+		{104043, "B", "104,043 B"},
+		{96.45, "%", "96.5%"},
+		{21.6874, "ms", "21.687 ms"},
+		{math.NaN(), "/s", "-"},
+	} {
+		if got := quantity(tc.x, tc.unit); got != tc.want {
+			t.Errorf("quantity(%v, %q) = %q; want %q", tc.x, tc.unit, got, tc.want)
+		}
+	}
+}
+
 // TestExperimentJSON checks that values JSON cannot hold (a NaN
 // coefficient of variation) come out as null and the samples are there.
 func TestExperimentJSON(t *testing.T) {
