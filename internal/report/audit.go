@@ -102,7 +102,22 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 		auditLine(b, "First record", "%d bytes, of a response with a %d-byte body%s", r.Records.FirstDataRecord, r.RecordsBody, note)
 	}
 	auditHTTP(b, r)
+	auditCAA(b, r.CAA)
 	auditVulns(b, r)
+}
+
+// auditCAA writes the DNS CAA line: the records and the name that has
+// them, none, or why they were not looked up.
+func auditCAA(b *strings.Builder, c *tlsscan.CAA) {
+	switch {
+	case c == nil:
+	case c.NotMeasured != "":
+		auditLine(b, "DNS CAA", "not measured: %s", Escape(c.NotMeasured))
+	case c.Name == "":
+		auditLine(b, "DNS CAA", "none at %s", Escape(strings.Join(c.Asked, ", ")))
+	default:
+		auditLine(b, "DNS CAA", "%s at %s", Escape(strings.Join(c.Records, "; ")), Escape(c.Name))
+	}
 }
 
 func orNone(s string) string {

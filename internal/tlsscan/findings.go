@@ -125,7 +125,7 @@ type rule func(r *Report) []Finding
 // safety, then information; within each, by severity then id.
 func findings(r *Report) []Finding {
 	var out []Finding
-	for _, rl := range slices.Concat(tlsRules, httpRules, vulnRules, clientRules) {
+	for _, rl := range slices.Concat(tlsRules, httpRules, vulnRules, clientRules, dnsRules) {
 		out = append(out, rl(r)...)
 	}
 	if r.RTT < transport.MinRTTForRounds {

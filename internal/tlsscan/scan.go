@@ -58,6 +58,9 @@ type Config struct {
 	Progress func(check string)
 	// Now is the clock for certificate expiry; nil means time.Now.
 	Now func() time.Time
+	// Resolver is the DNS server (host:port) asked for the name's CAA
+	// records; empty means the first nameserver of /etc/resolv.conf.
+	Resolver string
 }
 
 func (c Config) withDefaults() Config {
@@ -122,6 +125,8 @@ type Report struct {
 	HTTP        HTTPResult    `json:"http"`
 	HTTP3       HTTP3Result   `json:"http3"`
 	Redirect    *Redirect     `json:"redirect,omitempty"`
+	// CAA is the name's DNS CAA record set, or why it was not measured.
+	CAA *CAA `json:"caa,omitempty"`
 	// Vulnerabilities are the active checks for known attacks.
 	Vulnerabilities []VulnCheck `json:"vulnerabilities"`
 	// Clients is what well-known clients would get, simulated from the
@@ -255,6 +260,13 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		if waitChain() {
 			t.recheckStaple(ctx, &rep.Chain)
 		}
+	})
+	wg.Go(func() {
+		caa, err := checkCAA(ctx, cfg.Host, cfg.Resolver)
+		if err != nil {
+			caa = &CAA{NotMeasured: err.Error()}
+		}
+		rep.CAA = caa
 	})
 	wg.Go(func() {
 		if cfg.HTTPPort != 0 {
