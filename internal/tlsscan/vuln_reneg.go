@@ -9,16 +9,19 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math/big"
 	"slices"
 	"time"
 
+	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/crypto/cryptobyte"
 )
 
@@ -27,68 +30,121 @@ import (
 // operation per request of an attacker, on one connection. The check
 // completes a TLS 1.2 handshake written out by hand (it must: crypto/tls
 // never renegotiates as a client), then sends a ClientHello inside it.
-// It speaks the suites with AES-128-GCM and SHA-256, which every TLS 1.2
-// server that follows Mozilla's profiles has.
+// It speaks the AEAD suites of TLS 1.2 (AES-GCM and ChaCha20-Poly1305,
+// with ECDHE or RSA key exchange), which every server that follows
+// Mozilla's profiles accepts.
 
 const idClientRenegotiation = "client-renegotiation"
 
-// renegSuites are the suites the handshake offers, ECDHE first.
-var renegSuites = []uint16{0xc02b, 0xc02f, 0x009c}
-
-// clientGCM is one direction of the record layer (RFC 5288).
-type clientGCM struct {
-	aead cipher.AEAD
-	salt []byte
-	seq  uint64
+// renegSuite is what the check needs of a suite: its PRF hash and its
+// record protection.
+type renegSuite struct {
+	hash   func() hash.Hash
+	keyLen int
+	// ivLen is the implicit part of the nonce: GCM's 4-byte salt, then an
+	// explicit 8-byte nonce in each record (RFC 5288); ChaCha20's 12-byte
+	// IV, XORed with the sequence number (RFC 7905).
+	ivLen  int
+	chacha bool
 }
 
-func newClientGCM(key, salt []byte) (*clientGCM, error) {
+// renegSuites are the suites the handshake offers, ECDHE first.
+var renegSuites = map[uint16]renegSuite{
+	0xc02b: {sha256.New, 16, 4, false}, 0xc02f: {sha256.New, 16, 4, false},
+	0xc02c: {sha512.New384, 32, 4, false}, 0xc030: {sha512.New384, 32, 4, false},
+	0xcca9: {sha256.New, 32, 12, true}, 0xcca8: {sha256.New, 32, 12, true},
+	0x009c: {sha256.New, 16, 4, false}, 0x009d: {sha512.New384, 32, 4, false},
+}
+
+// renegOffer is the order of renegSuites in the ClientHello.
+var renegOffer = []uint16{0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8, 0x009c, 0x009d}
+
+// clientAEAD is one direction of the record layer.
+type clientAEAD struct {
+	aead   cipher.AEAD
+	iv     []byte
+	chacha bool
+	seq    uint64
+}
+
+func newClientAEAD(s renegSuite, key, iv []byte) (*clientAEAD, error) {
+	if s.chacha {
+		aead, err := chacha20poly1305.New(key)
+		return &clientAEAD{aead: aead, iv: iv, chacha: true}, err
+	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
 		return nil, err
 	}
 	aead, err := cipher.NewGCM(block)
-	return &clientGCM{aead: aead, salt: salt}, err
+	return &clientAEAD{aead: aead, iv: iv}, err
 }
 
-func (g *clientGCM) aad(typ uint8, n int) []byte {
+func (g *clientAEAD) aad(typ uint8, n int) []byte {
 	aad := binary.BigEndian.AppendUint64(nil, g.seq)
 	return append(aad, typ, 3, 3, byte(n>>8), byte(n))
 }
 
-func (g *clientGCM) seal(typ uint8, plain []byte) []byte {
-	explicit := binary.BigEndian.AppendUint64(nil, g.seq)
-	nonce := append(append([]byte(nil), g.salt...), explicit...)
+// nonce is the record's nonce and the explicit part sent with it.
+func (g *clientAEAD) nonce() (nonce, explicit []byte) {
+	seq := binary.BigEndian.AppendUint64(nil, g.seq)
+	if g.chacha {
+		nonce = slices.Clone(g.iv)
+		for i, b := range seq {
+			nonce[4+i] ^= b
+		}
+		return nonce, nil
+	}
+	return append(slices.Clone(g.iv), seq...), seq
+}
+
+func (g *clientAEAD) seal(typ uint8, plain []byte) []byte {
+	nonce, explicit := g.nonce()
 	out := g.aead.Seal(explicit, nonce, plain, g.aad(typ, len(plain)))
 	g.seq++
 	return marshalRecord(typ, VersionTLS12, out)
 }
 
-func (g *clientGCM) open(rec record) ([]byte, error) {
-	if len(rec.payload) < 8+16 {
+func (g *clientAEAD) open(rec record) ([]byte, error) {
+	nonce, explicit := g.nonce()
+	body := rec.payload
+	if explicit != nil {
+		if len(body) < 8 {
+			return nil, errors.New("encrypted record too short")
+		}
+		nonce = append(slices.Clone(g.iv), body[:8]...)
+		body = body[8:]
+	}
+	if len(body) < g.aead.Overhead() {
 		return nil, errors.New("encrypted record too short")
 	}
-	nonce := append(append([]byte(nil), g.salt...), rec.payload[:8]...)
-	plain, err := g.aead.Open(nil, nonce, rec.payload[8:], g.aad(rec.typ, len(rec.payload)-8-16))
+	plain, err := g.aead.Open(nil, nonce, body, g.aad(rec.typ, len(body)-g.aead.Overhead()))
 	g.seq++
 	return plain, err
 }
 
-// prf12 is the TLS 1.2 PRF with SHA-256 (RFC 5246, 5).
-func prf12(secret []byte, label string, seed []byte, n int) []byte {
+// prf12 is the TLS 1.2 PRF with the suite's hash (RFC 5246, 5).
+func prf12(h func() hash.Hash, secret []byte, label string, seed []byte, n int) []byte {
 	seed = append([]byte(label), seed...)
 	var out []byte
 	a := seed
 	for len(out) < n {
-		m := hmac.New(sha256.New, secret)
+		m := hmac.New(h, secret)
 		m.Write(a)
 		a = m.Sum(nil)
-		m = hmac.New(sha256.New, secret)
+		m = hmac.New(h, secret)
 		m.Write(a)
 		m.Write(seed)
 		out = m.Sum(out)
 	}
 	return out[:n]
+}
+
+// digest hashes b with h.
+func digest(h func() hash.Hash, b []byte) []byte {
+	d := h()
+	d.Write(b)
+	return d.Sum(nil)
 }
 
 // fullFlight is a TLS 1.2 server's first flight with its messages kept.
@@ -213,7 +269,7 @@ func (f *fullFlight) clientKeyExchange() (msg, pre []byte, err error) {
 // new one with a ClientHello inside it: a ServerHello in answer is a
 // renegotiation the client started.
 func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, string, error) {
-	h := clientHello{version: VersionTLS12, suites: renegSuites, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, serverName: p.serverName, noTicket: true}
+	h := clientHello{version: VersionTLS12, suites: renegOffer, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, serverName: p.serverName, noTicket: true}
 	msg, err := h.marshal()
 	if err != nil {
 		return "", "", err
@@ -234,7 +290,7 @@ func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, strin
 		return "", "", err
 	case f.alert != nil || f.hello == nil || f.hello.version != VersionTLS12:
 		return NotApplicable, "a TLS 1.2 ClientHello got " + f.describe() + ": no TLS 1.2 handshake to renegotiate", nil
-	case !slices.Contains(renegSuites, f.hello.suite):
+	case renegSuites[f.hello.suite].hash == nil:
 		return NotMeasured, "the server chose " + SuiteName(f.hello.suite) + ", a suite the check does not speak", nil
 	}
 	f.clientRand = msg[11:43]
@@ -248,21 +304,21 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 		return "", "", err
 	}
 	transcript := slices.Concat(hello, f.messages, cke)
+	suite := renegSuites[f.hello.suite]
 	var master []byte
 	if f.emsAgreed {
-		sum := sha256.Sum256(transcript)
-		master = prf12(pre, "extended master secret", sum[:], 48)
+		master = prf12(suite.hash, pre, "extended master secret", digest(suite.hash, transcript), 48)
 	} else {
-		master = prf12(pre, "master secret", slices.Concat(f.clientRand, f.random), 48)
+		master = prf12(suite.hash, pre, "master secret", slices.Concat(f.clientRand, f.random), 48)
 	}
-	kb := prf12(master, "key expansion", slices.Concat(f.random, f.clientRand), 40)
-	out, err1 := newClientGCM(kb[0:16], kb[32:36])
-	in, err2 := newClientGCM(kb[16:32], kb[36:40])
+	k, v := suite.keyLen, suite.ivLen
+	kb := prf12(suite.hash, master, "key expansion", slices.Concat(f.random, f.clientRand), 2*k+2*v)
+	out, err1 := newClientAEAD(suite, kb[0:k], kb[2*k:2*k+v])
+	in, err2 := newClientAEAD(suite, kb[k:2*k], kb[2*k+v:2*k+2*v])
 	if err := errors.Join(err1, err2); err != nil {
 		return "", "", err
 	}
-	sum := sha256.Sum256(transcript)
-	verify := prf12(master, "client finished", sum[:], 12)
+	verify := prf12(suite.hash, master, "client finished", digest(suite.hash, transcript), 12)
 	finished := append([]byte{msgFinished, 0, 0, 12}, verify...)
 	flight := slices.Concat(marshalRecord(recordHandshake, VersionTLS12, cke), marshalRecord(recordChangeCipherSpec, VersionTLS12, []byte{1}),
 		out.seal(recordHandshake, finished))
@@ -272,7 +328,7 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 	if err := readServerFinished(c, in); err != nil {
 		return "", "", fmt.Errorf("completing the TLS 1.2 handshake: %w", err)
 	}
-	again := clientHello{version: VersionTLS12, suites: renegSuites, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, noTicket: true}
+	again := clientHello{version: VersionTLS12, suites: renegOffer, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, noTicket: true}
 	if f.riAgreed {
 		again.renegotiationInfo = verify // RFC 5746, 3.5: the client's verify_data
 	}
@@ -287,7 +343,7 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 }
 
 // readServerFinished reads the server's ChangeCipherSpec and Finished.
-func readServerFinished(c *vulnConn, in *clientGCM) error {
+func readServerFinished(c *vulnConn, in *clientAEAD) error {
 	ccs := false
 	for range 8 {
 		rec, err := readVulnRecord(c)
@@ -317,7 +373,7 @@ func readServerFinished(c *vulnConn, in *clientGCM) error {
 
 // readRenegotiationAnswer reads the answer to the ClientHello sent inside
 // the session.
-func readRenegotiationAnswer(c *vulnConn, in *clientGCM) (VulnStatus, string, error) {
+func readRenegotiationAnswer(c *vulnConn, in *clientAEAD) (VulnStatus, string, error) {
 	const asked = "after a complete TLS 1.2 handshake, a ClientHello asking for a new one"
 	_ = c.SetReadDeadline(time.Now().Add(c.quiet()))
 	for range 4 {

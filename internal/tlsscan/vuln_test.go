@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"testing"
@@ -159,5 +160,37 @@ func TestVulnChecksBounded(t *testing.T) {
 	}
 	if s.fallback.err == nil {
 		t.Errorf("the fallback ClientHellos got no error from a silent server: %v", s.fallback.answers)
+	}
+}
+
+// TestClientRenegotiationSuites: the renegotiation check completes its
+// handshake with whichever AEAD suite nginx accepts (AES-128-GCM,
+// AES-256-GCM with SHA-384, ChaCha20-Poly1305; ECDHE or RSA key
+// exchange), so it measures nginx, which refuses to renegotiate, instead
+// of saying it does not speak the suite. The server's Finished decrypting
+// is what shows the keys right.
+func TestClientRenegotiationSuites(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		cert  lab.KeyKind
+		suite string
+	}{
+		{lab.ECDSAP256, "ECDHE-ECDSA-AES128-GCM-SHA256"},
+		{lab.ECDSAP256, "ECDHE-ECDSA-AES256-GCM-SHA384"},
+		{lab.ECDSAP256, "ECDHE-ECDSA-CHACHA20-POLY1305"},
+		{lab.RSA2048, "ECDHE-RSA-CHACHA20-POLY1305"},
+		{lab.RSA2048, "AES256-GCM-SHA384"},
+	} {
+		t.Run(tt.suite, func(t *testing.T) {
+			t.Parallel()
+			n := labtest.StartNginx(t, lab.NginxConfig{Cert: tt.cert, NoDefaults: true,
+				TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers " + tt.suite + ";"})
+			u, _ := url.Parse(n.HTTPSURL)
+			p := newProber(u.Host, "127.0.0.1", 2, 5*time.Second, nil)
+			status, seen, err := checkClientRenegotiation(context.Background(), p)
+			if err != nil || status != NotVulnerable {
+				t.Errorf("checkClientRenegotiation = %s (%s), %v; want not vulnerable, after a complete handshake", status, seen, err)
+			}
+		})
 	}
 }
