@@ -1,23 +1,50 @@
 #!/usr/bin/env bash
 # audit-peers.sh: time httpslab audit, sslscan and testssl on the same
-# private loopback nginx, print the times side by side, and check that the
-# protocol versions, cipher suites and key-exchange groups they report agree,
-# and with testssl also session resumption, OCSP stapling, HSTS, the key and
-# whether the chain is complete; then a table of every finding testssl makes
-# (LOW and above) with audit's finding for it.
+# servers, print the times side by side, and check that the protocol
+# versions, cipher suites and key-exchange groups they report agree, and
+# with testssl also session resumption, OCSP stapling, HSTS, the key and
+# whether the chain is complete; then a table of every finding testssl
+# makes (LOW and above) with audit's finding for it.
 #
-# usage: scripts/audit-peers.sh [NGINX_TLS_DIRECTIVES]
+# usage: scripts/audit-peers.sh
+#   runs every target of scripts/auditpeers/targets.go: ten private nginx
+#   configurations (modern; legacy TLS 1.0-1.2 with CBC, RSA key exchange
+#   and anonymous ECDH; RSA-4096 with a 1024-bit ssl_dhparam; TLS 1.3 with
+#   secp384r1 only; expired, missing-intermediate, wrong-name and SHA-1
+#   leaves; plain HTTP without a redirect and with a redirect chain;
+#   nginx's defaults) and a server for each known TLS flaw of
+#   internal/labtest; audit and sslscan one target at a time, testssl
+#   PARALLEL (3) at a time. Where testssl (or sslscan) disagrees with audit
+#   and openssl s_client settles it for audit, the s_client command and
+#   what it printed are shown.
+#   TARGETS=modern,legacy  only these targets
+#   NO_TESTSSL=1  leave testssl out (a full run takes minutes per target)
+#
+# usage: scripts/audit-peers.sh NGINX_TLS_DIRECTIVES
+#   one private nginx with these directives in its HTTPS block
 #   TESTSSL_ARGS  extra testssl arguments (default: a full default run)
-#   NO_TESTSSL=1  leave testssl out (a full run takes a minute or more)
 #   CERT=rsa-2048 the leaf's key kind (default ecdsa-p256), for RSA suites
 #   CHAIN=incomplete  serve a leaf of an intermediate CA without the
 #                 intermediate (audit then needs -k, and reports chain-incomplete)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-directives=${1:-'ssl_protocols TLSv1.2 TLSv1.3;
-ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384;
-ssl_session_cache shared:peers:1m;'}
+if [[ $# -eq 0 ]]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	go build -o "$tmp/httpslab" ./cmd/httpslab
+	go build -o "$tmp/auditpeers" ./scripts/auditpeers
+	dpkg-query -W -f '${Package} ${Version}  ' nginx testssl.sh sslscan openssl 2>/dev/null || true
+	echo
+	echo
+	args=(-httpslab "$tmp/httpslab" -parallel "${PARALLEL:-3}")
+	[[ -n ${TARGETS:-} ]] && args+=(-targets "$TARGETS")
+	[[ -n ${NO_TESTSSL:-} ]] && args+=(-no-testssl)
+	"$tmp/auditpeers" all "${args[@]}"
+	exit
+fi
+
+directives=$1
 
 tmp=$(mktemp -d)
 cleanup() {

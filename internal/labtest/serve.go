@@ -14,14 +14,25 @@ import (
 // closed, so a handle that blocks on its connection returns.
 func ServeTCP(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := serveTCP(handle)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return addr
+}
+
+// serveTCP is ServeTCP outside a test: stop closes the listener and every
+// connection still open, and waits for their handlers.
+func serveTCP(handle func(net.Conn)) (addr string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
 	}
 	var mu sync.Mutex
 	open := map[net.Conn]bool{}
 	var wg sync.WaitGroup
-	t.Cleanup(func() {
+	stop = func() {
 		ln.Close()
 		mu.Lock()
 		for c := range open {
@@ -29,7 +40,7 @@ func ServeTCP(t testing.TB, handle func(net.Conn)) string {
 		}
 		mu.Unlock()
 		wg.Wait()
-	})
+	}
 	wg.Go(func() {
 		for {
 			c, err := ln.Accept()
@@ -47,5 +58,5 @@ func ServeTCP(t testing.TB, handle func(net.Conn)) string {
 			})
 		}
 	})
-	return ln.Addr().String()
+	return ln.Addr().String(), stop, nil
 }

@@ -69,6 +69,23 @@ const (
 // Vulns lists every flaw a VulnServer can show.
 var Vulns = []Vuln{Heartbleed, CCSInjection, Ticketbleed, ROBOT, InsecureRenegotiation, ClientRenegotiation, Compression, NoFallbackSCSV, SSLv2, SSLv3}
 
+// TestsslOpenSSLConf is the OpenSSL configuration testssl is run with
+// against these servers: Debian's OpenSSL 3 refuses TLS 1.0 and 1.1 at
+// its default security level, so testssl could not try a fallback to
+// them, and refuses a server without renegotiation_info, so testssl could
+// not see that it lacks it. Its client gets level 0, TLS 1.0 as the floor
+// and legacy servers allowed, as testssl's own OpenSSL build has.
+const TestsslOpenSSLConf = `openssl_conf = openssl_init
+[openssl_init]
+ssl_conf = ssl_sect
+[ssl_sect]
+system_default = system_default_sect
+[system_default_sect]
+MinProtocol = TLSv1
+CipherString = DEFAULT@SECLEVEL=0
+Options = UnsafeLegacyServerConnect,UnsafeLegacyRenegotiation
+`
+
 // vulnConnTime bounds each connection of a VulnServer.
 const vulnConnTime = 20 * time.Second
 
@@ -76,7 +93,10 @@ const vulnConnTime = 20 * time.Second
 type VulnServer struct {
 	// Addr is the server's host:port on 127.0.0.1.
 	Addr string
+	// CA issued the server's certificate.
+	CA   *lab.CA
 	vuln Vuln
+	stop func()
 	cert tls.Certificate
 	// full is Go's TLS server for every handshake the flaw is not in.
 	full *tls.Config
@@ -88,15 +108,26 @@ type VulnServer struct {
 // for 127.0.0.1 and localhost; it stops when the test ends.
 func StartVulnServer(t testing.TB, v Vuln) *VulnServer {
 	t.Helper()
-	ca, err := lab.NewCA(lab.RSA2048)
+	s, err := NewVulnServer(v)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewVulnServer is StartVulnServer outside a test (scripts/audit-peers.sh
+// runs testssl and sslscan against these servers): Close stops it.
+func NewVulnServer(v Vuln) (*VulnServer, error) {
+	ca, err := lab.NewCA(lab.RSA2048)
+	if err != nil {
+		return nil, err
 	}
 	leaf, err := ca.Issue(lab.RSA2048, lab.DefaultHosts...)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	s := &VulnServer{vuln: v, cert: leaf.TLS, ln: newConnListener()}
+	s := &VulnServer{vuln: v, cert: leaf.TLS, ln: newConnListener(), CA: ca}
 	s.full = &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, MinVersion: tls.VersionTLS10, NextProtos: []string{"http/1.1"}}
 	switch v {
 	case CCSInjection, Ticketbleed:
@@ -106,9 +137,17 @@ func StartVulnServer(t testing.TB, v Vuln) *VulnServer {
 		_, _ = io.WriteString(w, "<html><body>vulnerable</body></html>\n")
 	}), ReadHeaderTimeout: 5 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = s.http.Serve(s.ln) }()
-	t.Cleanup(func() { s.http.Close() })
-	s.Addr = ServeTCP(t, s.handle)
-	return s
+	if s.Addr, s.stop, err = serveTCP(s.handle); err != nil {
+		s.http.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the server and closes its connections.
+func (s *VulnServer) Close() {
+	s.stop()
+	s.http.Close()
 }
 
 // handle reads the ClientHello and answers it by hand when the flaw is

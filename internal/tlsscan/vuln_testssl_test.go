@@ -36,17 +36,6 @@ var testsslCheck = map[labtest.Vuln]struct{ flag, id string }{
 	labtest.SSLv3:          {"--poodle", "POODLE_SSL"},
 }
 
-const testsslOpenSSLConf = `openssl_conf = openssl_init
-[openssl_init]
-ssl_conf = ssl_sect
-[ssl_sect]
-system_default = system_default_sect
-[system_default_sect]
-MinProtocol = TLSv1
-CipherString = DEFAULT@SECLEVEL=0
-Options = UnsafeLegacyServerConnect,UnsafeLegacyRenegotiation
-`
-
 // testsslFinding is one entry of testssl's --jsonfile output.
 type testsslFinding struct {
 	ID       string `json:"id"`
@@ -64,13 +53,9 @@ func runTestssl(ctx context.Context, dir, hostport string, flags ...string) (map
 	}
 	cmd := exec.CommandContext(ctx, "testssl", append(args, hostport)...)
 	cmd.Dir = dir
-	// Debian's OpenSSL 3 refuses TLS 1.0 and 1.1 at its default security
-	// level, so testssl could not try a fallback to them, and refuses a
-	// server without renegotiation_info, so testssl could not see that it
-	// lacks it: its client gets level 0, TLS 1.0 as the floor and legacy
-	// servers allowed, as testssl's own OpenSSL build has.
+	// OpenSSL at level 0, as testssl's own build has (see labtest).
 	conf := filepath.Join(dir, "openssl.cnf")
-	if err := os.WriteFile(conf, []byte(testsslOpenSSLConf), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(labtest.TestsslOpenSSLConf), 0o600); err != nil {
 		return nil, err
 	}
 	cmd.Env = append(os.Environ(), "OPENSSL_CONF="+conf)

@@ -217,8 +217,10 @@ func readJSON(path string, v any) error {
 }
 
 // compare prints each peer's inventory against audit's and returns the
-// number of differences.
-func compare(w io.Writer, audit inventory, peers map[string]inventory) int {
+// number of differences. confirm, if set, asks a third party (openssl
+// s_client) whether the server accepts groups audit found and a peer did
+// not: a difference it confirms is printed as explained.
+func compare(w io.Writer, audit inventory, peers map[string]inventory, confirm func([]uint16) (string, bool)) int {
 	diffs := 0
 	fmt.Fprintf(w, "%-9s %s\n", "audit", describe(audit))
 	for _, name := range []string{"sslscan", "testssl"} {
@@ -231,7 +233,14 @@ func compare(w io.Writer, audit inventory, peers map[string]inventory) int {
 		if _, ok := inv.Suites["TLS <1.3"]; ok {
 			a, inv = audit.bucketed(), inv.bucketed()
 		}
-		if d := differences(a, inv, name); len(d) > 0 {
+		d := differences(a, inv, name)
+		if missing := without(audit.Groups, inv.Groups); confirm != nil && len(missing) > 0 && isSubset(inv.Groups, audit.Groups) {
+			if seen, ok := confirm(missing); ok {
+				d = slices.DeleteFunc(d, func(s string) bool { return strings.HasPrefix(s, "groups ") })
+				verdict = fmt.Sprintf("agrees; explained: %s did not list groups %v, which the server accepts: %s", name, missing, seen)
+			}
+		}
+		if len(d) > 0 {
 			verdict = "DIFFERS: " + strings.Join(d, "; ")
 			diffs += len(d)
 		}
@@ -272,4 +281,25 @@ func differences(a, b inventory, name string) []string {
 		d = append(d, fmt.Sprintf("groups %v vs %s %v", a.Groups, name, b.Groups))
 	}
 	return d
+}
+
+// isSubset reports whether every element of a is in b.
+func isSubset(a, b []uint16) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// without returns the elements of a that are not in b.
+func without(a, b []uint16) []uint16 {
+	var out []uint16
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

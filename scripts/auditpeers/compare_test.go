@@ -112,7 +112,7 @@ func TestVerdicts(t *testing.T) {
 		{"cert_chain_of_trust", "CRITICAL", "failed (chain incomplete)."},
 		{"LUCKY13", "LOW", "potentially vulnerable"},
 		{"BREACH", "MEDIUM", "potentially VULNERABLE"},
-		{"DNS_CAArecord", "LOW", "--"},
+		{"HPKP", "LOW", "--"},
 		{"TLS1_2", "OK", "offered"},
 	}
 	vs := verdicts(audit, testssl)
@@ -120,11 +120,48 @@ func TestVerdicts(t *testing.T) {
 		t.Fatalf("verdicts = %+v; want the 4 of severity LOW and above", vs)
 	}
 	var b strings.Builder
-	if missing := printVerdicts(&b, vs); missing != 1 || !strings.Contains(b.String(), "NOT FOUND") ||
+	if missing := printVerdicts(&b, vs); missing != 2 || !strings.Contains(b.String(), "NOT FOUND") ||
 		!strings.Contains(b.String(), "(no such audit check)") {
-		t.Errorf("printVerdicts: %d missing; want 1 (BREACH), and DNS_CAArecord unmapped\n%s", missing, b.String())
+		t.Errorf("printVerdicts: %d missing; want 2 (BREACH, and HPKP unmapped)\n%s", missing, b.String())
 	}
 	if ids, _ := mapped("TLS1_1"); !slices.Equal(ids, []string{"tls1.1-enabled"}) {
 		t.Errorf("mapped(TLS1_1) = %v; want the longest prefix's", ids)
+	}
+}
+
+// TestCompareConfirmsGroups: groups audit found and a peer did not are a
+// difference unless openssl s_client (here a stand-in) confirms each.
+func TestCompareConfirmsGroups(t *testing.T) {
+	audit := inventory{Versions: []string{"TLS 1.2"}, Suites: map[string][]uint16{"TLS 1.2": {0xC02B}}, Groups: []uint16{23, 29}}
+	peer := inventory{Versions: audit.Versions, Suites: audit.Suites, Groups: []uint16{23}}
+	for _, tt := range []struct {
+		confirmed bool
+		diffs     int
+	}{{true, 0}, {false, 1}} {
+		var asked []uint16
+		confirm := func(ids []uint16) (string, bool) { asked = ids; return "`openssl s_client ...`", tt.confirmed }
+		var b strings.Builder
+		if n := compare(&b, audit, map[string]inventory{"sslscan": peer}, confirm); n != tt.diffs || !slices.Equal(asked, []uint16{29}) {
+			t.Errorf("confirmed %v: %d differences, asked about %v; want %d, asked about [29]\n%s", tt.confirmed, n, asked, tt.diffs, b.String())
+		}
+	}
+}
+
+func TestVerdictCell(t *testing.T) {
+	tests := []struct {
+		v    verdict
+		want string
+		miss bool
+	}{
+		{verdict{Audit: []string{"caa-missing"}, Known: true}, "caa-missing", false},
+		{verdict{Known: true, NotMeasured: "127.0.0.1 is an IP address"}, "not measured: 127.0.0.1 is an IP address", false},
+		{verdict{Known: true, Refuted: "`openssl s_client` prints x"}, "testssl is wrong: `openssl s_client` prints x", false},
+		{verdict{Known: true}, "NOT FOUND", true},
+		{verdict{}, "(no such audit check)", true},
+	}
+	for _, tt := range tests {
+		if got, miss := tt.v.cell(); got != tt.want || miss != tt.miss {
+			t.Errorf("%+v.cell() = %q, %v; want %q, %v", tt.v, got, miss, tt.want, tt.miss)
+		}
 	}
 }

@@ -9,6 +9,16 @@
 // CA file on stdout, one per line, and serves until its standard input
 // closes or it is interrupted.
 //
+//	auditpeers all [-httpslab BIN] [-targets NAME,...] [-no-testssl] [-parallel N]
+//
+// starts every target of the comparison (ten nginx configurations and a
+// server for each known TLS flaw, see targets.go), runs httpslab audit and
+// sslscan on each, one at a time, then testssl, N at a time, and prints
+// each tool's time per target, whether their inventories and facts agree,
+// and one table of every finding testssl makes (LOW and above) with
+// audit's finding for it, or the openssl s_client command that shows
+// testssl wrong there, or why audit could not measure it.
+//
 //	auditpeers compare AUDIT.json SSLSCAN.xml [TESTSSL.json]
 //
 // compares the versions, cipher suites and groups that httpslab audit,
@@ -37,6 +47,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "compare" {
 		os.Exit(runCompare(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "all" {
+		os.Exit(runAll(os.Args[2:]))
 	}
 	tlsDirectives := flag.String("tls", defaultDirectives, "the ssl_* directives of the HTTPS server block")
 	http2 := flag.Bool("http2", true, "enable HTTP/2")
@@ -107,7 +120,7 @@ func runCompare(args []string) int {
 			return 1
 		}
 	}
-	diffs := compare(os.Stdout, audit, peers)
+	diffs := compare(os.Stdout, audit, peers, nil)
 	if len(args) > 2 {
 		a, errA := fromAuditFacts(args[0])
 		b, errB := fromTestsslFacts(args[2])

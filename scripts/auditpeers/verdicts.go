@@ -16,6 +16,10 @@ type verdict struct {
 	Audit []string
 	// Known is false when no audit finding is mapped to testssl's id.
 	Known bool
+	// Refuted is the openssl s_client command, and what it printed, that
+	// shows testssl is wrong here; NotMeasured is audit's reason for not
+	// making the check.
+	Refuted, NotMeasured string
 }
 
 // testsslToAudit maps testssl ids (by prefix, longest first wins) to the
@@ -24,8 +28,9 @@ var testsslToAudit = []struct {
 	prefix string
 	audit  []string
 }{
-	{"cert_chain_of_trust", []string{"chain-incomplete", "cert-untrusted"}},
+	{"cert_chain_of_trust", []string{"chain-incomplete", "cert-untrusted", "cert-expired", "cert-weak-signature"}},
 	{"cert_expirationStatus", []string{"cert-expired", "cert-expiring"}},
+	{"cert_notAfter", []string{"cert-expired", "cert-expiring"}},
 	{"cert_revocation", []string{"cert-no-revocation"}},
 	{"cert_signatureAlgorithm", []string{"cert-weak-signature"}},
 	{"cert_serialNumberLen", []string{"cert-serial-short"}},
@@ -45,6 +50,8 @@ var testsslToAudit = []struct {
 	{"cipherlist_STRONG_NOFS", []string{"no-forward-secrecy"}},
 	{"FS", []string{"no-forward-secrecy"}},
 	{"cipher_order", []string{"cipher-order-client"}},
+	{"cipher_negotiated", []string{"cipher-order-client", "cbc-suites"}},
+	{"DNS_CAArecord", []string{"caa-missing"}},
 	{"BREACH", []string{"BREACH"}},
 	{"BEAST", []string{"BEAST"}},
 	{"LUCKY13", []string{"LUCKY13"}},
@@ -64,7 +71,7 @@ var testsslToAudit = []struct {
 	{"ticketbleed", []string{"ticketbleed"}},
 	{"ROBOT", []string{"robot"}},
 	{"secure_renego", []string{"renegotiation-insecure"}},
-	{"secure_client_renego", []string{"renegotiation-insecure"}},
+	{"secure_client_renego", []string{"client-renegotiation", "renegotiation-insecure"}},
 	{"CRIME_TLS", []string{"tls-compression"}},
 	{"fallback_SCSV", []string{"fallback-scsv-missing"}},
 	{"DROWN", []string{"sslv2-drown"}},
@@ -122,27 +129,43 @@ type auditFinding struct {
 
 type testsslItem struct{ ID, Severity, Finding string }
 
+// cell is the audit column of a verdict row, and whether the row is a
+// finding testssl makes that audit does not (without a refutation).
+func (v verdict) cell() (string, bool) {
+	switch {
+	case len(v.Audit) > 0:
+		return strings.Join(v.Audit, ", "), false
+	case v.Refuted != "":
+		return "testssl is wrong: " + v.Refuted, false
+	case v.NotMeasured != "":
+		return "not measured: " + v.NotMeasured, false
+	case v.Known:
+		return "NOT FOUND", true
+	}
+	return "(no such audit check)", true
+}
+
 // printVerdicts writes the table and returns how many of testssl's
-// findings audit does not make although it has a check for them.
+// findings audit does not make (with no refutation or reason).
 func printVerdicts(w io.Writer, vs []verdict) int {
 	missing := 0
 	fmt.Fprintf(w, "\n%-22s %-9s %-50s %s\n", "testssl finding", "severity", "testssl says", "audit")
 	for _, v := range vs {
-		a := strings.Join(v.Audit, ", ")
-		switch {
-		case a != "":
-		case v.Known:
-			a, missing = "NOT FOUND", missing+1
-		default:
-			a = "(no such audit check)"
+		a, miss := v.cell()
+		if miss {
+			missing++
 		}
-		f := v.Finding
-		if len(f) > 47 {
-			f = f[:47] + "..."
-		}
-		fmt.Fprintf(w, "%-22s %-9s %-50s %s\n", v.ID, v.Severity, f, a)
+		fmt.Fprintf(w, "%-22s %-9s %-50s %s\n", v.ID, v.Severity, shorten(v.Finding, 50), a)
 	}
 	return missing
+}
+
+// shorten cuts s to n characters, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
 }
 
 // compareVerdicts reads both tools' JSON and prints the table.
