@@ -29,9 +29,9 @@
 #
 # Each experiment runs its variants in BLOCKS randomised blocks (a fresh
 # nginx for every run) and prints its verdict table; a short summary
-# follows each. About 10 minutes at the default of 10 blocks on 2 cores
-# (part 1, whose every run moves 190 MB through the link, takes 6 of them;
-# each part stops starting blocks after its --max-time, 8 or 3 minutes);
+# follows each. About 11 minutes at the default of 10 blocks on 2 cores
+# (part 1, whose every run moves 190 MB through the link, takes 6 to 8 of
+# them; each part starts no block past its --max-time, 8 or 3 minutes);
 # BLOCKS=3 checks the script in about 3, and PARTS picks experiments.
 #
 # Needs root (the emulated link), nginx, openssl, python3 and go.
