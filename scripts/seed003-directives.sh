@@ -28,9 +28,10 @@
 # but the three gzip directives. On nginx 1.22, 4 directives are obsolete
 # and 4 not live (their value is nginx's default, or gzip_comp_level with
 # gzip off), so a block runs 19 variants: the baseline, 17 directives and
-# all at once, each a fresh nginx, a warm-up load and a measured load, 40
-# to 55 s on a 2-core machine busy with other work. The default takes
-# about 15 minutes, all three pages (13 scripts,images,mixed) about 40.
+# all at once, each a fresh nginx, a warm-up load and a measured load,
+# 35 to 55 s on a 2-core machine whose other work kept 1.6 cores busy.
+# There the default took about 13 minutes and all three pages with the
+# second experiment (13 scripts,images,mixed) 25 minutes.
 # Holm's correction spans the 18 variants' 4 metrics that can differ (72
 # comparisons; connections per load is 1 in every HTTP/2 load and is left
 # out): with 13 blocks the signed-rank test's smallest p, 2/2^13 =

@@ -145,10 +145,10 @@ func quantity(x float64, unit string) string {
 // signedChange is a change as a ratio ("+12.3%") or, where it was
 // estimated as a difference, in the metric's unit ("+0.12 ms").
 func signedChange(shift float64, ratio bool, unit string) string {
-	if pct := 100 * shift; ratio && pct != 0 && math.Abs(pct) < 0.05 {
-		// Below a tenth of a percent a change still has two significant
-		// digits: a change of bytes on the wire by a few frame headers is
-		// real and consistent, and "-0.0%" would say nothing of it.
+	if pct := 100 * shift; ratio && pct != 0 && math.Abs(pct) < 0.95 {
+		// Below one percent a change keeps two significant digits: a
+		// change of bytes on the wire by a few frame headers is real and
+		// consistent, and "-0.0%" would say nothing of it.
 		digits := min(1-int(math.Floor(math.Log10(math.Abs(pct)))), 8)
 		return fmt.Sprintf("%+.*f%%", digits, pct)
 	}

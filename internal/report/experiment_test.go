@@ -188,8 +188,8 @@ func TestExperimentJSON(t *testing.T) {
 	}
 }
 
-// TestSignedChange checks that a change below a tenth of a percent keeps
-// two significant digits instead of showing as "-0.0%".
+// TestSignedChange checks that a change below one percent keeps two
+// significant digits instead of showing as "-0.0%".
 func TestSignedChange(t *testing.T) {
 	for _, tc := range []struct {
 		shift float64
@@ -198,6 +198,8 @@ func TestSignedChange(t *testing.T) {
 	}{
 		{0.123, true, "+12.3%"},
 		{-0.0004, true, "-0.040%"},
+		{-0.0031, true, "-0.31%"},
+		{0.0096, true, "+1.0%"},
 		{-0.00045, true, "-0.045%"},
 		{0.0000012, true, "+0.00012%"},
 		{0, true, "+0.0%"},
