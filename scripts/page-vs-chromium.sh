@@ -8,12 +8,15 @@
 # processing modelled (--response-cost), on two links: 40 ms alone, and
 # 40 ms at 20 Mbit/s.
 #
-# The model's one parameter, the browser's processing time per
-# response, is measured on another page first: 360 images of 1 kB over
-# HTTP/2, where the network takes a few round trips and the browser's
-# time is its own work: (Chromium's median - httpslab's median) /
-# requests. It is measured again after the pages, to show how much it
-# drifted while they loaded (the machine's other load changes it).
+# The model's two durations are measured on another page first, 360
+# images of 1 kB, where the network takes a few round trips and the
+# browser's time is its own work: the processing time per response
+# (--response-cost) over HTTP/2, as (Chromium's median - httpslab's
+# median) / requests, and the delay of each response's hand-offs
+# (--response-delay) over HTTP/1.1, as (Chromium's median - the median of
+# httpslab with that cost) / rounds of six requests. They are measured
+# again after the pages, to show how much they drifted while the pages
+# loaded (the machine's other load changes them).
 #
 # For each page and protocol it prints the medians of the three, the
 # ratio Chromium / httpslab without and with the model (the target:
@@ -68,29 +71,43 @@ EOF
 # slug PATH: a page's part of a result file's name.
 slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
 
-# calibrate NAME WHEN: loads the calibration page in Chromium and in
-# httpslab over HTTP/2 and prints the browser's processing time per
-# response, as --response-cost takes it (0s when Chromium was not slower).
+# calibrate NAME WHEN: measures the modelled browser's two durations on
+# the calibration page and prints them as "COST DELAY", as
+# --response-cost and --response-delay take them (0s where Chromium was
+# not slower). The cost: Chromium's median over HTTP/2 minus httpslab's,
+# per request. The delay: Chromium's median over HTTP/1.1 minus that of
+# httpslab with the cost modelled, per round of requests on its six
+# connections (a request's hand-offs lie on its connection's path).
 calibrate() {
-	local f
-	for engine in chromium httpslab; do
-		f="$work/$1-$engine-cal$2.json"
-		"$work/httpslab" page "$https$calibration" --cacert "$ca" --engine "$engine" --http2 -n "$n" --seed 3 --json \
-			>"$f" 2>>"$work/errors.txt" || echo "httpslab page $engine $calibration failed: $(tail -1 "$work/errors.txt")" >&2
-	done
-	python3 - "$work/$1-chromium-cal$2.json" "$work/$1-httpslab-cal$2.json" <<'EOF'
+	local b="$work/$1-chromium-cal$2.json" o="$work/$1-httpslab-cal$2.json" m="$work/$1-model-cal$2.json" cost
+	"$work/httpslab" page "$https$calibration" --cacert "$ca" --engine chromium --protocols h1,h2 -n "$n" --seed 3 --json \
+		>"$b" 2>>"$work/errors.txt" || echo "httpslab page chromium $calibration failed: $(tail -1 "$work/errors.txt")" >&2
+	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http2 -n "$n" --seed 3 --json \
+		>"$o" 2>>"$work/errors.txt" || echo "httpslab page $calibration failed: $(tail -1 "$work/errors.txt")" >&2
+	cost=$(python3 - "$b" "$o" <<'EOF'
 import json, sys
 try:
-    b, o = (json.load(open(f))["result"]["protocols"][0] for f in sys.argv[1:])
-    cost = (b["load_ms"]["median"] - o["load_ms"]["median"]) / o["requests"]
-    print("%dus" % max(round(cost * 1000), 0))
+    b, o = ({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}["h2"] for f in sys.argv[1:])
+    print("%dus" % max(round((b["load_ms"]["median"] - o["load_ms"]["median"]) / o["requests"] * 1000), 0))
 except Exception:
     print("0s")
+EOF
+)
+	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http1.1 --response-cost "$cost" -n "$n" --seed 3 --json \
+		>"$m" 2>>"$work/errors.txt" || echo "httpslab page --response-cost $calibration failed: $(tail -1 "$work/errors.txt")" >&2
+	python3 - "$b" "$m" "$cost" <<'EOF'
+import json, sys
+try:
+    b, m = ({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}["h1"] for f in sys.argv[1:3])
+    rounds = m["requests"] / 6
+    print("%s %dus" % (sys.argv[3], max(round((b["load_ms"]["median"] - m["load_ms"]["median"]) / rounds * 1000), 0)))
+except Exception:
+    print("%s 0s" % sys.argv[3])
 EOF
 }
 
 run_link() { # name, link flags...
-	local name=$1 cost
+	local name=$1 model
 	shift
 	"$work/httpslab" serve "$@" >"$work/serve.out" 2>&1 &
 	serve_pid=$!
@@ -101,12 +118,12 @@ run_link() { # name, link flags...
 	ca=$(sed -n 's/.*CA certificate: \([^;)]*\).*/\1/p' "$work/serve.out")
 	hostport=${http#http://}
 	probe "${hostport%:*}" "${hostport##*:}" "$work/rtt-$name.txt"
-	cost=$(calibrate "$name" 1)
-	echo "$name: the browser's processing per response, measured on $calibration: $cost" >&2
+	read -r -a model <<<"$(calibrate "$name" 1)"
+	echo "$name: the modelled browser, measured on $calibration: --response-cost ${model[0]} --response-delay ${model[1]}" >&2
 	for p in "${pages[@]}"; do
 		for engine in chromium httpslab model; do
 			local flags=(--engine "$engine")
-			[ "$engine" = model ] && flags=(--response-cost "$cost")
+			[ "$engine" = model ] && flags=(--response-cost "${model[0]}" --response-delay "${model[1]}")
 			"$work/httpslab" page "$https$p" --cacert "$ca" "${flags[@]}" --protocols h1,h2 -n "$n" --seed 3 --json \
 				>"$work/$name-$engine-$(slug "$p").json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
 		done
@@ -148,15 +165,20 @@ titles = {"rtt40": "40 ms", "rtt40-20mbit": "40 ms, 20 Mbit/s"}
 for name in links:
     print("\nlink %s: median load time in ms (n per cell); Chromium / httpslab without and with the model; the browser's CPU per load (cores busy)" % titles[name])
     for when in ("1", "2"):
-        b = load("%s-chromium-cal%s.json" % (name, when))[1].get("h2")
+        b = load("%s-chromium-cal%s.json" % (name, when))[1]
         o = load("%s-httpslab-cal%s.json" % (name, when))[1].get("h2")
-        if med(b) and med(o):
-            cpu = b.get("browser_cpu_ns", 0) / 1e6
-            print("  %s %s over h2: Chromium %.0f ms, httpslab %.0f ms, %d requests: %.2f ms per response; the browser's CPU %.0f ms (%.1f cores)"
-                  % ("calibration " if when == "1" else "again after", calibration, med(b), med(o), o["requests"],
-                     (med(b) - med(o)) / o["requests"], cpu, cpu / med(b)))
+        m = load("%s-model-cal%s.json" % (name, when))[1].get("h1")
+        b1, b2 = b.get("h1"), b.get("h2")
+        if med(b2) and med(o):
+            cpu = b2.get("browser_cpu_ns", 0) / 1e6
+            cost = (med(b2) - med(o)) / o["requests"]
+            print("  %s %s: h2 Chromium %.0f ms, httpslab %.0f ms, %d requests: cost %.2f ms per response; the browser's CPU %.0f ms (%.1f cores)"
+                  % ("calibration " if when == "1" else "again after", calibration, med(b2), med(o), o["requests"], cost, cpu, cpu / med(b2)))
+        if med(b1) and med(m):
+            print("  %s h1 Chromium %.0f ms, httpslab with that cost %.0f ms: delay %.2f ms per round of six requests"
+                  % (" " * (len("calibration ") + len(calibration)), med(b1), med(m), (med(b1) - med(m)) / (m["requests"] / 6)))
     res = load("%s-model-%s.json" % (name, slug(pages[0])))[0]
-    print("  model: --response-cost %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6))
+    print("  model: --response-cost %.2f ms --response-delay %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6, res.get("response_delay_ns", 0) / 1e6))
     print("%-32s %-5s %10s %10s %10s %6s %6s %6s %14s %6s" % ("page", "proto", "httpslab", "model", "chromium", "ratio", "model", "<=15%", "browser CPU", "DCL"))
     for page in pages:
         own = load("%s-httpslab-%s.json" % (name, slug(page)))[1]

@@ -154,6 +154,13 @@ type Config struct {
 	// small resources; scripts/page-vs-chromium.sh measures it from
 	// Chromium on a page of tiny images. Zero: the network alone.
 	ResponseCost time.Duration
+	// ResponseDelay, when above zero, is the least time from a
+	// response's arrival to the end of its processing in the modelled
+	// browser (--response-delay): the hand-offs between a browser's
+	// processes, each waiting for a core, which over HTTP/1.1 lie on each
+	// connection's path. Responses wait for it side by side, then queue
+	// for ResponseCost.
+	ResponseDelay time.Duration
 
 	MaxConnsPerOrigin int
 	MaxStreams        int

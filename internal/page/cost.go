@@ -6,16 +6,19 @@ import (
 )
 
 // processor models a browser's own work on each response
-// (Config.ResponseCost): the events a response raises pass through its
-// network service, its browser process and the page's renderer, each a
-// thread that handles one at a time, and on a machine of few cores
-// their CPU, not the network, paces a page of many small resources. The
-// model is one queue: responses are processed one at a time, in the
-// order they arrive, each for the same time.
+// (Config.ResponseCost and ResponseDelay): the events a response raises
+// pass through its network service, its browser process and the page's
+// renderer, each a thread that handles one at a time. On a machine of
+// few cores their CPU, not the network, paces a page of many small
+// resources (the cost), and each hand-off from one process to the next
+// waits for a core (the delay), which over HTTP/1.1 lies on every
+// connection's path. The model: a response is ready delay after it
+// arrived, and the ready responses are processed one at a time, in
+// order, for cost each.
 type processor struct {
-	cost time.Duration
-	mu   sync.Mutex
-	free time.Time // when the response last queued will have been processed
+	cost, delay time.Duration
+	mu          sync.Mutex
+	free        time.Time // when the response last queued will have been processed
 }
 
 // take queues a response that arrived at t and returns when it will
@@ -23,6 +26,7 @@ type processor struct {
 func (p *processor) take(t time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	t = t.Add(p.delay)
 	if p.free.After(t) {
 		t = p.free
 	}

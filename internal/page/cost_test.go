@@ -27,6 +27,37 @@ func TestProcessorQueue(t *testing.T) {
 			t.Errorf("response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
 		}
 	}
+	// With a delay, responses wait for it side by side, then queue.
+	p = &processor{cost: 3 * time.Millisecond, delay: 10 * time.Millisecond}
+	for i, tt := range []struct{ arrived, want time.Time }{
+		{ms(0), ms(13)},
+		{ms(1), ms(16)}, // ready at 11, behind the first
+		{ms(30), ms(43)},
+	} {
+		if got := p.take(tt.arrived); !got.Equal(tt.want) {
+			t.Errorf("with a delay, response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
+		}
+	}
+}
+
+// TestResponseDelay: over HTTP/1.1 the modelled hand-offs lie on each
+// connection's path: 12 images on 6 connections take two rounds after
+// the document, each with the delay, so the load takes three delays at
+// least, and every request's processing as long as the delay.
+func TestResponseDelay(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	const delay = 60 * time.Millisecond
+	cfg := configFor(srv, HTTP1, "/page/images?n=12&size=1000")
+	cfg.ResponseDelay = delay
+	ld := load(t, cfg)
+	if ld.Duration < 3*delay {
+		t.Errorf("load time %v; want at least 3 × %v", ld.Duration, delay)
+	}
+	for _, r := range ld.Requests {
+		if last := r.Phases[len(r.Phases)-1]; last.Name != PhaseProcess || last.Duration < delay {
+			t.Errorf("request %d ends with %+v; want its processing, at least %v", r.ID, last, delay)
+		}
+	}
 }
 
 // TestResponseCost loads a page of 20 images with the browser's

@@ -20,6 +20,7 @@ type Flags struct {
 	RequestTimeout    string // --request-timeout: seconds or a duration
 	Engine            string // --engine
 	ResponseCost      string // --response-cost: a duration, or "" for none
+	ResponseDelay     string // --response-delay: a duration, or "" for none
 	Protocols         string // --protocols: "http,h1,h2,h3", or "" for one
 }
 
@@ -66,7 +67,10 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	if cfg.Engine, err = ParseEngine(f.Engine); err != nil {
 		return cfg, usage.Errorf("--engine: %v", err)
 	}
-	if cfg.ResponseCost, err = f.responseCost(cfg.Engine); err != nil {
+	if cfg.ResponseCost, err = modelDuration("--response-cost", f.ResponseCost, cfg.Engine); err != nil {
+		return cfg, err
+	}
+	if cfg.ResponseDelay, err = modelDuration("--response-delay", f.ResponseDelay, cfg.Engine); err != nil {
 		return cfg, err
 	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.MaxConnsPerOrigin, f.MaxStreams, f.MaxResources
@@ -74,22 +78,23 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	return cfg, nil
 }
 
-// MaxResponseCost bounds --response-cost.
-const MaxResponseCost = time.Second
+// MaxModelDuration bounds --response-cost and --response-delay.
+const MaxModelDuration = time.Second
 
-// responseCost reads --response-cost: a duration from 0 to
-// MaxResponseCost, for httpslab's engine only.
-func (f Flags) responseCost(e Engine) (time.Duration, error) {
-	if f.ResponseCost == "" {
+// modelDuration reads the value s of a flag of the modelled browser
+// (--response-cost, --response-delay): a duration from 0 to
+// MaxModelDuration, for httpslab's engine only.
+func modelDuration(flag, s string, e Engine) (time.Duration, error) {
+	if s == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(f.ResponseCost)
+	d, err := time.ParseDuration(s)
 	switch {
-	case err != nil || d < 0 || d > MaxResponseCost:
-		return 0, usage.Errorf("--response-cost %q: want a duration from 0 to %v, such as 3ms", f.ResponseCost, MaxResponseCost)
+	case err != nil || d < 0 || d > MaxModelDuration:
+		return 0, usage.Errorf("%s %q: want a duration from 0 to %v, such as 3ms", flag, s, MaxModelDuration)
 	case d > 0 && e == EngineChromium:
-		return 0, usage.Hinted("the browser's own cost is measured, not modelled: drop --response-cost, or load with --engine httpslab",
-			"--response-cost models a browser in httpslab's engine, not in --engine chromium")
+		return 0, usage.Hinted("the browser's own cost is measured, not modelled: drop "+flag+", or load with --engine httpslab",
+			"%s models a browser in httpslab's engine, not in --engine chromium", flag)
 	}
 	return d, nil
 }

@@ -30,6 +30,9 @@ func TestFlagsConfig(t *testing.T) {
 		{"response cost too long", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "2s" }, `--response-cost "2s"`},
 		{"response cost unitless", func(f *Flags, _ *transport.Curl) { f.ResponseCost = "3" }, `--response-cost "3"`},
 		{"response cost in the browser", func(f *Flags, _ *transport.Curl) { f.ResponseCost, f.Engine = "3ms", "chromium" }, "not in --engine chromium"},
+		{"response delay", func(f *Flags, _ *transport.Curl) { f.ResponseDelay = "15ms" }, ""},
+		{"response delay too long", func(f *Flags, _ *transport.Curl) { f.ResponseDelay = "1m" }, `--response-delay "1m"`},
+		{"response delay in the browser", func(f *Flags, _ *transport.Curl) { f.ResponseDelay, f.Engine = "3ms", "chromium" }, "--response-delay models a browser"},
 	} {
 		f, c := ok, transport.Curl{}
 		tt.edit(&f, &c)

@@ -41,7 +41,7 @@ type loader struct {
 	skipped  int
 	fatal    error // a protocol mismatch
 	wg       sync.WaitGroup
-	proc     *processor // the modelled browser's processing; nil without Config.ResponseCost
+	proc     *processor // the modelled browser's processing; nil without Config.ResponseCost or ResponseDelay
 }
 
 // request is one resource while it loads.
@@ -54,7 +54,7 @@ type request struct {
 	discovered, assigned time.Time
 	st                   stamps // written, first byte: set by the client's hooks
 	done                 time.Time
-	received             time.Time // with Config.ResponseCost: the response's end; done is when it was processed
+	received             time.Time // with the modelled browser: the response's end; done is when it was processed
 	proto                string
 	status               int
 	bytes                int64
@@ -79,8 +79,8 @@ func Run(ctx context.Context, cfg Config) (*Load, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l := &loader{cfg: cfg, ctx: ctx, cancel: cancel, page: u, seen: map[string]bool{}, pools: map[poolKey]*pool{}, done: make(chan struct{})}
-	if cfg.ResponseCost > 0 {
-		l.proc = &processor{cost: cfg.ResponseCost}
+	if cfg.ResponseCost > 0 || cfg.ResponseDelay > 0 {
+		l.proc = &processor{cost: cfg.ResponseCost, delay: cfg.ResponseDelay}
 	}
 	l.start = time.Now()
 	l.mu.Lock()

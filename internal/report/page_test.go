@@ -99,7 +99,7 @@ func TestPageWaterfallSkipped(t *testing.T) {
 func TestPageModelAndBrowserCPU(t *testing.T) {
 	ms := time.Millisecond
 	res := pageFixture()
-	res.ResponseCost = 3500 * time.Microsecond
+	res.ResponseCost, res.ResponseDelay = 3500*time.Microsecond, 12*time.Millisecond
 	for _, p := range res.Protocols {
 		for i := range p.Median.Requests {
 			r := &p.Median.Requests[i]
@@ -112,7 +112,7 @@ func TestPageModelAndBrowserCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"with a modelled browser (--response-cost): each response processed for 3.50 ms, one at a time",
+		"each response ready 12.0 ms after it arrives, then processed\nfor 3.50 ms, one at a time in that order",
 		"p processing, . idle)",
 		"20% downloading, 50% processing\n",
 	} {
