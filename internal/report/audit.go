@@ -143,6 +143,12 @@ func auditGroups(e *tlsscan.Enumeration) string {
 	if len(parts) == 0 {
 		return "none found"
 	}
+	switch e.TLS12GroupOrder {
+	case tlsscan.GroupOrderServer:
+		parts = append(parts, "before TLS 1.3 the server's order, "+e.TLS12Group+" first")
+	case tlsscan.GroupOrderClient:
+		parts = append(parts, "before TLS 1.3 the client's order")
+	}
 	return strings.Join(parts, "; ")
 }
 

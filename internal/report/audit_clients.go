@@ -43,15 +43,16 @@ func auditClients(b *strings.Builder, r *tlsscan.Report) {
 	b.WriteString("  (* in use today)\n")
 	if groupOrderUnknown(r) {
 		b.WriteString("  TLS 1.2 groups are the client's first the server accepts: a server that imposes its suite order\n" +
-			"  may impose its group order too (nginx with ssl_prefer_server_ciphers on), which audit does not measure\n")
+			"  may impose its group order too (nginx with ssl_prefer_server_ciphers on), which audit could not measure here\n")
 	}
 }
 
 // groupOrderUnknown reports whether a simulated TLS 1.2 ECDHE group may
 // be the server's choice rather than the client's: the server imposes
-// its suite order, and with it (OpenSSL) its order of groups.
+// its suite order, and with it (OpenSSL) its order of groups, which was
+// not measured (fewer than two groups found, or the answers said neither).
 func groupOrderUnknown(r *tlsscan.Report) bool {
-	if r.Enumeration == nil {
+	if r.Enumeration == nil || r.Enumeration.TLS12GroupOrder != "" {
 		return false
 	}
 	v := r.Enumeration.Version(tls.VersionTLS12)

@@ -156,7 +156,8 @@ func simulateClients(r *Report) []ClientResult {
 // that the server accepts; then the group: in TLS 1.3 the client's first
 // key share the server takes, else (one HelloRetryRequest more) the
 // server's or the client's first common group; before TLS 1.3 the
-// client's first common group for ECDHE, the server's prime for DHE.
+// client's first common group for ECDHE (the server's first where it
+// imposes its group order), the server's prime for DHE.
 func simulate(c *SimClient, e *Enumeration, chain Chain) ClientResult {
 	res := ClientResult{Client: c.Name, Current: c.Current}
 	if len(chain.Certs) > 0 {
@@ -226,6 +227,12 @@ func simulate(c *SimClient, e *Enumeration, chain Chain) ClientResult {
 				res.Group = transport.GroupName(g)
 				break
 			}
+		}
+		// A server with its own group order gives its first to a client
+		// that offers it; which of the rest it prefers is not measured,
+		// so a client without it keeps its own first.
+		if e.TLS12GroupOrder == GroupOrderServer && slices.ContainsFunc(common, func(g tls.CurveID) bool { return transport.GroupName(g) == e.TLS12Group }) {
+			res.Group = e.TLS12Group
 		}
 	}
 	if len(chain.Certs) > 0 {

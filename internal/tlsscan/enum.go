@@ -48,6 +48,11 @@ type Enumeration struct {
 	HelloRetry bool `json:"hello_retry"`
 	// HelloRetryGroup is the group the server asked for instead.
 	HelloRetryGroup string `json:"hello_retry_group,omitempty"`
+	// TLS12GroupOrder says whose order picks the ECDHE group before TLS
+	// 1.3: GroupOrderServer (TLS12Group is the server's first),
+	// GroupOrderClient, or empty when fewer than two groups were found.
+	TLS12GroupOrder string `json:"tls12_group_order,omitempty"`
+	TLS12Group      string `json:"tls12_group,omitempty"`
 	// DHBits is the size of the prime the server uses for DHE suites
 	// when the client names no finite-field group (RFC 7919), as every
 	// client but a few does: the ssl_dhparam prime (0: no DHE suite).
@@ -92,6 +97,11 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 	accepts := make([]bool, len(scanVersions))
 	firsts.Add(len(scanVersions))
 	tls12 := newSuiteHint()
+	// TLS 1.2's group order is asked from the start, at the lowest
+	// priority: its offers take slots no search waits for.
+	var order groupOrder
+	var orderDone sync.WaitGroup
+	orderDone.Go(func() { order = probeGroupOrder(withPriority(ctx, priorityLeaf), p, VersionTLS12) })
 	for i, v := range scanVersions {
 		// TLS 1.2 has the most suites, and the longest search.
 		ctx := withPriority(ctx, prioritySearch)
@@ -121,6 +131,10 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 		// No offer waits for the group scan's: they take the slots
 		// the searches leave.
 		e.Groups, groupsErr = scanGroups(withPriority(ctx, priorityLeaf), p, vs)
+		orderDone.Wait()
+		if groupsErr == nil && slices.Contains(vs, VersionTLS12) {
+			e.TLS12GroupOrder, e.TLS12Group, groupsErr = order.result(e.Groups)
+		}
 	})
 	wg.Go(func() { e.HelloRetry, e.HelloRetryGroup, errs[len(scanVersions)] = checkHelloRetry(ctx, p) })
 	// The DH offer of TLS 1.2, the version whose DHE suites most servers

@@ -21,7 +21,8 @@ import (
 // TestEnumerateOddReplies checks that a server answering ClientHellos with
 // something that is not TLS gets an enumeration with nothing accepted and
 // one note per probe, not an error: one per version, one for the
-// HelloRetryRequest check and one for TLS 1.2's DH prime, asked at once.
+// HelloRetryRequest check, one for TLS 1.2's DH prime and two for its
+// group order, asked at once.
 func TestEnumerateOddReplies(t *testing.T) {
 	addr := labtest.NewMisbehaving(t, labtest.Reply("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")).Addr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -35,8 +36,9 @@ func TestEnumerateOddReplies(t *testing.T) {
 		t.Errorf("Supported() = %v; want none", got)
 	}
 	notes := p.notesTaken()
-	if want := len(scanVersions) + 2; len(notes) != want {
-		t.Errorf("got %d notes; want %d (one per version, one for the HelloRetryRequest check, one for the DH prime): %q", len(notes), want, notes)
+	if want := len(scanVersions) + 4; len(notes) != want {
+		t.Errorf("got %d notes; want %d (one per version, one for the HelloRetryRequest check, one for the DH prime, two for the group order): %q",
+			len(notes), want, notes)
 	}
 	for _, n := range notes {
 		if !strings.Contains(n, "reading TLS record") || !strings.Contains(n, "ClientHello") {
