@@ -184,12 +184,17 @@ func runAll(args []string) int {
 		}
 	}
 	if !*noTestssl {
-		sem := make(chan struct{}, max(*parallel, 1))
+		// In the targets' order, nginx's (the longest runs) first.
+		jobs := make(chan *outcome, len(outs))
 		for _, o := range outs {
+			jobs <- o
+		}
+		close(jobs)
+		for range max(*parallel, 1) {
 			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				o.runTestssl(ctx)
+				for o := range jobs {
+					o.runTestssl(ctx)
+				}
 			})
 		}
 	}
