@@ -85,26 +85,37 @@ func sClient(ctx context.Context, addr string, args ...string) (string, string) 
 	return "openssl " + strings.Join(argv, " "), string(out)
 }
 
-// opensslGroups are OpenSSL's names of the groups audit finds.
-var opensslGroups = map[uint16]string{23: "P-256", 24: "P-384", 25: "P-521", 29: "X25519", 30: "X448",
-	256: "ffdhe2048", 257: "ffdhe3072", 258: "ffdhe4096", 259: "ffdhe6144", 260: "ffdhe8192"}
+// opensslGroups are OpenSSL's names of the groups audit finds, and how
+// its "Temp Key" line names them.
+var opensslGroups = map[uint16]struct{ name, key string }{23: {"P-256", "prime256v1"}, 24: {"P-384", "secp384r1"},
+	25: {"P-521", "secp521r1"}, 29: {"X25519", "X25519"}, 30: {"X448", "X448"},
+	256: {"ffdhe2048", ""}, 257: {"ffdhe3072", ""}, 258: {"ffdhe4096", ""}, 259: {"ffdhe6144", ""}, 260: {"ffdhe8192", ""}}
 
 var tempKey = regexp.MustCompile(`(Server|Peer) Temp Key: [^\n]*`)
 
 // confirmGroups asks openssl s_client, once per group and offering only
 // it, whether the server accepts each group a peer did not list; version
-// is "-tls1_3" when the server speaks TLS 1.3, else "-tls1_2". It
-// returns the commands with what they printed, and whether every group
-// was accepted.
+// is "-tls1_3" when the server speaks TLS 1.3, else "-tls1_2". Before TLS
+// 1.3 a server with an ECDSA P-256 certificate needs P-256 among the
+// client's groups to sign with it, as every real client offers it: a
+// group refused alone is asked again with P-256 after it, and counts
+// when the server still picks it. It returns the commands with what they
+// printed, and whether every group was accepted.
 func confirmGroups(ctx context.Context, addr, version string, ids []uint16) (string, bool) {
 	var seen []string
 	for _, id := range ids {
-		name, ok := opensslGroups[id]
+		g, ok := opensslGroups[id]
 		if !ok {
 			return "", false
 		}
-		cmd, out := sClient(ctx, addr, version, "-groups", name)
+		cmd, out := sClient(ctx, addr, version, "-groups", g.name)
 		line := tempKey.FindString(out)
+		if line == "" && version == "-tls1_2" && id != 23 && g.key != "" {
+			cmd, out = sClient(ctx, addr, version, "-groups", g.name+":P-256")
+			if line = tempKey.FindString(out); !strings.Contains(line, g.key) {
+				line = ""
+			}
+		}
 		if line == "" {
 			return "", false
 		}
@@ -118,7 +129,9 @@ func confirmGroups(ctx context.Context, addr, version string, ids []uint16) (str
 // commands with what the second printed, and the answer.
 func confirmResumption(ctx context.Context, addr, dir string, ticket bool) (string, bool) {
 	sess := filepath.Join(dir, "session.pem")
-	args := []string{"-tls1_2"}
+	// Security level 0: a server whose preferred suite has a DH prime
+	// under 2048 bits is still asked (OpenSSL 3 refuses it by default).
+	args := []string{"-tls1_2", "-cipher", "ALL:@SECLEVEL=0"}
 	if !ticket {
 		args = append(args, "-no_ticket")
 	}
