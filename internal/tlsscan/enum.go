@@ -97,11 +97,12 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 	accepts := make([]bool, len(scanVersions))
 	firsts.Add(len(scanVersions))
 	tls12 := newSuiteHint()
-	// TLS 1.2's group order is asked from the start, at the lowest
-	// priority: its offers take slots no search waits for.
+	// TLS 1.2's group order is asked at the start, before the searches'
+	// offers: the groups its two offers get are accepted, and the group
+	// scan does not ask for them again, so that it costs no round trip.
 	var order groupOrder
 	var orderDone sync.WaitGroup
-	orderDone.Go(func() { order = probeGroupOrder(withPriority(ctx, priorityLeaf), p, VersionTLS12) })
+	orderDone.Go(func() { order = probeGroupOrder(withPriority(ctx, priorityLongSearch), p, VersionTLS12) })
 	for i, v := range scanVersions {
 		// TLS 1.2 has the most suites, and the longest search.
 		ctx := withPriority(ctx, prioritySearch)
@@ -130,8 +131,8 @@ func enumerate(ctx context.Context, p *prober, versionsKnown func([]uint16)) (*E
 		}
 		// No offer waits for the group scan's: they take the slots
 		// the searches leave.
-		e.Groups, groupsErr = scanGroups(withPriority(ctx, priorityLeaf), p, vs)
 		orderDone.Wait()
+		e.Groups, groupsErr = scanGroups(withPriority(ctx, priorityLeaf), p, vs, order.picked[:])
 		if groupsErr == nil && slices.Contains(vs, VersionTLS12) {
 			e.TLS12GroupOrder, e.TLS12Group, groupsErr = order.result(e.Groups)
 		}
@@ -424,8 +425,9 @@ func checkHelloRetry(ctx context.Context, p *prober) (bool, string, error) {
 
 // scanGroups asks for each group alone, in parallel: in TLS 1.3 with no
 // key share (a HelloRetryRequest naming the group means yes), in TLS 1.2
-// with ECDHE or DHE suites only, reading the group from ServerKeyExchange.
-func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResult, error) {
+// with ECDHE or DHE suites only, reading the group from ServerKeyExchange;
+// the TLS 1.2 groups in tls12 are known accepted and not asked.
+func scanGroups(ctx context.Context, p *prober, versions []uint16, tls12 []tls.CurveID) ([]GroupResult, error) {
 	type job struct {
 		v uint16
 		g tls.CurveID
@@ -440,6 +442,11 @@ func scanGroups(ctx context.Context, p *prober, versions []uint16) ([]GroupResul
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
+		if j.v == VersionTLS12 && slices.Contains(tls12, j.g) {
+			// The group order's offers got it already.
+			found[i] = &GroupResult{Version: j.v, ID: uint16(j.g), Name: transport.GroupName(j.g)}
+			continue
+		}
 		wg.Go(func() { found[i], errs[i] = scanGroup(ctx, p, j.v, j.g) })
 	}
 	wg.Wait()
