@@ -242,6 +242,7 @@ func report(ctx context.Context, w io.Writer, outs []*outcome, withTestssl bool)
 	if details.Len() > 0 {
 		fmt.Fprintf(w, "\n%s", details.String())
 	}
+	problems += checkOrders(ctx, w, outs)
 	if !withTestssl {
 		return min(problems, 1)
 	}
@@ -314,4 +315,23 @@ func compareFiles(ctx context.Context, w io.Writer, o *outcome, withTestssl bool
 		}
 	}
 	return n + compareFacts(w, a, b), nil
+}
+
+// checkOrders checks audit's TLS 1.2 suite order (server's, or the
+// client's: cipher-order-client) on each nginx target with openssl
+// s_client, and returns the number of contradictions.
+func checkOrders(ctx context.Context, w io.Writer, outs []*outcome) int {
+	names, err := opensslSuiteNames(ctx)
+	if err != nil {
+		fmt.Fprintf(w, "\n%v\n", err)
+		return 1
+	}
+	fmt.Fprintf(w, "\nTLS 1.2 suite order, audit's against openssl s_client's:\n")
+	n := 0
+	for _, o := range outs {
+		if o.tg.Vuln == "" && o.audit.Err == nil {
+			n += checkOrder(ctx, w, o, names)
+		}
+	}
+	return n
 }
