@@ -15,7 +15,8 @@
 // server for each known TLS flaw, see targets.go), runs httpslab audit and
 // sslscan on each, one at a time, then testssl, N at a time, and prints
 // each tool's time per target, whether their inventories and facts agree,
-// and one table of every finding testssl makes (LOW and above) with
+// whether openssl s_client finds the TLS 1.2 suite order audit found, and
+// one table of every finding testssl makes (LOW and above) with
 // audit's finding for it, or the openssl s_client command that shows
 // testssl wrong there, or why audit could not measure it.
 //
