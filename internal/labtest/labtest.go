@@ -85,3 +85,18 @@ func LimitCPU(t testing.TB, cores float64, pids ...int) {
 		}
 	}
 }
+
+// LoopbackLeaf returns a new ECDSA P-256 CA and a leaf it issued for
+// 127.0.0.1, failing the test when either cannot be made.
+func LoopbackLeaf(t testing.TB) (*lab.CA, *lab.Leaf) {
+	t.Helper()
+	ca, err := lab.NewCA(lab.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca, leaf
+}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -20,14 +20,7 @@ import (
 // close_notify, reads the raw TCP stream to its end: nothing more may
 // arrive.
 func TestAnnouncedCloseSendsNoAlert(t *testing.T) {
-	ca, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, leaf := labtest.LoopbackLeaf(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -108,14 +108,7 @@ func TestRawConn(t *testing.T) {
 // waits for the server after its flight (TLS 1.2) still completes, and the
 // server reads every byte in order either way.
 func TestHoldFlight(t *testing.T) {
-	ca, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, leaf := labtest.LoopbackLeaf(t)
 	cert := leaf.TLS
 	for _, tt := range []struct {
 		version    uint16

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
 	"github.com/httpslab/httpslab/internal/transport"
 	"github.com/quic-go/quic-go/http3"
@@ -154,14 +153,7 @@ func TestStalledWriteFailsInSend(t *testing.T) {
 // default was 10 MB): a response whose header block passes it fails the
 // request with a HeaderLimitError.
 func TestHeaderLimitHTTP3(t *testing.T) {
-	ca, err := lab.NewCA(lab.ECDSAP256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := ca.Issue(lab.ECDSAP256, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, leaf := labtest.LoopbackLeaf(t)
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
