@@ -45,7 +45,9 @@ type rawConn struct {
 	heldMu            sync.Mutex
 	held              []byte
 	writes            int
-	// wrote is set by a write and cleared by the next read (see Read).
+	// wrote is set by a write in the handshake and cleared by the next
+	// read (see Read); after the handshake HTTP/2 reads and writes from
+	// two goroutines, and neither touches it.
 	wrote bool
 	// A Read smaller than readAheadSize reads up to readAheadSize bytes
 	// into ahead, a buffer of readAheadPool, and keeps the rest in rest
@@ -105,14 +107,18 @@ func (c *rawConn) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if c.holding && c.wrote {
-		// In the handshake, just after a flight went out: the server's
-		// answer is not there yet, and a read now fails with EAGAIN and
-		// waits in the poller. After the other connections have had their
-		// turn it usually is (as yieldForResponse does for requests).
-		runtime.Gosched()
+	if c.holding {
+		// In the handshake (one goroutine reads and writes), just after a
+		// flight went out: the server's answer is not there yet, and a
+		// read now fails with EAGAIN and waits in the poller. After the
+		// other connections have had their turn it usually is (as
+		// yieldForResponse does for requests).
+		if c.wrote {
+			runtime.Gosched()
+		}
+		c.wrote = false
 	}
-	c.answered, c.wrote = true, false
+	c.answered = true
 	dst := b
 	if len(b) < readAheadSize {
 		c.ahead = readAheadPool.Get().(*[]byte)
@@ -208,7 +214,9 @@ func (c *rawConn) writeAll(b []byte) (int, error) {
 	err := c.rc.Write(c.writeFn)
 	c.wbuf = nil
 	c.writes++
-	c.wrote = true
+	if c.holding {
+		c.wrote = true
+	}
 	switch {
 	case err != nil:
 		return c.wn, c.opError("write", err)

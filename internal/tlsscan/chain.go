@@ -147,7 +147,7 @@ func within(cert *x509.Certificate, now time.Time) time.Time {
 
 // leafCurve returns the curve of an ECDSA leaf key as a TLS group, 0 for
 // other keys.
-func (c Chain) leafCurve() tls.CurveID {
+func (c *Chain) leafCurve() tls.CurveID {
 	if len(c.Certs) == 0 {
 		return 0
 	}
