@@ -12,12 +12,17 @@
 #   and anonymous ECDH; RSA-4096 with a 1024-bit ssl_dhparam; TLS 1.3 with
 #   secp384r1 only; expired, missing-intermediate, wrong-name and SHA-1
 #   leaves; plain HTTP without a redirect and with a redirect chain;
-#   nginx's defaults) and a server for each known TLS flaw of
-#   internal/labtest; audit and sslscan one target at a time, testssl
+#   nginx's defaults), two more reached by DNS names (caa-record: a name
+#   with a CAA record; caa-missing: one without), and a server for each
+#   known TLS flaw of internal/labtest, all in a network namespace the
+#   script creates (root needed) whose resolver is the helper's DNS server
+#   on its loopback, alone in serving those names; audit and sslscan one
+#   target at a time, testssl
 #   PARALLEL (3) at a time. Where testssl (or sslscan) disagrees with audit
 #   and openssl s_client settles it for audit, the s_client command and
 #   what it printed are shown.
-#   TARGETS=modern,legacy  only these targets
+#   TARGETS=modern,legacy  only these targets (TARGETS=caa-record,caa-missing:
+#                 the CAA comparison alone, in about a minute)
 #   NO_TESTSSL=1  leave testssl out (a full run takes minutes per target)
 #
 # usage: scripts/audit-peers.sh NGINX_TLS_DIRECTIVES
@@ -30,17 +35,45 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ $# -eq 0 ]]; then
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "audit-peers: the comparison runs in a network namespace of its own: run it as root" >&2
+		exit 1
+	fi
 	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
+	ns=httpslab-peers-$$
+	cleanup_all() {
+		# The helper and what it started (nginx, the tools) are the
+		# namespace's only processes: the helper stops its servers and
+		# removes its files when asked to, else they are killed after 5 s.
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+		for _ in $(seq 50); do
+			[[ -z $(ip netns pids "$ns" 2>/dev/null) ]] && break
+			sleep 0.1
+		done
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
+		rm -rf "/etc/netns/$ns" "$tmp"
+	}
+	trap cleanup_all EXIT
+	trap 'exit 130' INT TERM
 	go build -o "$tmp/httpslab" ./cmd/httpslab
 	go build -o "$tmp/auditpeers" ./scripts/auditpeers
 	dpkg-query -W -f '${Package} ${Version}  ' nginx testssl.sh sslscan openssl 2>/dev/null || true
 	echo
 	echo
-	args=(-httpslab "$tmp/httpslab" -parallel "${PARALLEL:-3}")
+	# Every program in the namespace resolves names through the helper's
+	# DNS server on its loopback (ip netns exec mounts this resolv.conf over
+	# /etc/resolv.conf), which alone serves the names of the caa-* targets.
+	mkdir -p "/etc/netns/$ns"
+	echo "nameserver 127.0.0.1" >"/etc/netns/$ns/resolv.conf"
+	ip netns add "$ns"
+	ip netns exec "$ns" ip link set lo up
+	args=(-httpslab "$tmp/httpslab" -parallel "${PARALLEL:-3}" -dns 127.0.0.1:53)
 	[[ -n ${TARGETS:-} ]] && args+=(-targets "$TARGETS")
 	[[ -n ${NO_TESTSSL:-} ]] && args+=(-no-testssl)
-	"$tmp/auditpeers" all "${args[@]}"
+	# In the background, so that a signal runs the cleanup at once.
+	ip netns exec "$ns" "$tmp/auditpeers" all "${args[@]}" &
+	wait $!
 	exit
 fi
 

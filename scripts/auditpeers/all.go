@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -130,6 +132,7 @@ func runAll(args []string) int {
 	only := fs.String("targets", "", "comma-separated target names (default all)")
 	noTestssl := fs.Bool("no-testssl", false, "leave testssl out")
 	parallel := fs.Int("parallel", 3, "testssl runs at a time")
+	dnsAddr := fs.String("dns", "", "serve labZone on this address, the nameserver of /etc/resolv.conf (in a network namespace of its own)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -144,8 +147,22 @@ func runAll(args []string) int {
 		fmt.Fprintf(os.Stderr, "auditpeers: no target named in %q\n", *only)
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(sigCtx, 60*time.Minute)
 	defer cancel()
+	for _, tg := range chosen {
+		if tg.DNSName != "" && *dnsAddr == "" {
+			fmt.Fprintf(os.Stderr, "auditpeers: target %s is reached by the name %s, served only with -dns\n", tg.Name, tg.DNSName)
+			return 2
+		}
+	}
+	if *dnsAddr != "" {
+		if err := serveZone(ctx, *dnsAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "auditpeers:", err)
+			return 1
+		}
+	}
 	root, err := os.MkdirTemp("", "auditpeers-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "auditpeers:", err)

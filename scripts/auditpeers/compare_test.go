@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/miekg/dns"
 )
 
 func TestVersionName(t *testing.T) {
@@ -158,10 +160,61 @@ func TestVerdictCell(t *testing.T) {
 		{verdict{Known: true, Refuted: "`openssl s_client` prints x"}, "testssl is wrong: `openssl s_client` prints x", false},
 		{verdict{Known: true}, "NOT FOUND", true},
 		{verdict{}, "(no such audit check)", true},
+		{verdict{Severity: "OK", Known: true}, "none", false},
+		{verdict{Severity: "OK", Known: true, Seen: `0 issue "ca.httpslab-lab.net" at caa.httpslab-lab.net`},
+			`none (0 issue "ca.httpslab-lab.net" at caa.httpslab-lab.net)`, false},
+		{verdict{Severity: "OK", Known: true, NotMeasured: "no resolver"}, "not measured: no resolver", true},
+		{verdict{Severity: "OK", Audit: []string{"caa-missing"}, Known: true}, "caa-missing, where testssl finds nothing", true},
 	}
 	for _, tt := range tests {
 		if got, miss := tt.v.cell(); got != tt.want || miss != tt.miss {
 			t.Errorf("%+v.cell() = %q, %v; want %q, %v", tt.v, got, miss, tt.want, tt.miss)
 		}
+	}
+}
+
+// TestVerdictsShowCAAWhenOK: testssl's OK rows are left out, except the
+// CAA one, so that audit's caa-missing is checked where testssl finds a
+// record.
+func TestVerdictsShowCAAWhenOK(t *testing.T) {
+	items := []testsslItem{{"DNS_CAArecord", "OK", `0 issue "ca.httpslab-lab.net"`}, {"HSTS", "OK", "730 days"}, {"TLS1", "LOW", "offered"}}
+	vs := verdicts([]auditFinding{{ID: "caa-missing"}}, items)
+	if len(vs) != 2 || vs[0].ID != "DNS_CAArecord" || vs[1].ID != "TLS1" {
+		t.Fatalf("verdicts = %+v; want the DNS_CAArecord and TLS1 rows", vs)
+	}
+	if _, miss := vs[0].cell(); !miss {
+		t.Errorf("caa-missing where testssl finds a CAA record is not counted as a difference")
+	}
+}
+
+func TestZoneAnswer(t *testing.T) {
+	q := func(name string, qtype uint16) dns.Question {
+		return dns.Question{Name: name, Qtype: qtype, Qclass: dns.ClassINET}
+	}
+	tests := []struct {
+		q       dns.Question
+		rcode   int
+		answers int
+	}{
+		{q(caaName, dns.TypeCAA), dns.RcodeSuccess, 1},
+		{q("CAA.httpslab-lab.net.", dns.TypeCAA), dns.RcodeSuccess, 1},
+		{q(caaName, dns.TypeA), dns.RcodeSuccess, 1},
+		{q(caaName, dns.TypeAAAA), dns.RcodeSuccess, 0},
+		{q(noCAAName, dns.TypeCAA), dns.RcodeSuccess, 0},
+		{q(noCAAName, dns.TypeA), dns.RcodeSuccess, 1},
+		{q(labZone, dns.TypeCAA), dns.RcodeSuccess, 0},
+		{q("net.", dns.TypeCAA), dns.RcodeSuccess, 0},
+		{q(".", dns.TypeCAA), dns.RcodeSuccess, 0},
+		{q("other.httpslab-lab.net.", dns.TypeA), dns.RcodeNameError, 0},
+	}
+	for _, tt := range tests {
+		rcode, answer := zoneAnswer(tt.q)
+		if rcode != tt.rcode || len(answer) != tt.answers {
+			t.Errorf("%s %s: %s with %d answers; want %s with %d", tt.q.Name, dns.TypeToString[tt.q.Qtype],
+				dns.RcodeToString[rcode], len(answer), dns.RcodeToString[tt.rcode], tt.answers)
+		}
+	}
+	if _, answer := zoneAnswer(q(caaName, dns.TypeCAA)); answer[0].(*dns.CAA).Value != caaValue {
+		t.Errorf("CAA record %v; want issue %q", answer[0], caaValue)
 	}
 }

@@ -9,10 +9,11 @@
 // CA file on stdout, one per line, and serves until its standard input
 // closes or it is interrupted.
 //
-//	auditpeers all [-httpslab BIN] [-targets NAME,...] [-no-testssl] [-parallel N]
+//	auditpeers all [-httpslab BIN] [-targets NAME,...] [-no-testssl] [-parallel N] [-dns ADDR]
 //
-// starts every target of the comparison (ten nginx configurations and a
-// server for each known TLS flaw, see targets.go), runs httpslab audit and
+// starts every target of the comparison (twelve nginx configurations, two
+// of them reached by names of labZone that its DNS server on ADDR serves,
+// and a server for each known TLS flaw, see targets.go), runs httpslab audit and
 // sslscan on each, one at a time, then testssl, N at a time, and prints
 // each tool's time per target, whether their inventories and facts agree,
 // whether openssl s_client finds the TLS 1.2 suite order audit found, and

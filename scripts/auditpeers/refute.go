@@ -44,6 +44,8 @@ func targetVerdicts(ctx context.Context, o *outcome) ([]verdict, error) {
 		Result struct {
 			Findings []auditFinding
 			CAA      struct {
+				Name        string
+				Records     []string
 				NotMeasured string `json:"not_measured"`
 			}
 		}
@@ -63,6 +65,9 @@ func targetVerdicts(ctx context.Context, o *outcome) ([]verdict, error) {
 		}
 		if v.ID == "DNS_CAArecord" {
 			v.NotMeasured = env.Result.CAA.NotMeasured
+			if c := env.Result.CAA; c.Name != "" {
+				v.Seen = fmt.Sprintf("%s at %s", strings.Join(c.Records, ", "), c.Name)
+			}
 		}
 		for _, r := range refutations {
 			if r.ID == v.ID && r.Target == o.tg.Name {

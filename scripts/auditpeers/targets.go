@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -32,6 +33,9 @@ type target struct {
 	DHBits int
 	// Vuln, if set, is the flaw of a labtest server started instead of nginx.
 	Vuln labtest.Vuln
+	// DNSName, if set, is the name of labZone the tools reach the target
+	// by (its leaf is issued for it) instead of 127.0.0.1.
+	DNSName string
 }
 
 // modernTLS is Mozilla's intermediate profile with a session cache.
@@ -44,7 +48,8 @@ add_header Strict-Transport-Security "max-age=63072000" always;`
 // plain port's answers until the first https:// one).
 const redirect = "return 301 https://$host$request_uri;"
 
-// targets are the configurations of the comparison: ten of nginx, then
+// targets are the configurations of the comparison: ten of nginx, two
+// more reached by a name of labZone (with a CAA record and without), then
 // one server per known flaw.
 func targets() []target {
 	out := []target{
@@ -77,11 +82,22 @@ ssl_session_cache shared:peers:1m;`},
 		{Name: "redirect-chain", TLS: modernTLS,
 			Plain: "location = / { return 301 /step; }\nlocation = /step { return 301 https://$host/; }"},
 		{Name: "nginx-defaults", Plain: "# serves the same files"},
+		{Name: "caa-record", TLS: modernTLS, Plain: redirect, DNSName: caaName, Leaf: namedLeaf(caaName)},
+		{Name: "caa-missing", TLS: modernTLS, Plain: redirect, DNSName: noCAAName, Leaf: namedLeaf(noCAAName)},
 	}
 	for _, v := range labtest.Vulns {
 		out = append(out, target{Name: "fake-" + string(v), Vuln: v})
 	}
 	return out
+}
+
+// namedLeaf issues a leaf for one DNS name.
+func namedLeaf(name string) func(string) func(*lab.CA, lab.KeyKind) (*lab.Leaf, error) {
+	return func(string) func(*lab.CA, lab.KeyKind) (*lab.Leaf, error) {
+		return func(ca *lab.CA, kind lab.KeyKind) (*lab.Leaf, error) {
+			return ca.Issue(kind, strings.TrimSuffix(name, "."))
+		}
+	}
 }
 
 // sha1Leaf issues a leaf signed with SHA-1 by the lab CA, with openssl:
@@ -170,5 +186,9 @@ func (tg target) start(ctx context.Context, dir string) (*running, error) {
 	}
 	u, _ := url.Parse(n.HTTPSURL)
 	p, _ := url.Parse(n.HTTPURL)
-	return &running{HostPort: u.Host, PlainPort: p.Port(), CAFile: filepath.Join(n.Dir, "ca.pem"), Close: func() { n.Close() }}, nil
+	hostPort := u.Host
+	if tg.DNSName != "" {
+		hostPort = net.JoinHostPort(strings.TrimSuffix(tg.DNSName, "."), u.Port())
+	}
+	return &running{HostPort: hostPort, PlainPort: p.Port(), CAFile: filepath.Join(n.Dir, "ca.pem"), Close: func() { n.Close() }}, nil
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// A verdict row: one finding testssl makes (severity LOW or above), and
-// whether audit makes the same one.
+// A verdict row: one finding testssl makes (severity LOW or above, or OK
+// for the ids of shownWhenOK), and whether audit makes the same one.
 type verdict struct {
 	ID, Severity, Finding string
 	// Audit lists audit's findings or attack names that say the same;
@@ -20,6 +20,9 @@ type verdict struct {
 	// shows testssl is wrong here; NotMeasured is audit's reason for not
 	// making the check.
 	Refuted, NotMeasured string
+	// Seen is what audit found where it makes no finding (the CAA
+	// records it read), for rows testssl rates OK.
+	Seen string
 }
 
 // testsslToAudit maps testssl ids (by prefix, longest first wins) to the
@@ -79,6 +82,10 @@ var testsslToAudit = []struct {
 	{"OCSP_stapling", []string{"ocsp-not-stapled", "ocsp-no-responder"}},
 }
 
+// shownWhenOK are testssl's ids whose OK rows the table shows too, so
+// that audit is seen not to make the finding where testssl does not.
+var shownWhenOK = []string{"DNS_CAArecord"}
+
 // mapped returns the audit ids for a testssl id: the entry with the
 // longest prefix that matches.
 func mapped(id string) ([]string, bool) {
@@ -106,7 +113,8 @@ func verdicts(auditFindings []auditFinding, testssl []testsslItem) []verdict {
 	}
 	var out []verdict
 	for _, it := range testssl {
-		if !slices.Contains([]string{"LOW", "MEDIUM", "HIGH", "CRITICAL"}, it.Severity) {
+		if !slices.Contains([]string{"LOW", "MEDIUM", "HIGH", "CRITICAL"}, it.Severity) &&
+			(it.Severity != "OK" || !slices.Contains(shownWhenOK, it.ID)) {
 			continue
 		}
 		v := verdict{ID: it.ID, Severity: it.Severity, Finding: it.Finding}
@@ -133,6 +141,14 @@ type testsslItem struct{ ID, Severity, Finding string }
 // finding testssl makes that audit does not (without a refutation).
 func (v verdict) cell() (string, bool) {
 	switch {
+	case v.Severity == "OK" && len(v.Audit) > 0:
+		return strings.Join(v.Audit, ", ") + ", where testssl finds nothing", true
+	case v.Severity == "OK" && v.NotMeasured != "":
+		return "not measured: " + v.NotMeasured, true
+	case v.Severity == "OK" && v.Seen != "":
+		return "none (" + v.Seen + ")", false
+	case v.Severity == "OK":
+		return "none", false
 	case len(v.Audit) > 0:
 		return strings.Join(v.Audit, ", "), false
 	case v.Refuted != "":
