@@ -345,13 +345,7 @@ func TestClientsMatchRealClients(t *testing.T) {
 // openssl s_client with them).
 func TestClientsFailFix(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	dh1024, dh2048 := filepath.Join(dir, "dh1024.pem"), filepath.Join(dir, "dh2048.pem")
-	for _, f := range []struct{ file, bits string }{{dh1024, "1024"}, {dh2048, "2048"}} {
-		if out, err := exec.Command("openssl", "dhparam", "-dsaparam", "-out", f.file, f.bits).CombinedOutput(); err != nil {
-			t.Fatalf("openssl dhparam: %v\n%s", err, out)
-		}
-	}
+	dh1024, dh2048 := dhParams(t)
 	start := []string{"ssl_protocols TLSv1.2;", "ssl_ciphers DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0;",
 		"ssl_prefer_server_ciphers on;", "ssl_dhparam " + dh1024 + ";"}
 	cfg := lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true, TLSDirectives: strings.Join(start, "\n")}

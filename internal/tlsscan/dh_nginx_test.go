@@ -37,13 +37,7 @@ func sClientTLS12(t *testing.T, httpsURL string) string {
 // s_client in and makes the finding go.
 func TestDHSmallPreferred(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	dh1024, dh2048 := filepath.Join(dir, "dh1024.pem"), filepath.Join(dir, "dh2048.pem")
-	for _, f := range []struct{ file, bits string }{{dh1024, "1024"}, {dh2048, "2048"}} {
-		if out, err := exec.Command("openssl", "dhparam", "-dsaparam", "-out", f.file, f.bits).CombinedOutput(); err != nil {
-			t.Fatalf("openssl dhparam: %v\n%s", err, out)
-		}
-	}
+	dh1024, dh2048 := dhParams(t)
 	for _, tt := range []struct {
 		protocols string
 		want      Severity
@@ -81,4 +75,18 @@ func TestDHSmallPreferred(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dhParams writes a 1024-bit and a 2048-bit DH prime for ssl_dhparam
+// into the test's temporary directory and returns their files.
+func dhParams(t *testing.T) (dh1024, dh2048 string) {
+	t.Helper()
+	dir := t.TempDir()
+	dh1024, dh2048 = filepath.Join(dir, "dh1024.pem"), filepath.Join(dir, "dh2048.pem")
+	for _, f := range []struct{ file, bits string }{{dh1024, "1024"}, {dh2048, "2048"}} {
+		if out, err := exec.Command("openssl", "dhparam", "-dsaparam", "-out", f.file, f.bits).CombinedOutput(); err != nil {
+			t.Fatalf("openssl dhparam: %v\n%s", err, out)
+		}
+	}
+	return dh1024, dh2048
 }
