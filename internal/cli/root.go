@@ -57,7 +57,13 @@ func newRootCmd(e *env) *cobra.Command {
 		Short:         "An HTTPS performance lab",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version, as curl, wrk and h2load spell it, beside the
+		// version command.
+		Version: versionString(),
 	}
+	root.SetVersionTemplate("httpslab {{.Version}}\n")
+	root.InitDefaultVersionFlag()
+	root.Flags().Lookup("version").Usage = "print the httpslab version"
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})

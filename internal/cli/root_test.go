@@ -41,9 +41,15 @@ func TestRootUsageErrors(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, stdout, _ := run(t, context.Background(), "version")
-	if code != ExitOK || !strings.HasPrefix(stdout, "httpslab ") {
-		t.Errorf("version = %d, %q; want 0 and a line starting with httpslab", code, stdout)
+	_, want, _ := run(t, context.Background(), "version")
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, stdout, stderr := run(t, context.Background(), args...)
+		if code != ExitOK || !strings.HasPrefix(stdout, "httpslab ") || strings.Count(stdout, "\n") != 1 || stderr != "" {
+			t.Errorf("%v = %d, %q, %q; want 0 and one line starting with httpslab", args, code, stdout, stderr)
+		}
+		if stdout != want {
+			t.Errorf("%v printed %q; version printed %q", args, stdout, want)
+		}
 	}
 }
 
