@@ -210,3 +210,35 @@ func TestSignedChange(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentHTMLShare checks the HTML of a share's change: in
+// percentage points in the table, the tooltips and the chart's axis,
+// where the text report has them too.
+func TestExperimentHTMLShare(t *testing.T) {
+	r := experimentFixture()
+	r.Metrics = append(r.Metrics, experiment.Metric{Name: "resumed handshakes", Unit: "%", HigherIsBetter: true})
+	for b := range r.Order {
+		r.Variants[0].Samples[b].Values["resumed handshakes"] = 0
+		r.Variants[1].Samples[b] = &experiment.Sample{Values: map[string]float64{"requests/s": 1500 + float64(b),
+			"server CPU/request": 0, "resumed handshakes": 95 + float64(b%2)}, Requests: 1000}
+	}
+	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
+	exp := ExperimentResultJSON(r)
+	var b bytes.Buffer
+	in := []HTMLInput{{Label: "experiment.json", Doc: &Document{Kind: "experiment", Schema: SchemaName("experiment"), Version: Version, Result: &exp}}}
+	if err := WriteHTML(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{`<td class="text">&#43;95.5 pp</td><td class="text">&#43;95.0 pp</td><td class="text">&#43;96.0 pp</td>`,
+		"resumed handshakes: &#43;95.5 pp</title>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	chart := html[strings.Index(html, "Change in resumed handshakes"):]
+	chart = chart[:strings.Index(chart, "</svg>")]
+	if !strings.Contains(chart, `class="axis-title">pp</text>`) {
+		t.Errorf("the share's chart does not give its axis in pp:\n%s", chart)
+	}
+}

@@ -109,15 +109,18 @@ func experimentSection(r *ExperimentJSON) section {
 			if v.Metric != m.Name {
 				continue
 			}
-			lanes = append(lanes, verdictLane(v))
+			lanes = append(lanes, verdictLane(v, m.Unit))
 			t.Rows = append(t.Rows, verdictRow(v, m.Unit))
 		}
 		if len(lanes) == 0 {
 			continue
 		}
 		unit := m.Unit
-		if verdictsRatio(r.Analysis.Verdicts, m.Name) {
+		switch {
+		case verdictsRatio(r.Analysis.Verdicts, m.Name):
 			unit = "%"
+		case unit == "%":
+			unit = "pp" // a difference of two shares
 		}
 		c := intervalChart("Change in "+m.Name+" against the baseline", unit, "dot: the change; line: its interval; grey = not significant (~)", lanes, true)
 		c.Legend = []legendItem{{Class: "sig", Text: "significant"}, {Class: "nosig", Text: "~ not significant"}}
@@ -145,7 +148,7 @@ func verdictsRatio(vs []experimentVerdictJSON, metric string) bool {
 }
 
 // verdictLane is a verdict's change, in percent for a ratio.
-func verdictLane(v experimentVerdictJSON) interval {
+func verdictLane(v experimentVerdictJSON, unit string) interval {
 	k := 1.0
 	if v.Ratio {
 		k = 100
@@ -157,15 +160,18 @@ func verdictLane(v experimentVerdictJSON) interval {
 	if v.CILo != nil && v.CIHi != nil {
 		l.Lo, l.Hi = k**v.CILo, k**v.CIHi
 	}
-	l.Tip = fmt.Sprintf("%s %s: %s", v.Variant, v.Metric, verdictChange(v))
+	l.Tip = fmt.Sprintf("%s %s: %s", v.Variant, v.Metric, verdictChange(v, unit))
 	return l
 }
 
-func verdictChange(v experimentVerdictJSON) string {
+// verdictChange is a verdict's change as the table shows it: a ratio in
+// percent, a difference in the metric's unit (percentage points for a
+// share).
+func verdictChange(v experimentVerdictJSON, unit string) string {
 	if !v.Significant {
-		return "~ (" + signedChange(v.Shift, v.Ratio, "") + ")"
+		return "~ (" + signedChange(v.Shift, v.Ratio, unit) + ")"
 	}
-	return signedChange(v.Shift, v.Ratio, "")
+	return signedChange(v.Shift, v.Ratio, unit)
 }
 
 func verdictRow(v experimentVerdictJSON, unit string) []string {
@@ -173,7 +179,7 @@ func verdictRow(v experimentVerdictJSON, unit string) []string {
 	if v.CILo != nil && v.CIHi != nil {
 		lo, hi = signedChange(*v.CILo, v.Ratio, unit), signedChange(*v.CIHi, v.Ratio, unit)
 	}
-	return []string{v.Variant, quantity(v.Baseline, unit), quantity(v.Value, unit), strings.TrimSpace(verdictChange(v)), lo, hi, pValue(v.PHolm)}
+	return []string{v.Variant, quantity(v.Baseline, unit), quantity(v.Value, unit), verdictChange(v, unit), lo, hi, pValue(v.PHolm)}
 }
 
 // demoSection draws the demo: its comparison, its load runs, its page
