@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/httpslab/httpslab/internal/experiment"
 	"github.com/httpslab/httpslab/internal/nginxconf"
@@ -44,13 +45,46 @@ func Experiment(w io.Writer, r *experiment.Result) error {
 	return err
 }
 
+// longVariantName is the longest variant name the verdict table repeats
+// on each of its rows; beyond it (a cipher list, every directive of
+// --all-at-once) the rows name each variant by its number instead.
+const longVariantName = 32
+
+// variantLabels returns what the verdict table calls each variant: its
+// name, or "#i" (its row in the variant table) when any name is long.
+func variantLabels(r *experiment.Result) ([]string, bool) {
+	labels := make([]string, len(r.Variants))
+	long := false
+	for i, v := range r.Variants {
+		labels[i] = termSafe(v.Name)
+		long = long || utf8.RuneCountInString(labels[i]) > longVariantName
+	}
+	if long {
+		for i := range labels {
+			labels[i] = fmt.Sprintf("#%d", i)
+		}
+	}
+	return labels, long
+}
+
 func experimentVariants(b *strings.Builder, r *experiment.Result) {
+	labels, numbered := variantLabels(r)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tstatus\tevidence")
-	for _, v := range r.Variants {
+	if numbered {
+		// A long name would push the evidence far to the right: each
+		// variant takes two lines, its name and below it the evidence.
+		fmt.Fprintln(tw, "#\tstatus\tvariant, evidence")
+	} else {
+		fmt.Fprintln(tw, "variant\tstatus\tevidence")
+	}
+	for i, v := range r.Variants {
 		evidence := v.Evidence
 		if v.Status == experiment.Failed || v.Status == experiment.Obsolete {
 			evidence, _, _ = strings.Cut(evidence, "\n") // the first line; the rest is below
+		}
+		if numbered {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n\t\t%s\n", labels[i], v.Status, termSafe(v.Name), termSafe(evidence))
+			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", termSafe(v.Name), v.Status, termSafe(evidence))
 	}
@@ -98,6 +132,10 @@ func experimentVerdicts(b *strings.Builder, r *experiment.Result) error {
 		b.WriteString("no comparison: no variant other than the baseline was measured in a complete block\n")
 		return nil
 	}
+	labels, numbered := variantLabels(r)
+	if numbered {
+		fmt.Fprintf(b, "variants by their # above (a name is longer than %d characters)\n", longVariantName)
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tmetric\tbaseline\tvariant\tchange\t%.0f%% CI\tp (Holm)\tCV\n", experiment.Level*100)
 	units := map[string]string{}
@@ -114,7 +152,7 @@ func experimentVerdicts(b *strings.Builder, r *experiment.Result) error {
 		if v.CI.Valid() {
 			ci = signedChange(v.CI.Lo, v.Ratio, unit) + " to " + signedChange(v.CI.Hi, v.Ratio, unit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termSafe(r.Variants[v.Variant].Name), v.Metric,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", labels[v.Variant], v.Metric,
 			quantity(v.Baseline, unit), quantity(v.Value, unit), change, ci, pValue(v.PHolm), percent(v.CV))
 	}
 	if err := tw.Flush(); err != nil {

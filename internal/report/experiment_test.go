@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/httpslab/httpslab/internal/experiment"
 	"github.com/httpslab/httpslab/internal/labtest"
@@ -240,5 +241,38 @@ func TestExperimentHTMLShare(t *testing.T) {
 	chart = chart[:strings.Index(chart, "</svg>")]
 	if !strings.Contains(chart, `class="axis-title">pp</text>`) {
 		t.Errorf("the share's chart does not give its axis in pp:\n%s", chart)
+	}
+}
+
+// TestExperimentTextLongNames checks that a long variant name (a cipher
+// list) is given once, in the variant table, and the verdict rows name
+// the variant by its number there.
+func TestExperimentTextLongNames(t *testing.T) {
+	r := experimentFixture()
+	long := "ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305"
+	r.Variants[1].Name = long
+	var b bytes.Buffer
+	if err := Experiment(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, long); n != 1 {
+		t.Errorf("the long name appears %d times; want once, in the variant table:\n%s", n, out)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^# +status +variant, evidence$`),
+		regexp.MustCompile(`(?m)^#0 +baseline +ssl_session_tickets off\n +the reference$`),
+		regexp.MustCompile(`(?m)^#1 +verified +` + regexp.QuoteMeta(long) + `\n +resumed: no → yes$`),
+		regexp.MustCompile(`(?m)^variants by their # above`),
+		regexp.MustCompile(`(?m)^#1 +requests/s +`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("report lacks %v:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "#1 ") && strings.Contains(line, "requests/s") && utf8.RuneCountInString(line) > 100 {
+			t.Errorf("verdict row of %d characters: %q", utf8.RuneCountInString(line), line)
+		}
 	}
 }
