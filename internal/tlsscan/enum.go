@@ -226,17 +226,22 @@ func offerFor(v uint16, suites []uint16) clientHello {
 // ClientHello after the other; its result is the list of picks. A server
 // that follows the client's order picks, from any offer, the first suite
 // it accepts, so the picks come out in the candidates' order. The search
-// below uses that to run in parallel (splitSearch), and keeps its result
-// only when the server behaved so on every offer and in the order checks;
-// otherwise it goes on the classic way, which gives the same list for a
-// server of either kind, only later.
+// below (suiteSearch) uses that to run in parallel, and keeps its result
+// when the server behaved so on every offer and in the order checks. A
+// server that picks by its own order gets the same list as the classic
+// way would give it, only sooner: the search finds its suites in any
+// order, and their order is read from the picks (ownOrder); only a server
+// whose picks agree with no one order, or that follows Go's rule, is read
+// the classic way.
 // The first offer says whether the server accepts v at all: supported is
 // called with that, once. TLS 1.2's search tells tls12 the suites it
-// found; the versions before it check those first (see follow).
+// found, and its order; the versions before it check those first (see
+// follow and orderByPicks).
 func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, supported func(bool)) (VersionResult, error) {
 	res := VersionResult{Version: v, Name: tls.VersionName(v)}
 	cands := candidateSuites(v == VersionTLS13)
 	if v == VersionTLS12 {
+		defer tls12.scanned()
 		defer tls12.end(false)
 	}
 	// TLS 1.2's search, the longest, starts beside the first offer,
@@ -244,6 +249,7 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 	// Its offers' notes count once the server has the version.
 	var search *suiteSearch
 	var notes *heldNotes
+	reversed := make(chan uint16, 1)
 	stopSearch := func() {}
 	if v == VersionTLS12 {
 		var searchCtx context.Context
@@ -253,6 +259,19 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 		search.onPick = tls12.add
 		search.onFound = func([]uint16) { tls12.end(true) }
 		search.start()
+		// Beside the first offer goes one of every candidate in
+		// reverse: a server that picks the same suite from both picks
+		// by its own order, and the search looks at the whole of each
+		// offer from then on.
+		rev := slices.Clone(cands)
+		slices.Reverse(rev)
+		go func() {
+			var pick uint16
+			if r, err := p.send(searchCtx, offerFor(v, rev), false); err == nil && r.hello != nil && r.hello.version == v {
+				pick = r.hello.suite
+			}
+			reversed <- pick
+		}()
 	}
 	defer stopSearch()
 	first, err := p.send(ctx, offerFor(v, cands), false)
@@ -282,14 +301,21 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 	}
 	var accepted []uint16
 	var clientOrder bool
-	if search != nil {
+	if search == nil {
+		search = newSuiteSearch(ctx, p, v, cands)
+		if v < VersionTLS12 {
+			accepted, clientOrder, err = search.follow(first.hello.suite, tls12, confirming)
+		} else {
+			search.split(search.cands, first.hello.suite)
+			accepted, clientOrder, err = search.finish(confirming)
+		}
+	} else {
 		search.firstPicked(first.hello.suite)
+		if rev := <-reversed; rev == first.hello.suite {
+			search.disorder()
+		}
 		accepted, clientOrder, err = search.finish(confirming)
 		notes.keep(p)
-	} else if v < VersionTLS12 {
-		accepted, clientOrder, err = newSuiteSearch(ctx, p, v, cands).follow(first.hello.suite, tls12, confirming)
-	} else {
-		accepted, clientOrder, err = splitSearch(ctx, p, v, cands, first.hello.suite, confirming)
 	}
 	orderDone.Wait()
 	fast := err != nil || clientOrder
@@ -301,33 +327,75 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 		fast = err != nil || (!res.ServerOrder && !res.AESGCMIfClientFirst)
 	}
 	if !fast {
-		res.ServerOrder, res.AESGCMIfClientFirst = false, false
-		accepted = []uint16{first.hello.suite}
-		remaining := slices.DeleteFunc(cands, func(s uint16) bool { return s == first.hello.suite })
-		for len(remaining) > 0 {
-			var r reply
-			if r, err = p.send(ctx, offerFor(v, remaining), false); err != nil {
-				break
-			}
-			if !picked(r, remaining) {
-				break
-			}
-			accepted = append(accepted, r.hello.suite)
-			remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
+		// The search found every accepted suite, in any order; the
+		// server's order is read from its picks.
+		var hint []uint16
+		if v < VersionTLS12 {
+			hint = tls12.order(ctx)
 		}
-		if len(accepted) >= 2 && err == nil {
-			res.ServerOrder, err = serverOrder(ctx, p, v, accepted)
-			if err == nil {
-				res.AESGCMIfClientFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
-				res.ServerOrder = res.ServerOrder || res.AESGCMIfClientFirst
-			}
+		var ordered []uint16
+		if !res.AESGCMIfClientFirst {
+			ordered, res.ServerOrder, res.AESGCMIfClientFirst, err = ownOrder(ctx, p, v, cands, accepted, search.picks(), hint)
 		}
+		if err == nil && ordered == nil {
+			accepted, res.ServerOrder, res.AESGCMIfClientFirst, err = classicOrder(ctx, p, v, cands, first.hello.suite)
+		} else if ordered != nil {
+			accepted = ordered
+		}
+	}
+	if v == VersionTLS12 && res.ServerOrder && !res.AESGCMIfClientFirst && err == nil {
+		tls12.setOrder(accepted)
 	}
 	res.Supported = len(accepted) > 0
 	for _, s := range accepted {
 		res.Suites = append(res.Suites, Suite{ID: s, Name: SuiteName(s)})
 	}
 	return res, err
+}
+
+// ownOrder finds the order of the accepted suites of a server that picks
+// by its own (see orderByPicks) and checks it as the classic way does,
+// with both order checks on it. A nil order means that the classic way
+// must read it: the picks did not agree with one order, or the server
+// follows Go's rule (see aesGCMIfClientFirst), whose order depends on the
+// client's first suite, as offered the classic way.
+func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint []uint16) (order []uint16, server, gcmIfFirst bool, err error) {
+	order, ok, err := orderByPicks(ctx, p, v, cands, accepted, picks, hint)
+	if err != nil || !ok {
+		return nil, false, false, err
+	}
+	server, gcmIfFirst, err = orderChecks(ctx, p, v, order)
+	if err != nil || gcmIfFirst {
+		return nil, false, false, err
+	}
+	return order, server, false, nil
+}
+
+// classicOrder reads the server's order one offer after the other: every
+// candidate not yet picked, from the first offer's pick on, until the
+// server picks none. It returns the picks and the order checks on them.
+func classicOrder(ctx context.Context, p *prober, v uint16, cands []uint16, first uint16) (accepted []uint16, server, gcmIfFirst bool, err error) {
+	accepted = []uint16{first}
+	remaining := slices.DeleteFunc(slices.Clone(cands), func(s uint16) bool { return s == first })
+	for len(remaining) > 0 {
+		var r reply
+		if r, err = p.send(ctx, offerFor(v, remaining), false); err != nil {
+			break
+		}
+		if r.hello == nil || r.hello.version != v || !slices.Contains(remaining, r.hello.suite) {
+			break
+		}
+		accepted = append(accepted, r.hello.suite)
+		remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
+	}
+	if len(accepted) >= 2 && err == nil {
+		server, err = serverOrder(ctx, p, v, accepted)
+		if err == nil {
+			gcmIfFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
+			server = server || gcmIfFirst
+		}
+	}
+	return accepted, server, gcmIfFirst, err
 }
 
 // orderChecks runs both order checks on the accepted suites, side by side.

@@ -7,32 +7,34 @@ import (
 	"sync"
 )
 
-// splitSearch finds every suite of cands the server accepts in version v,
-// given firstPick, the server's pick from all of them. It goes fast for a
-// server that follows the client's order, which picks the first suite of
-// an offer that it accepts, so that the suites of an offer before its
-// pick are refused: only those after the pick are offered again, cut in
-// two halves offered side by side (the first offer's rest in the parts of
+// suiteSearch finds every suite of cands the server accepts in version v,
+// from the first offer's pick, the server's pick from all of them
+// (split(cands, firstPick), then finish). It goes fast for a server that
+// follows the client's order, which picks the first suite of an offer
+// that it accepts, so that the suites of an offer before its pick are
+// refused: only those after the pick are offered again, cut in two halves
+// offered side by side (the first offer's rest in the parts of
 // rootParts), until no offer gets a pick. One offer of every candidate
 // not found then confirms that the server accepts none of them, whatever
 // order it follows; confirming, if not nil, is called with the suites
 // found as that offer goes out, unless the picks so far showed that the
-// server does not follow the client's order. A pick there shows it, and
-// ends the search.
+// server does not follow the client's order.
+//
+// A pick after a suite the server accepts (or disorder, when another
+// offer showed it) shows that the server does not: from then on the
+// search offers again every suite of an offer but its pick, those left
+// out so far too, so that it finds every accepted suite of a server of
+// either kind, and its offers' picks say much of the server's order (see
+// orderByPicks).
 //
 // That takes about twice as many ClientHellos as there are accepted
 // suites, and about log2 of the candidates per part one after the other.
-// It returns the suites found, in the candidates' order, and whether
+// finish returns the suites found, in the candidates' order, and whether
 // every pick was the first suite of its offer that the server accepts.
-func splitSearch(ctx context.Context, p *prober, v uint16, cands []uint16, firstPick uint16, confirming func([]uint16)) ([]uint16, bool, error) {
-	s := newSuiteSearch(ctx, p, v, cands)
-	s.split(s.cands, firstPick)
-	return s.finish(confirming)
-}
-
-// suiteSearch is the state of one splitSearch. A search can also start
-// before the first offer's pick is known (start), which saves it a round
-// of offers: the pick is then noted (firstPicked) when it comes.
+//
+// A search can also start before the first offer's pick is known
+// (start), which saves it a round of offers: the pick is then noted
+// (firstPicked) when it comes.
 type suiteSearch struct {
 	ctx   context.Context
 	p     *prober
@@ -51,12 +53,22 @@ type suiteSearch struct {
 	refused []uint16 // offered where the server picked none
 	offers  []pickedOffer
 	errs    []error
+	// anyOrder is set once the picks show that the server does not
+	// follow the client's order: from then on the whole rest of an
+	// offer is searched, not only the suites after its pick, and the
+	// suites left before the picks so far are searched too.
+	anyOrder bool
+	// foundOnce says that onFound was called.
+	foundOnce bool
 }
 
 // pickedOffer is an offer with the server's pick from it.
 type pickedOffer struct {
 	offer []uint16
 	pick  uint16
+	// skipped are the suites of offer before its pick that the search
+	// left out while the server seemed to follow the client's order.
+	skipped []uint16
 }
 
 func newSuiteSearch(ctx context.Context, p *prober, v uint16, cands []uint16) *suiteSearch {
@@ -78,37 +90,41 @@ func (s *suiteSearch) start() {
 
 // firstPicked notes the pick of the first offer, of every candidate, for
 // a search that started without it.
-func (s *suiteSearch) firstPicked(pick uint16) { s.note(s.cands, pick) }
+func (s *suiteSearch) firstPicked(pick uint16) { s.note(s.cands, pick, nil) }
 
 // finish waits for the search's offers and confirms its result (see
-// splitSearch).
+// splitSearch). A pick from the confirming offer shows that the server
+// does not follow the client's order: the search then goes on over the
+// whole rest of every offer, and finish waits for it again.
 func (s *suiteSearch) finish(confirming func([]uint16)) ([]uint16, bool, error) {
-	s.wg.Wait()
-	if err := firstErr(s.errs); err != nil {
-		return s.sorted(), s.clientOrder(), err
+	for {
+		s.wg.Wait()
+		if err := firstErr(s.errs); err != nil {
+			return s.sorted(), s.clientOrder(), err
+		}
+		found := s.sorted()
+		clientOrder := s.clientOrder()
+		if s.onFound != nil && !s.foundOnce {
+			s.foundOnce = true
+			s.onFound(found)
+		}
+		if clientOrder && confirming != nil {
+			confirming(found)
+		}
+		rest := s.unknown(s.cands)
+		if len(rest) == 0 {
+			return found, clientOrder, nil
+		}
+		r, err := s.p.send(s.ctx, offerFor(s.v, rest), false)
+		if err != nil {
+			return found, clientOrder, err
+		}
+		if r.hello == nil || r.hello.version != s.v || !slices.Contains(rest, r.hello.suite) {
+			return found, clientOrder, nil
+		}
+		s.disorder()
+		s.split(rest, r.hello.suite)
 	}
-	found := s.sorted()
-	clientOrder := s.clientOrder()
-	if s.onFound != nil {
-		s.onFound(found)
-	}
-	if clientOrder && confirming != nil {
-		confirming(found)
-	}
-	rest := slices.DeleteFunc(slices.Clone(s.cands), func(id uint16) bool {
-		return slices.Contains(found, id) || slices.Contains(s.refused, id)
-	})
-	if len(rest) == 0 {
-		return found, clientOrder, nil
-	}
-	r, err := s.p.send(s.ctx, offerFor(s.v, rest), false)
-	if err != nil {
-		return found, clientOrder, err
-	}
-	if r.hello != nil && r.hello.version == s.v && slices.Contains(rest, r.hello.suite) {
-		return found, false, nil
-	}
-	return found, clientOrder, nil
 }
 
 // search makes one offer and goes on from its pick.
@@ -138,7 +154,7 @@ func (s *suiteSearch) search(offer []uint16) {
 // search; a pick among the others goes on as any (see split), and so
 // does the whole search when TLS 1.2's did not run to its end.
 func (s *suiteSearch) follow(firstPick uint16, tls12 *suiteHint, confirming func([]uint16)) ([]uint16, bool, error) {
-	s.note(s.cands, firstPick)
+	s.note(s.cands, firstPick, nil)
 	guessed := []uint16{firstPick}
 	for from := 0; ; {
 		ids, final, useful, ok := tls12.next(s.ctx, from)
@@ -171,24 +187,105 @@ func (s *suiteSearch) follow(firstPick uint16, tls12 *suiteHint, confirming func
 	return s.finish(confirming)
 }
 
-// note keeps the pick of an offer.
-func (s *suiteSearch) note(offer []uint16, pick uint16) {
+// note keeps the pick of an offer, with the suites before it that its
+// split leaves out if the server seems to follow the client's order, and
+// reports whether it is known not to (then nothing is left out).
+func (s *suiteSearch) note(offer []uint16, pick uint16, skipped []uint16) (anyOrder bool) {
 	s.mu.Lock()
 	isNew := !slices.Contains(s.found, pick)
 	if isNew {
 		s.found = append(s.found, pick)
 	}
-	s.offers = append(s.offers, pickedOffer{offer, pick})
+	o := pickedOffer{offer: offer, pick: pick}
+	if !s.anyOrder {
+		o.skipped = skipped
+	}
+	s.offers = append(s.offers, o)
+	var resume [][]uint16
+	if !s.anyOrder && s.disordered() {
+		resume = s.takeSkipped()
+	}
+	anyOrder = s.anyOrder
 	s.mu.Unlock()
 	if isNew && s.onPick != nil {
 		s.onPick(pick)
 	}
+	s.resume(resume)
+	return anyOrder
 }
 
-// split notes the pick of an offer and offers the suites after it.
+// disorder notes that the server does not follow the client's order, and
+// searches the suites left out so far.
+func (s *suiteSearch) disorder() {
+	s.mu.Lock()
+	var resume [][]uint16
+	if !s.anyOrder {
+		resume = s.takeSkipped()
+	}
+	s.mu.Unlock()
+	s.resume(resume)
+}
+
+// disordered reports whether a pick came after a suite the server
+// accepts in its offer, which a server that follows the client's order
+// never does. s.mu is held.
+func (s *suiteSearch) disordered() bool {
+	for _, o := range s.offers {
+		for _, id := range o.offer {
+			if id == o.pick {
+				break
+			}
+			if slices.Contains(s.found, id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// takeSkipped sets anyOrder and returns the suites left out of the
+// search so far that it has not yet found or seen refused. s.mu is held.
+func (s *suiteSearch) takeSkipped() [][]uint16 {
+	s.anyOrder = true
+	var out [][]uint16
+	for i := range s.offers {
+		if rest := s.unknownLocked(s.offers[i].skipped); len(rest) > 0 {
+			out = append(out, rest)
+		}
+		s.offers[i].skipped = nil
+	}
+	return out
+}
+
+// resume searches the suites a split left out.
+func (s *suiteSearch) resume(parts [][]uint16) {
+	for _, part := range parts {
+		s.wg.Go(func() { s.search(part) })
+	}
+}
+
+// unknown returns the suites of ids neither found nor seen refused.
+func (s *suiteSearch) unknown(ids []uint16) []uint16 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unknownLocked(ids)
+}
+
+func (s *suiteSearch) unknownLocked(ids []uint16) []uint16 {
+	return slices.DeleteFunc(slices.Clone(ids), func(id uint16) bool {
+		return slices.Contains(s.found, id) || slices.Contains(s.refused, id)
+	})
+}
+
+// split notes the pick of an offer and offers the suites after it, or,
+// for a server that does not follow the client's order, all the others
+// not yet found.
 func (s *suiteSearch) split(offer []uint16, pick uint16) {
-	s.note(offer, pick)
-	rest := offer[slices.Index(offer, pick)+1:]
+	i := slices.Index(offer, pick)
+	rest := offer[i+1:]
+	if s.note(offer, pick, offer[:i]) {
+		rest = s.unknown(slices.Delete(slices.Clone(offer), i, i+1))
+	}
 	parts := [][]uint16{rest[:len(rest)/2], rest[len(rest)/2:]}
 	if len(offer) == len(s.cands) {
 		parts = rootParts(s.v, rest)
@@ -198,6 +295,13 @@ func (s *suiteSearch) split(offer []uint16, pick uint16) {
 			s.wg.Go(func() { s.search(part) })
 		}
 	}
+}
+
+// picks returns the offers that got a pick, with their picks.
+func (s *suiteSearch) picks() []pickedOffer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.offers)
 }
 
 // sorted returns the suites found, in the candidates' order.
@@ -219,17 +323,7 @@ func (s *suiteSearch) inOrder(ids []uint16) []uint16 {
 func (s *suiteSearch) clientOrder() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, o := range s.offers {
-		for _, id := range o.offer {
-			if s.index[id] >= s.index[o.pick] {
-				break
-			}
-			if slices.Contains(s.found, id) {
-				return false
-			}
-		}
-	}
-	return true
+	return !s.anyOrder
 }
 
 // suiteHint passes the suites TLS 1.2's search finds, as it finds them,
@@ -237,13 +331,42 @@ func (s *suiteSearch) clientOrder() bool {
 type suiteHint struct {
 	mu     sync.Mutex
 	suites []uint16
-	final  bool // no more suites come
-	useful bool // with final: the search ran to its end
+	// ordered is TLS 1.2's order of its suites when the server picks by
+	// its own, set (or not) when its scan ends, when done is closed.
+	ordered []uint16
+	done    chan struct{}
+	final   bool // no more suites come
+	useful  bool // with final: the search ran to its end
 	// changed is closed at each change, and replaced.
 	changed chan struct{}
 }
 
-func newSuiteHint() *suiteHint { return &suiteHint{changed: make(chan struct{})} }
+func newSuiteHint() *suiteHint {
+	return &suiteHint{changed: make(chan struct{}), done: make(chan struct{})}
+}
+
+// setOrder passes on TLS 1.2's order, before its scan ends.
+func (h *suiteHint) setOrder(order []uint16) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ordered = slices.Clone(order)
+}
+
+// scanned says that TLS 1.2's scan ended.
+func (h *suiteHint) scanned() { close(h.done) }
+
+// order waits for TLS 1.2's scan to end and returns its order, if the
+// server picks by its own; nil when it does not or ctx ended first.
+func (h *suiteHint) order(ctx context.Context) []uint16 {
+	select {
+	case <-h.done:
+	case <-ctx.Done():
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.ordered)
+}
 
 // add passes on a suite found.
 func (h *suiteHint) add(id uint16) {
