@@ -5,18 +5,28 @@
 # embedded server behind an emulated link, over HTTP/1.1 and HTTP/2,
 # N times each (interleaved) by headless Chromium (--engine chromium),
 # by httpslab's engine, and by httpslab's engine with the browser's
-# processing modelled (--response-cost), on two links: 40 ms alone, and
-# 40 ms at 20 Mbit/s.
+# processing modelled (--response-cost, --response-cost-per-mb,
+# --response-delay), on two links: 40 ms alone, and 40 ms at 20 Mbit/s.
 #
-# The model's two durations are measured on another page first, 360
-# images of 1 kB, where the network takes a few round trips and the
-# browser's time is its own work: the processing time per response
-# (--response-cost) over HTTP/2, as (Chromium's median - httpslab's
-# median) / requests, and the delay of each response's hand-offs
-# (--response-delay) over HTTP/1.1, as (Chromium's median - the median of
-# httpslab with that cost) / rounds of six requests. They are measured
-# again after the pages, to show how much they drifted while the pages
-# loaded (the machine's other load changes them).
+# The model's three durations are measured on other pages first, where
+# the browser's time is its own work: the processing time per response
+# (--response-cost) over HTTP/2 on 360 images of 1 kB (the network takes
+# a few round trips), as (Chromium's median - httpslab's median) /
+# requests; the processing time per MB of body (--response-cost-per-mb)
+# over HTTP/2 on 24 images of 300 kB (7.2 MB in few responses), as
+# (Chromium's median - the median of httpslab with that cost) / MB; and
+# the delay of each response's hand-offs (--response-delay) over HTTP/1.1
+# on the 360 images of 1 kB, as (Chromium's median - the median of
+# httpslab with both costs) / rounds of six requests. Chromium's own
+# network events show why one queue models both costs: its load event
+# comes a few ms after the last response completed in its network
+# service (Network.loadingFinished), and that completion, not the
+# scripts' execution in the renderer (under 3 ms each, in document
+# order as they come), lags the network: the network service reads,
+# decrypts and hands on every response and its bytes on one thread, on
+# cores it shares with the renderer. They are measured again after the
+# pages, to show how much they drifted while the pages loaded (the
+# machine's other load changes them).
 #
 # For each page and protocol it prints the medians of the three, the
 # ratio Chromium / httpslab without and with the model (the target:
@@ -48,6 +58,7 @@ go build -o "$work/httpslab" ./cmd/httpslab
 
 pages=("/page/images?n=360&size=18300" "/page/scripts?n=360&size=33100" "/page/mixed")
 calibration="/page/images?n=360&size=1000"
+calibration_mb="/page/images?n=24&size=300000"
 links=${LINKS:-rtt40 rtt40-20mbit}
 
 # probe HOST PORT OUT: a TCP connect every 200 ms until killed, each
@@ -71,15 +82,19 @@ EOF
 # slug PATH: a page's part of a result file's name.
 slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
 
-# calibrate NAME WHEN: measures the modelled browser's two durations on
-# the calibration page and prints them as "COST DELAY", as
-# --response-cost and --response-delay take them (0s where Chromium was
-# not slower). The cost: Chromium's median over HTTP/2 minus httpslab's,
-# per request. The delay: Chromium's median over HTTP/1.1 minus that of
-# httpslab with the cost modelled, per round of requests on its six
-# connections (a request's hand-offs lie on its connection's path).
+# calibrate NAME WHEN: measures the modelled browser's three durations
+# on the calibration pages and prints them as "COST PERMB DELAY", as
+# --response-cost, --response-cost-per-mb and --response-delay take them
+# (0s where Chromium was not slower). The cost: Chromium's median over
+# HTTP/2 minus httpslab's, per request. The cost per MB: on the page of
+# large images, Chromium's median over HTTP/2 minus that of httpslab with
+# the cost modelled, per MB of the bodies. The delay: Chromium's median
+# over HTTP/1.1 minus that of httpslab with both costs modelled, per
+# round of requests on its six connections (a request's hand-offs lie on
+# its connection's path).
 calibrate() {
-	local b="$work/$1-chromium-cal$2.json" o="$work/$1-httpslab-cal$2.json" m="$work/$1-model-cal$2.json" cost
+	local b="$work/$1-chromium-cal$2.json" o="$work/$1-httpslab-cal$2.json" m="$work/$1-model-cal$2.json" cost permb
+	local bb="$work/$1-chromium-calmb$2.json" ob="$work/$1-model-calmb$2.json"
 	"$work/httpslab" page "$https$calibration" --cacert "$ca" --engine chromium --protocols h1,h2 -n "$n" --seed 3 --json \
 		>"$b" 2>>"$work/errors.txt" || echo "httpslab page chromium $calibration failed: $(tail -1 "$work/errors.txt")" >&2
 	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http2 -n "$n" --seed 3 --json \
@@ -93,16 +108,30 @@ except Exception:
     print("0s")
 EOF
 )
-	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http1.1 --response-cost "$cost" -n "$n" --seed 3 --json \
+	"$work/httpslab" page "$https$calibration_mb" --cacert "$ca" --engine chromium --http2 -n "$n" --seed 3 --json \
+		>"$bb" 2>>"$work/errors.txt" || echo "httpslab page chromium $calibration_mb failed: $(tail -1 "$work/errors.txt")" >&2
+	"$work/httpslab" page "$https$calibration_mb" --cacert "$ca" --http2 --response-cost "$cost" -n "$n" --seed 3 --json \
+		>"$ob" 2>>"$work/errors.txt" || echo "httpslab page --response-cost $calibration_mb failed: $(tail -1 "$work/errors.txt")" >&2
+	permb=$(python3 - "$bb" "$ob" <<'EOF'
+import json, sys
+try:
+    b, o = (json.load(open(f))["result"]["protocols"][0] for f in sys.argv[1:])
+    mb = sum(r["body_bytes"] for r in o["median_load"]["requests"]) / 1e6
+    print("%dus" % max(round((b["load_ms"]["median"] - o["load_ms"]["median"]) / mb * 1000), 0))
+except Exception:
+    print("0s")
+EOF
+)
+	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http1.1 --response-cost "$cost" --response-cost-per-mb "$permb" -n "$n" --seed 3 --json \
 		>"$m" 2>>"$work/errors.txt" || echo "httpslab page --response-cost $calibration failed: $(tail -1 "$work/errors.txt")" >&2
-	python3 - "$b" "$m" "$cost" <<'EOF'
+	python3 - "$b" "$m" "$cost" "$permb" <<'EOF'
 import json, sys
 try:
     b, m = ({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}["h1"] for f in sys.argv[1:3])
     rounds = m["requests"] / 6
-    print("%s %dus" % (sys.argv[3], max(round((b["load_ms"]["median"] - m["load_ms"]["median"]) / rounds * 1000), 0)))
+    print("%s %s %dus" % (sys.argv[3], sys.argv[4], max(round((b["load_ms"]["median"] - m["load_ms"]["median"]) / rounds * 1000), 0)))
 except Exception:
-    print("%s 0s" % sys.argv[3])
+    print("%s %s 0s" % (sys.argv[3], sys.argv[4]))
 EOF
 }
 
@@ -119,11 +148,11 @@ run_link() { # name, link flags...
 	hostport=${http#http://}
 	probe "${hostport%:*}" "${hostport##*:}" "$work/rtt-$name.txt"
 	read -r -a model <<<"$(calibrate "$name" 1)"
-	echo "$name: the modelled browser, measured on $calibration: --response-cost ${model[0]} --response-delay ${model[1]}" >&2
+	echo "$name: the modelled browser, measured on $calibration and $calibration_mb: --response-cost ${model[0]} --response-cost-per-mb ${model[1]} --response-delay ${model[2]}" >&2
 	for p in "${pages[@]}"; do
 		for engine in chromium httpslab model; do
 			local flags=(--engine "$engine")
-			[ "$engine" = model ] && flags=(--response-cost "${model[0]}" --response-delay "${model[1]}")
+			[ "$engine" = model ] && flags=(--response-cost "${model[0]}" --response-cost-per-mb "${model[1]}" --response-delay "${model[2]}")
 			"$work/httpslab" page "$https$p" --cacert "$ca" "${flags[@]}" --protocols h1,h2 -n "$n" --seed 3 --json \
 				>"$work/$name-$engine-$(slug "$p").json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
 		done
@@ -147,9 +176,9 @@ done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$work"/rtt-*.txt "$KEEP"/; fi
 
-python3 - "$work" "$calibration" "$links" "${pages[@]}" <<'EOF'
+python3 - "$work" "$calibration" "$calibration_mb" "$links" "${pages[@]}" <<'EOF'
 import json, os, sys
-work, calibration, links, pages = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
+work, calibration, calibration_mb, links, pages = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5:]
 slug = lambda p: "".join(c if c in "abcdefghijklmnopqrstuvwxyz0123456789" else "_" for c in p)
 def load(f):
     try:
@@ -174,11 +203,17 @@ for name in links:
             cost = (med(b2) - med(o)) / o["requests"]
             print("  %s %s: h2 Chromium %.0f ms, httpslab %.0f ms, %d requests: cost %.2f ms per response; the browser's CPU %.0f ms (%.1f cores)"
                   % ("calibration " if when == "1" else "again after", calibration, med(b2), med(o), o["requests"], cost, cpu, cpu / med(b2)))
+        bb = load("%s-chromium-calmb%s.json" % (name, when))[1].get("h2")
+        ob = load("%s-model-calmb%s.json" % (name, when))[1].get("h2")
+        if med(bb) and med(ob):
+            mb = sum(r["body_bytes"] for r in ob["median_load"]["requests"]) / 1e6
+            print("  %s h2 Chromium %.0f ms, httpslab with that cost %.0f ms, %.1f MB: %.1f ms per MB; the browser's CPU %.0f ms"
+                  % (calibration_mb.rjust(len("calibration ") + len(calibration)), med(bb), med(ob), mb, (med(bb) - med(ob)) / mb, bb.get("browser_cpu_ns", 0) / 1e6))
         if med(b1) and med(m):
-            print("  %s h1 Chromium %.0f ms, httpslab with that cost %.0f ms: delay %.2f ms per round of six requests"
+            print("  %s h1 Chromium %.0f ms, httpslab with both costs %.0f ms: delay %.2f ms per round of six requests"
                   % (" " * (len("calibration ") + len(calibration)), med(b1), med(m), (med(b1) - med(m)) / (m["requests"] / 6)))
     res = load("%s-model-%s.json" % (name, slug(pages[0])))[0]
-    print("  model: --response-cost %.2f ms --response-delay %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6, res.get("response_delay_ns", 0) / 1e6))
+    print("  model: --response-cost %.2f ms --response-cost-per-mb %.1f ms --response-delay %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6, res.get("response_cost_per_mb_ns", 0) / 1e6, res.get("response_delay_ns", 0) / 1e6))
     print("%-32s %-5s %10s %10s %10s %6s %6s %6s %14s %6s" % ("page", "proto", "httpslab", "model", "chromium", "ratio", "model", "<=15%", "browser CPU", "DCL"))
     for page in pages:
         own = load("%s-httpslab-%s.json" % (name, slug(page)))[1]

@@ -60,6 +60,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	fl.IntVar(&f.p.MaxConnsPerOrigin, "max-conns-per-origin", page.DefaultMaxConnsPerOrigin, "HTTP/1.1 connections per origin")
 	fl.IntVar(&f.p.MaxStreams, "max-streams", page.DefaultMaxStreams, "concurrent requests on an HTTP/2 or HTTP/3 connection")
 	fl.StringVar(&f.p.ResponseCost, "response-cost", "", "model a browser's processing of each response: this `duration` each, one response at a time (default: none)")
+	fl.StringVar(&f.p.ResponseCostPerMB, "response-cost-per-mb", "", "model a browser's processing of each response's bytes: this `duration` per MB of body, added to --response-cost (default: none)")
 	fl.StringVar(&f.p.ResponseDelay, "response-delay", "", "model a browser's hand-offs: each response processed no sooner than this `duration` after it arrived (default: none)")
 	fl.IntVar(&f.p.MaxResources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
 	fl.StringVar(&f.p.RequestTimeout, "request-timeout", "30s", "give up one request after this long")

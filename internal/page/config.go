@@ -154,6 +154,15 @@ type Config struct {
 	// small resources; scripts/page-vs-chromium.sh measures it from
 	// Chromium on a page of tiny images. Zero: the network alone.
 	ResponseCost time.Duration
+	// ResponseCostPerMB, when above zero, adds to each response's
+	// processing in the modelled browser (--response-cost-per-mb) this
+	// much per MB (10^6 bytes) of its body: the browser's work that grows
+	// with the bytes (reading and decrypting them in its network service,
+	// copying them to the renderer, decoding or compiling them), which
+	// paces a page of many bytes once the network delivers them faster.
+	// scripts/page-vs-chromium.sh measures it from Chromium on a page of
+	// large images. Zero: the cost is per response alone.
+	ResponseCostPerMB time.Duration
 	// ResponseDelay, when above zero, is the least time from a
 	// response's arrival to the end of its processing in the modelled
 	// browser (--response-delay): the hand-offs between a browser's

@@ -23,8 +23,24 @@ func TestProcessorQueue(t *testing.T) {
 		{ms(20), ms(23)}, // idle again
 		{ms(21), ms(26)},
 	} {
-		if got := p.take(tt.arrived); !got.Equal(tt.want) {
+		if got := p.take(tt.arrived, 1000); !got.Equal(tt.want) {
 			t.Errorf("response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
+		}
+	}
+	// With a cost per MB, each response's processing grows with its body.
+	p = &processor{cost: 3 * time.Millisecond, perMB: 40 * time.Millisecond}
+	for i, tt := range []struct {
+		arrived time.Time
+		size    int64
+		want    time.Time
+	}{
+		{ms(0), 0, ms(3)},
+		{ms(0), 500_000, ms(26)}, // 3 + 20 for half a MB, behind the first
+		{ms(100), 2_000_000, ms(183)},
+		{ms(100), 25_000, ms(187)}, // 3 + 1
+	} {
+		if got := p.take(tt.arrived, tt.size); !got.Equal(tt.want) {
+			t.Errorf("with a cost per MB, response %d of %d bytes, arrived at %v: processed at %v; want %v", i+1, tt.size, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
 		}
 	}
 	// With a delay, responses wait for it side by side, then queue.
@@ -34,7 +50,7 @@ func TestProcessorQueue(t *testing.T) {
 		{ms(1), ms(16)}, // ready at 11, behind the first
 		{ms(30), ms(43)},
 	} {
-		if got := p.take(tt.arrived); !got.Equal(tt.want) {
+		if got := p.take(tt.arrived, 1000); !got.Equal(tt.want) {
 			t.Errorf("with a delay, response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
 		}
 	}
@@ -93,6 +109,47 @@ func TestResponseCost(t *testing.T) {
 			}
 		}
 		checkHeld(t, proto, sends, cfg.MaxStreams)
+	}
+}
+
+// TestResponseCostPerMB loads a page of 4 images of 400 kB, over
+// HTTP/1.1 and HTTP/2, with the browser's processing per MB modelled:
+// each image is processed for at least its bytes' share, one at a time,
+// so the load takes at least the four images' processing, and their
+// processing ends that far apart.
+func TestResponseCostPerMB(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
+	const perMB, size = 100 * time.Millisecond, 400_000
+	perImage := perMB * size / 1e6 // 40 ms
+	for _, proto := range []Protocol{HTTP1, HTTP2} {
+		cfg := configFor(srv, proto, "/page/images?n=4&size=400000")
+		cfg.ResponseCostPerMB = perMB
+		ld := load(t, cfg)
+		if ld.Duration < 4*perImage {
+			t.Errorf("%s: load time %v; want at least 4 × %v", proto, ld.Duration, perImage)
+		}
+		var ends []time.Duration
+		for _, r := range ld.Requests {
+			if r.Kind != KindImage {
+				continue
+			}
+			if r.BodyBytes != size {
+				t.Errorf("%s: request %d read %d bytes; want %d", proto, r.ID, r.BodyBytes, size)
+			}
+			if last := r.Phases[len(r.Phases)-1]; last.Name != PhaseProcess || last.Duration < perImage {
+				t.Errorf("%s: request %d ends with %+v; want its processing, at least %v", proto, r.ID, last, perImage)
+			}
+			ends = append(ends, r.End)
+		}
+		slices.Sort(ends)
+		for i := 1; i < len(ends); i++ {
+			if ends[i]-ends[i-1] < perImage {
+				t.Errorf("%s: images processed at %v and %v; want %v apart at least", proto, ends[i-1], ends[i], perImage)
+			}
+		}
+		if len(ends) != 4 {
+			t.Errorf("%s: %d images loaded; want 4", proto, len(ends))
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ type Flags struct {
 	RequestTimeout    string // --request-timeout: seconds or a duration
 	Engine            string // --engine
 	ResponseCost      string // --response-cost: a duration, or "" for none
+	ResponseCostPerMB string // --response-cost-per-mb: a duration, or "" for none
 	ResponseDelay     string // --response-delay: a duration, or "" for none
 	Protocols         string // --protocols: "http,h1,h2,h3", or "" for one
 }
@@ -70,6 +71,9 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	if cfg.ResponseCost, err = modelDuration("--response-cost", f.ResponseCost, cfg.Engine); err != nil {
 		return cfg, err
 	}
+	if cfg.ResponseCostPerMB, err = modelDuration("--response-cost-per-mb", f.ResponseCostPerMB, cfg.Engine); err != nil {
+		return cfg, err
+	}
 	if cfg.ResponseDelay, err = modelDuration("--response-delay", f.ResponseDelay, cfg.Engine); err != nil {
 		return cfg, err
 	}
@@ -78,11 +82,12 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	return cfg, nil
 }
 
-// MaxModelDuration bounds --response-cost and --response-delay.
+// MaxModelDuration bounds --response-cost, --response-cost-per-mb and
+// --response-delay.
 const MaxModelDuration = time.Second
 
 // modelDuration reads the value s of a flag of the modelled browser
-// (--response-cost, --response-delay): a duration from 0 to
+// (--response-cost, --response-cost-per-mb, --response-delay): a duration from 0 to
 // MaxModelDuration, for httpslab's engine only.
 func modelDuration(flag, s string, e Engine) (time.Duration, error) {
 	if s == "" {

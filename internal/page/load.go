@@ -41,7 +41,7 @@ type loader struct {
 	skipped  int
 	fatal    error // a protocol mismatch
 	wg       sync.WaitGroup
-	proc     *processor // the modelled browser's processing; nil without Config.ResponseCost or ResponseDelay
+	proc     *processor // the modelled browser's processing; nil without Config.ResponseCost, ResponseCostPerMB or ResponseDelay
 }
 
 // request is one resource while it loads.
@@ -79,8 +79,8 @@ func Run(ctx context.Context, cfg Config) (*Load, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l := &loader{cfg: cfg, ctx: ctx, cancel: cancel, page: u, seen: map[string]bool{}, pools: map[poolKey]*pool{}, done: make(chan struct{})}
-	if cfg.ResponseCost > 0 || cfg.ResponseDelay > 0 {
-		l.proc = &processor{cost: cfg.ResponseCost, delay: cfg.ResponseDelay}
+	if cfg.ResponseCost > 0 || cfg.ResponseCostPerMB > 0 || cfg.ResponseDelay > 0 {
+		l.proc = &processor{cost: cfg.ResponseCost, perMB: cfg.ResponseCostPerMB, delay: cfg.ResponseDelay}
 	}
 	l.start = time.Now()
 	l.mu.Lock()

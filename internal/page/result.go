@@ -12,7 +12,7 @@ const (
 	PhaseSend     = "send"     // the connection is ready; writing the request
 	PhaseWait     = "wait"     // last request byte written to first response byte
 	PhaseDownload = "download" // first to last response byte
-	PhaseProcess  = "process"  // with the modelled browser (Config.ResponseCost, ResponseDelay): its processing, delay and queue included
+	PhaseProcess  = "process"  // with the modelled browser (Config.ResponseCost, ResponseCostPerMB, ResponseDelay): its processing, delay and queue included
 )
 
 // Phase is one phase of a request, as offsets from the load's start.

@@ -139,6 +139,9 @@ type Result struct {
 	// response of httpslab's engine (Config.ResponseCost); zero without
 	// the model.
 	ResponseCost time.Duration `json:"response_cost_ns,omitempty"`
+	// ResponseCostPerMB is the modelled browser's processing time per MB
+	// of a response's body (Config.ResponseCostPerMB).
+	ResponseCostPerMB time.Duration `json:"response_cost_per_mb_ns,omitempty"`
 	// ResponseDelay is the modelled browser's least time from a
 	// response's arrival to its processed end (Config.ResponseDelay).
 	ResponseDelay time.Duration `json:"response_delay_ns,omitempty"`
@@ -193,7 +196,7 @@ var effectNames = map[[2]Protocol]string{
 
 // result turns compare's result and the loads into the page's.
 func (c Compare) result(res *compare.Result, loads [][]*Load) *Result {
-	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, ResponseCost: c.Load.ResponseCost, ResponseDelay: c.Load.ResponseDelay, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
+	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, ResponseCost: c.Load.ResponseCost, ResponseCostPerMB: c.Load.ResponseCostPerMB, ResponseDelay: c.Load.ResponseDelay, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
 		RTT: res.RTT, Protocols: []ProtocolResult{}, Differences: []Difference{}}
 	for i, v := range res.Variants {
 		p := c.Protocols[i]

@@ -35,9 +35,9 @@ func Page(w io.Writer, res *page.Result, width int) error {
 	if res.Engine == page.EngineChromium {
 		fmt.Fprintln(w, "loaded by headless Chromium, a fresh profile per load: load times are the browser's load event (Navigation Timing),\nrequests and phases from its network events; scripts, layout and decoding are in them")
 	}
-	if res.ResponseCost > 0 || res.ResponseDelay > 0 {
-		fmt.Fprintf(w, "with a modelled browser (--response-cost, --response-delay): each response ready %s ms after it arrives, then processed\nfor %s ms, one at a time in that order, before its request completes and frees its connection or stream;\nthe load times include it\n",
-			compare.FormatMS(exactMS(res.ResponseDelay)), compare.FormatMS(exactMS(res.ResponseCost)))
+	if res.ResponseCost > 0 || res.ResponseCostPerMB > 0 || res.ResponseDelay > 0 {
+		fmt.Fprintf(w, "with a modelled browser (--response-cost, --response-cost-per-mb, --response-delay): each response ready %s ms after it arrives, then processed\nfor %s ms plus %s ms per MB of its body, one at a time in that order, before its request completes and frees its connection or stream;\nthe load times include it\n",
+			compare.FormatMS(exactMS(res.ResponseDelay)), compare.FormatMS(exactMS(res.ResponseCost)), compare.FormatMS(exactMS(res.ResponseCostPerMB)))
 	}
 	fmt.Fprintln(w)
 	return pageBody(w, res, width)

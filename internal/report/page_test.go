@@ -92,14 +92,15 @@ func TestPageWaterfallSkipped(t *testing.T) {
 }
 
 // TestPageModelAndBrowserCPU checks what the report says of the two
-// ways the browser's own cost shows: a run with --response-cost names
+// ways the browser's own cost shows: a run with --response-cost (and
+// --response-cost-per-mb) names
 // the model in its heading and draws each response's processing (p),
 // and browser loads give the CPU of the browser's processes, per
 // protocol over the load time and in the waterfall by process type.
 func TestPageModelAndBrowserCPU(t *testing.T) {
 	ms := time.Millisecond
 	res := pageFixture()
-	res.ResponseCost, res.ResponseDelay = 3500*time.Microsecond, 12*time.Millisecond
+	res.ResponseCost, res.ResponseCostPerMB, res.ResponseDelay = 3500*time.Microsecond, 40*time.Millisecond, 12*time.Millisecond
 	for _, p := range res.Protocols {
 		for i := range p.Median.Requests {
 			r := &p.Median.Requests[i]
@@ -112,7 +113,7 @@ func TestPageModelAndBrowserCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"each response ready 12.0 ms after it arrives, then processed\nfor 3.50 ms, one at a time in that order",
+		"each response ready 12.0 ms after it arrives, then processed\nfor 3.50 ms plus 40.0 ms per MB of its body, one at a time in that order",
 		"p processing, . idle)",
 		"20% downloading, 50% processing\n",
 	} {
