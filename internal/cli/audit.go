@@ -40,7 +40,7 @@ func newAuditCmd(e *env) *cobra.Command {
 	fl.IntVar(&f.a.HTTPPort, "http-port", 0, "plain-HTTP port for the redirect check (unset: 80 when auditing port 443, else skipped; 0 skips)")
 	fl.StringVar(&f.a.LargePath, "large-path", "", "path of a response over 16 KB to measure the first TLS record (default: the audited path)")
 	fl.IntVar(&f.a.Attempts, "attempts", 20, "reconnections for the resumption hit rate")
-	fl.IntVar(&f.a.Concurrency, "concurrency", 16, "parallel connections during enumeration")
+	fl.IntVar(&f.a.Concurrency, "concurrency", tlsscan.DefaultConcurrency, "connections open at once, every check's")
 	fl.DurationVarP(&f.a.ConnectTimeout, "connect-timeout", "", 5*time.Second, "give up on one connection after this long")
 	fl.StringVarP(&f.maxTotal, "max-time", "m", "", "stop the audit after this long, in `seconds` or with a unit, and report what was measured (default 30s; 0: no limit)")
 	return cmd

@@ -196,16 +196,22 @@ func isText(contentType string) bool {
 
 // client returns an HTTP/1.1 client for the target that follows no
 // redirects. The chain was verified by the chain check.
+//
+// It has no timeout of its own, which would count the wait for a slot:
+// the dialer bounds each connection, from the moment it has its slot, by
+// a deadline. An idle connection is closed after the same time, so that
+// one the client keeps after its last request frees its slot.
 func (t *target) client(keepAlive bool) *http.Client {
 	tr := &http.Transport{
 		TLSClientConfig:   t.config(tls.VersionTLS13),
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 		DisableKeepAlives: !keepAlive,
 		DialContext:       t.dialer.DialContext,
+		IdleConnTimeout:   t.timeout,
 		// net/http's default is 10 MB; every command has the same limit.
 		MaxResponseHeaderBytes: t.maxHeader,
 	}
-	return &http.Client{Transport: tr, Timeout: t.timeout,
+	return &http.Client{Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 

@@ -24,7 +24,6 @@ type prober struct {
 	addr       string
 	serverName string
 	timeout    time.Duration
-	slots      *slots
 	dialer     *countingDialer
 	// certGroup is the curve of the server's ECDSA certificate, if known.
 	// A TLS 1.2 server signs with it only for a client that lists it
@@ -40,28 +39,81 @@ type prober struct {
 
 // countingDialer opens every connection of an audit, TCP and QUIC, and
 // counts them: the one place the report's connection count comes from.
+// It also bounds them: each TCP connection holds one of its slots from
+// before it is dialed until it is closed (a QUIC connection's slot is
+// held by its caller, see h3Client.get), so that no more than the
+// audit's concurrency are open at once, whichever check opens them.
 type countingDialer struct {
 	net.Dialer
 	// dial, when set, opens the TCP connections in place of net.Dialer
 	// (a caller's routes).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	n    atomic.Int64
+	// slots bounds the connections open at once; nil bounds nothing.
+	slots *slots
+	// timeout bounds each connection from the moment it has its slot: its
+	// connect, then its use (see slotConn.deadline); 0 bounds neither.
+	timeout time.Duration
+	n       atomic.Int64
 }
 
-// DialContext opens a TCP connection and counts it.
+// newCountingDialer returns a dialer that keeps at most concurrency
+// connections open at once, each bounded by timeout; dial as in
+// countingDialer.
+func newCountingDialer(concurrency int, timeout time.Duration,
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)) *countingDialer {
+	return &countingDialer{dial: dial, slots: newSlots(concurrency), timeout: timeout}
+}
+
+// DialContext opens a connection as open does, with its deadline set:
+// for users that set none of their own (net/http's Transport).
 func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.open(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if !c.deadline.IsZero() {
+		_ = c.SetDeadline(c.deadline)
+	}
+	return c, nil
+}
+
+// open waits for a slot, at the priority ctx carries (see withPriority),
+// then opens a TCP connection within the timeout and counts it. The wait
+// is bounded by ctx only: the timeout starts when the slot is granted,
+// so that a connection that waited behind others has its full time. The
+// connection's user bounds its use by its deadline.
+func (d *countingDialer) open(ctx context.Context, network, addr string) (*slotConn, error) {
+	release := func() {}
+	if d.slots != nil {
+		if err := d.slots.acquire(ctx, priorityOf(ctx)); err != nil {
+			return nil, err
+		}
+		release = d.slots.release
+	}
 	dial := d.Dialer.DialContext
 	if d.dial != nil {
 		dial = d.dial
 	}
-	c, err := dial(ctx, network, addr)
-	if err == nil {
-		d.n.Add(1)
+	start := time.Now()
+	var deadline time.Time
+	dctx := ctx
+	if d.timeout > 0 {
+		deadline = start.Add(d.timeout)
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
-	return c, err
+	c, err := dial(dctx, network, addr)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	d.n.Add(1)
+	return &slotConn{Conn: c, connect: time.Since(start), deadline: deadline, release: release}, nil
 }
 
-// dialQUIC opens a QUIC connection and counts it.
+// dialQUIC opens a QUIC connection and counts it. Its caller holds the
+// connection's slot (see h3Client.get).
 func (d *countingDialer) dialQUIC(ctx context.Context, addr string, tc *tls.Config, qc *quic.Config) (*quic.Conn, error) {
 	c, err := quic.DialAddrEarly(ctx, addr, tc, qc)
 	if err == nil {
@@ -73,12 +125,14 @@ func (d *countingDialer) dialQUIC(ctx context.Context, addr string, tc *tls.Conf
 // maxRetries bounds the retries of one ClientHello after a refusal.
 const maxRetries = 4
 
-// newProber returns a prober that dials with d; nil means a dialer of its own.
+// newProber returns a prober that dials with d, whose slots and timeout
+// bound its connections; nil means a dialer of its own, with concurrency
+// slots and timeout.
 func newProber(addr, serverName string, concurrency int, timeout time.Duration, d *countingDialer) *prober {
 	if d == nil {
-		d = &countingDialer{}
+		d = newCountingDialer(concurrency, timeout, nil)
 	}
-	return &prober{addr: addr, serverName: serverName, timeout: timeout, slots: newSlots(concurrency), dialer: d}
+	return &prober{addr: addr, serverName: serverName, timeout: timeout, dialer: d}
 }
 
 // send sends h and reads the reply. A reply of any kind (ServerHello,
@@ -109,14 +163,8 @@ func (p *prober) send(ctx context.Context, h clientHello, wantKex bool) (reply, 
 }
 
 func (p *prober) try(parent context.Context, msg []byte, wantKex bool, h clientHello) (reply, error) {
-	if err := p.slots.acquire(parent, priorityOf(parent)); err != nil {
-		return reply{}, err
-	}
-	defer p.slots.release()
-	ctx, cancel := context.WithTimeout(parent, p.timeout)
-	defer cancel()
-	start := time.Now()
-	c, err := p.dialer.DialContext(ctx, "tcp", p.addr)
+	// The dialer waits for a slot; the timeout runs from then.
+	c, err := p.dialer.open(parent, "tcp", p.addr)
 	if err != nil {
 		if parent.Err() != nil {
 			return reply{}, parent.Err()
@@ -124,7 +172,9 @@ func (p *prober) try(parent context.Context, msg []byte, wantKex bool, h clientH
 		return reply{}, dialError{fmt.Errorf("connecting to %s: %w", p.addr, err)}
 	}
 	defer c.Close()
-	p.noteRTT(time.Since(start))
+	p.noteRTT(c.connect)
+	ctx, cancel := c.within(parent, p.timeout)
+	defer cancel()
 	// The deadline ends a silent server's probe; the AfterFunc ends it at
 	// once when the audit is stopped.
 	deadline, _ := ctx.Deadline()

@@ -116,6 +116,15 @@ func (h h3Client) get(ctx context.Context, method string) (*quic.Conn, time.Dura
 			conn, handshake = c, time.Since(start)
 			return c, nil
 		}}
+	// The request's one QUIC connection holds a slot, as a TCP
+	// connection does (see countingDialer), until the transport is
+	// closed; the timeout starts when the slot is granted.
+	if h.dialer.slots != nil {
+		if err := h.dialer.slots.acquire(ctx, priorityOf(ctx)); err != nil {
+			return nil, 0, err
+		}
+		defer h.dialer.slots.release()
+	}
 	defer tr.Close()
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()

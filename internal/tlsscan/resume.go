@@ -163,7 +163,7 @@ func (t *target) resumeTLS12SessionID(ctx context.Context, res *Resumption) erro
 // without TLS 1.2 is an error.
 func ResumesBySessionID(ctx context.Context, addr, serverName string, timeout time.Duration,
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)) (bool, error) {
-	t := &target{addr: addr, host: serverName, timeout: timeout, dialer: &countingDialer{dial: dial}}
+	t := &target{addr: addr, host: serverName, timeout: timeout, dialer: newCountingDialer(1, timeout, dial)}
 	var res Resumption
 	if err := t.resumeTLS12SessionID(ctx, &res); err != nil {
 		return false, err

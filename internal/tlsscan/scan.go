@@ -42,8 +42,8 @@ type Config struct {
 	Trust transport.Trust
 	// Attempts is K in "resumed N of K"; 0 means 20.
 	Attempts int
-	// Concurrency bounds the parallel connections of the enumeration and
-	// the known-attack checks; 0 means 16.
+	// Concurrency bounds the connections open at once, those of every
+	// check; 0 means DefaultConcurrency.
 	Concurrency int
 	// Timeout bounds each connection; 0 means 5s.
 	Timeout time.Duration
@@ -77,7 +77,7 @@ func (c Config) withDefaults() Config {
 		c.Attempts = 20
 	}
 	if c.Concurrency <= 0 {
-		c.Concurrency = 16
+		c.Concurrency = DefaultConcurrency
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Second
@@ -90,6 +90,11 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultConcurrency is the connections an audit keeps open at once when
+// Config.Concurrency is 0: as many as its checks opened at once when only
+// the enumeration's were bounded (by 16), so that it takes no longer.
+const DefaultConcurrency = 48
 
 // Negotiated is what a default client (crypto/tls, TLS 1.2 and 1.3) got.
 type Negotiated struct {
@@ -188,7 +193,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	rep := &Report{Target: fmt.Sprintf("https://%s%s", addr, cfg.Path), Address: addr, Started: cfg.Now()}
 	start := time.Now()
-	d := &countingDialer{}
+	d := newCountingDialer(cfg.Concurrency, cfg.Timeout, nil)
 	roots, err := cfg.Trust.Roots()
 	if err != nil {
 		return nil, fmt.Errorf("auditing %s: %w", addr, err)
@@ -208,7 +213,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	var recordsErr, firstErr error
 	cfg.Progress("handshake")
 	wg.Go(func() {
-		recordsErr, firstErr = rep.first(ctx, t, cfg, func() { close(chainKnown) })
+		recordsErr, firstErr = rep.first(withPriority(ctx, priorityFirst), t, cfg, func() { close(chainKnown) })
 		if firstErr != nil {
 			cancel()
 		}
@@ -237,7 +242,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	var resErr error
 	resumption := func(versions []uint16) {
 		cfg.Progress("resumption")
-		rep.Resumption, resErr = checkResumption(resCtx, resumptionTarget(t, rep.Chain.leaf), versions, cfg.Attempts)
+		rep.Resumption, resErr = checkResumption(withPriority(resCtx, priorityResumption), resumptionTarget(t, rep.Chain.leaf), versions, cfg.Attempts)
 	}
 	var enumErr error
 	wg.Go(func() {

@@ -114,13 +114,16 @@ const (
 
 // dial connects and completes a TLS handshake with cfg (cloned); with
 // rec, it records what the server sends, for readServerRecords.
+//
+// The dialer waits for a slot first: the timeout starts when it is granted.
 func (t *target) dial(ctx context.Context, cfg *tls.Config, rec bool) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	raw, err := t.dialer.DialContext(ctx, "tcp", t.addr)
+	c, err := t.dialer.open(ctx, "tcp", t.addr)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", t.addr, err)
 	}
+	ctx, cancel := c.within(ctx, t.timeout)
+	defer cancel()
+	var raw net.Conn = c
 	s := &session{keys: &keyLog{}}
 	cfg = cfg.Clone()
 	turns := &turnConn{Conn: raw}

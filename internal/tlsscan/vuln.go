@@ -57,7 +57,7 @@ type vulnCheck struct {
 }
 
 // vulnChecks are the checks that need connections of their own; they run
-// in parallel, each within its own deadline.
+// in parallel, each connection within its own deadline.
 var vulnChecks = []vulnCheck{
 	{idHeartbleed, checkHeartbleed},
 	{idCCSInjection, checkCCSInjection},
@@ -75,8 +75,9 @@ type vulnScan struct {
 	fallback fallbackReplies
 }
 
-// scanVulns runs every vulnerability check in parallel, each bounded by
-// the prober's per-connection timeout.
+// scanVulns runs every vulnerability check in parallel, each connection
+// of each bounded by the prober's per-connection timeout from the moment
+// it has its slot.
 func scanVulns(ctx context.Context, p *prober) *vulnScan {
 	s := &vulnScan{checks: make([]VulnCheck, len(vulnChecks))}
 	var wg sync.WaitGroup
@@ -88,9 +89,7 @@ func scanVulns(ctx context.Context, p *prober) *vulnScan {
 	return s
 }
 
-func runVulnCheck(parent context.Context, p *prober, c vulnCheck) VulnCheck {
-	ctx, cancel := context.WithTimeout(parent, p.timeout)
-	defer cancel()
+func runVulnCheck(ctx context.Context, p *prober, c vulnCheck) VulnCheck {
 	start := time.Now()
 	status, seen, err := c.run(ctx, p)
 	if err != nil {

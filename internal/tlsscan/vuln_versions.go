@@ -120,8 +120,6 @@ func probeFallback(ctx context.Context, p *prober) fallbackReplies {
 	var wg sync.WaitGroup
 	for i, v := range fallbackVersions {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, p.timeout)
-			defer cancel()
 			h := clientHello{version: v, suites: append(candidateSuites(false), fallbackSCSV)}
 			_, f, done, err := p.handshake(ctx, h)
 			if err != nil {

@@ -43,20 +43,18 @@ type vulnConn struct {
 	rtt time.Duration
 }
 
-// dialVuln opens a connection for one check, bounded by ctx (which
-// carries the check's deadline). A refused connection is tried again
-// after a growing pause, at most maxRetries times, as the enumeration's
-// are: the checks open some twenty connections at once.
+// dialVuln opens a connection for one check once the dialer grants it a
+// slot; the dialer's timeout bounds it from then, and the end of ctx ends
+// it at once. A refused connection is tried again after a growing pause,
+// at most maxRetries times, as the enumeration's are: the checks open
+// some twenty connections at once.
 func (p *prober) dialVuln(ctx context.Context) (*vulnConn, func(), error) {
-	var c net.Conn
+	var c *slotConn
 	var err error
-	var rtt time.Duration
 	pause := 25 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		start := time.Now()
-		c, err = p.dialer.DialContext(ctx, "tcp", p.addr)
-		rtt = time.Since(start)
-		if err == nil || attempt == maxRetries || !refused(dialError{err}) {
+		c, err = p.dialer.open(ctx, "tcp", p.addr)
+		if err == nil || ctx.Err() != nil || attempt == maxRetries || !refused(dialError{err}) {
 			break
 		}
 		select {
@@ -69,11 +67,14 @@ func (p *prober) dialVuln(ctx context.Context) (*vulnConn, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to %s: %w", p.addr, err)
 	}
-	p.noteRTT(rtt)
-	deadline, _ := ctx.Deadline()
+	p.noteRTT(c.connect)
+	deadline := c.deadline
+	if deadline.IsZero() {
+		deadline = time.Now().Add(p.timeout)
+	}
 	_ = c.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
-	return &vulnConn{Conn: c, rtt: rtt}, func() { stop(); c.Close() }, nil
+	return &vulnConn{Conn: c, rtt: c.connect}, func() { stop(); c.Close() }, nil
 }
 
 // quiet is how long a check waits for an answer a server that is not
