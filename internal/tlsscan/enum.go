@@ -329,22 +329,22 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 	if !fast {
 		// The search found every accepted suite, in any order; the
 		// server's order is read from its picks.
-		var hint []uint16
+		hint := func() []uint16 { return nil }
+		guessed := func([]uint16) {}
 		if v < VersionTLS12 {
-			hint = tls12.order(ctx)
+			hint = func() []uint16 { return tls12.order(ctx) }
+		} else if v == VersionTLS12 {
+			guessed = tls12.setOrder
 		}
 		var ordered []uint16
 		if !res.AESGCMIfClientFirst {
-			ordered, res.ServerOrder, res.AESGCMIfClientFirst, err = ownOrder(ctx, p, v, cands, accepted, search.picks(), hint)
+			ordered, res.ServerOrder, res.AESGCMIfClientFirst, err = ownOrder(ctx, p, v, cands, accepted, search.picks(), hint, guessed)
 		}
 		if err == nil && ordered == nil {
 			accepted, res.ServerOrder, res.AESGCMIfClientFirst, err = classicOrder(ctx, p, v, cands, first.hello.suite)
 		} else if ordered != nil {
 			accepted = ordered
 		}
-	}
-	if v == VersionTLS12 && res.ServerOrder && !res.AESGCMIfClientFirst && err == nil {
-		tls12.setOrder(accepted)
 	}
 	res.Supported = len(accepted) > 0
 	for _, s := range accepted {
@@ -358,13 +358,36 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 // with both order checks on it. A nil order means that the classic way
 // must read it: the picks did not agree with one order, or the server
 // follows Go's rule (see aesGCMIfClientFirst), whose order depends on the
-// client's first suite, as offered the classic way.
-func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint []uint16) (order []uint16, server, gcmIfFirst bool, err error) {
-	order, ok, err := orderByPicks(ctx, p, v, cands, accepted, picks, hint)
+// client's first suite, as offered the classic way. The checks go out
+// beside the round of offers whose guess has few neighbours left to
+// prove, as the order found is mostly that guess; only when it is not
+// are they made again. guessed is passed each guess (see orderByPicks).
+func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func([]uint16)) (order []uint16, server, gcmIfFirst bool, err error) {
+	type checked struct {
+		order              []uint16
+		server, gcmIfFirst bool
+		err                error
+	}
+	var early []*checked
+	var wg sync.WaitGroup
+	order, ok, err := orderByPicks(ctx, p, v, cands, accepted, picks, hint, func(guess []uint16, unproven int) {
+		guessed(guess)
+		if unproven*4 <= len(guess) && (len(early) == 0 || !slices.Equal(early[len(early)-1].order, guess)) {
+			c := &checked{order: guess}
+			early = append(early, c)
+			wg.Go(func() { c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess) })
+		}
+	})
+	wg.Wait()
 	if err != nil || !ok {
 		return nil, false, false, err
 	}
-	server, gcmIfFirst, err = orderChecks(ctx, p, v, order)
+	i := slices.IndexFunc(early, func(c *checked) bool { return slices.Equal(c.order, order) })
+	if i >= 0 {
+		server, gcmIfFirst, err = early[i].server, early[i].gcmIfFirst, early[i].err
+	} else {
+		server, gcmIfFirst, err = orderChecks(ctx, p, v, order)
+	}
 	if err != nil || gcmIfFirst {
 		return nil, false, false, err
 	}

@@ -13,11 +13,19 @@ import (
 // is found here from the picks the suite search already got, and from
 // offers made side by side: each round guesses the whole order from the
 // picks so far and offers, for every pair of neighbours in the guess that
-// no pick yet put in order, the guessed suffix from the first of them
-// (the first is its favourite if the guess is right). A pick proves the
-// order of two neighbours when its offer held the second; when every pair
-// is proven, the order is. Each round proves one more pair at least, and
-// mostly many: a good guess is proven in one round.
+// no pick yet put in order, the next few suites of the guess from the
+// first of them (its favourite if the guess is right; see orderWindow). A
+// pick proves the order of two neighbours when its offer held the second;
+// when every pair is proven, the order is. Each round's picks prove pairs
+// or show the guess wrong where no pick said otherwise, so that the next
+// guess knows more: a good guess is proven in one round.
+
+// orderWindow is how many suites of the guess, from the first of two
+// neighbours, one offer holds. The whole rest of the guess would say
+// little more: where the guess errs, the offers of most places before the
+// error get the same pick from it. A few suites say where the neighbours
+// go among the next ones.
+const orderWindow = 4
 
 // maxOrderRounds bounds the rounds of offers of orderByPicks; a server
 // whose order takes more is read the classic way.
@@ -26,12 +34,14 @@ const maxOrderRounds = 12
 // orderByPicks returns the accepted suites of version v in the server's
 // order, found from picks (offers of the search with the server's pick,
 // the first offer of every candidate among them) and offers of its own.
-// hint, if not nil, is an order to guess first (TLS 1.2's, for the
-// versions before it, whose orders servers mostly keep). ok is false
+// hint returns an order to guess first, or nil (TLS 1.2's latest guess,
+// for the versions before it, whose orders servers mostly keep); guessed
+// is called with each round's guess and the number of its neighbours
+// not yet proven, before the round's offers go out. ok is false
 // when the picks contradict every order (the server's pick depends on
 // more than the suites offered) or the order took more than
 // maxOrderRounds rounds: the caller reads it the classic way.
-func orderByPicks(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint []uint16) (order []uint16, ok bool, err error) {
+func orderByPicks(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func(guess []uint16, unproven int)) (order []uint16, ok bool, err error) {
 	if len(accepted) < 2 {
 		return slices.Clone(accepted), true, nil
 	}
@@ -40,16 +50,17 @@ func orderByPicks(ctx context.Context, p *prober, v uint16, cands, accepted []ui
 		g.add(o)
 	}
 	for round := 0; ; round++ {
-		guess, ok := g.guess(hint)
+		guess, ok := g.guess(hint())
 		if !ok {
 			return nil, false, nil
 		}
 		var offers [][]uint16
 		for i := range len(guess) - 1 {
 			if !g.proven(guess[i], guess[i+1]) {
-				offers = append(offers, g.inCandOrder(guess[i:]))
+				offers = append(offers, g.inCandOrder(guess[i:min(i+orderWindow, len(guess))]))
 			}
 		}
+		guessed(guess, len(offers))
 		if len(offers) == 0 {
 			return guess, true, nil
 		}

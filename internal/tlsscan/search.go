@@ -331,35 +331,39 @@ func (s *suiteSearch) clientOrder() bool {
 type suiteHint struct {
 	mu     sync.Mutex
 	suites []uint16
-	// ordered is TLS 1.2's order of its suites when the server picks by
-	// its own, set (or not) when its scan ends, when done is closed.
-	ordered []uint16
-	done    chan struct{}
-	final   bool // no more suites come
-	useful  bool // with final: the search ran to its end
+	// ordered is TLS 1.2's latest guess of the server's order, when the
+	// server picks by its own; guessing is closed at the first, or when
+	// TLS 1.2's scan ends without one.
+	ordered  []uint16
+	guessing chan struct{}
+	once     sync.Once
+	final    bool // no more suites come
+	useful   bool // with final: the search ran to its end
 	// changed is closed at each change, and replaced.
 	changed chan struct{}
 }
 
 func newSuiteHint() *suiteHint {
-	return &suiteHint{changed: make(chan struct{}), done: make(chan struct{})}
+	return &suiteHint{changed: make(chan struct{}), guessing: make(chan struct{})}
 }
 
-// setOrder passes on TLS 1.2's order, before its scan ends.
+// setOrder passes on TLS 1.2's latest guess of the server's order.
 func (h *suiteHint) setOrder(order []uint16) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.ordered = slices.Clone(order)
+	h.mu.Unlock()
+	h.once.Do(func() { close(h.guessing) })
 }
 
 // scanned says that TLS 1.2's scan ended.
-func (h *suiteHint) scanned() { close(h.done) }
+func (h *suiteHint) scanned() { h.once.Do(func() { close(h.guessing) }) }
 
-// order waits for TLS 1.2's scan to end and returns its order, if the
-// server picks by its own; nil when it does not or ctx ended first.
+// order waits for TLS 1.2's first guess of the server's order, or the
+// end of its scan, and returns its latest guess; nil when the server
+// does not pick by its own order in TLS 1.2 or ctx ended first.
 func (h *suiteHint) order(ctx context.Context) []uint16 {
 	select {
-	case <-h.done:
+	case <-h.guessing:
 	case <-ctx.Done():
 		return nil
 	}
