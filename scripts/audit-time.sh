@@ -6,7 +6,10 @@
 # (root only), where the time is also given in round trips of the link.
 # For each it prints the slowest vulnerability check.
 #
-# usage: scripts/audit-time.sh [NGINX_TLS_DIRECTIVES]
+# usage: scripts/audit-time.sh [server-order | NGINX_TLS_DIRECTIVES]
+#   (none)       every version and suite, in the client's order
+#   server-order the same in nginx's own order (ssl_prefer_server_ciphers
+#                on), whose order audit reads from the server's picks
 #   RUNS=5       audits per target
 #   RTT=100ms    the emulated link's round-trip time
 #   NO_LINK=1    loopback only (the link needs root)
@@ -14,10 +17,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-directives=${1:-'ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
+all='ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
 ssl_ciphers ALL:@SECLEVEL=0;
 ssl_session_cache shared:time:1m;
-ssl_session_tickets on;'}
+ssl_session_tickets on;'
+directives=${1:-$all}
+if [[ $directives == server-order ]]; then
+	directives="$all
+ssl_prefer_server_ciphers on;"
+fi
 runs=${RUNS:-5}
 rtt=${RTT:-100ms}
 
@@ -65,8 +73,8 @@ stop_nginx() {
 }
 
 # audit_times URL CA [AUDIT FLAGS...]: runs the audits and prints, per run, the audit's
-# wall time in ms, the RTT it measured in ms and its slowest
-# vulnerability check.
+# wall time in ms, the RTT it measured in ms, its slowest
+# vulnerability check and its connections.
 audit_times() {
 	local i url=$1 ca=$2
 	shift 2
@@ -81,7 +89,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))["result"]
 v = max(r["vulnerabilities"], key=lambda c: c["elapsed_ns"])
 bad = [c["id"] for c in r["vulnerabilities"] if c["status"] in ("vulnerable", "not-measured")]
-print("%.1f %.2f %s %.1f %s" % (r["elapsed_ns"] / 1e6, r["rtt_ns"] / 1e6, v["id"], v["elapsed_ns"] / 1e6, ",".join(bad) or "-"))
+print("%.1f %.2f %s %.1f %s %d" % (r["elapsed_ns"] / 1e6, r["rtt_ns"] / 1e6, v["id"], v["elapsed_ns"] / 1e6, ",".join(bad) or "-", r["connections"]))
 ' "$tmp/audit$i.json"
 	done
 }
@@ -97,7 +105,7 @@ print("%-28s median %8.1f ms over %d audits" % (sys.argv[1], total, len(rows)), 
 print("  = %.1f round trips of %g ms" % (total / rtt, rtt) if rtt >= 1 else "")
 for r in rows:
     rt = "  (%.1f RTT)" % (float(r[3]) / rtt) if rtt >= 1 else ""
-    print("    audit %8.1f ms  slowest vulnerability check %-22s %7.1f ms%s  flagged: %s" % (float(r[0]), r[2], float(r[3]), rt, r[4]))
+    print("    audit %8.1f ms  %4s connections  slowest vulnerability check %-22s %7.1f ms%s  flagged: %s" % (float(r[0]), r[5], r[2], float(r[3]), rt, r[4]))
 ' "$1" "$2"
 }
 
