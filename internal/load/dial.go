@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -22,9 +21,7 @@ type endpoint struct {
 	// addrs are where connections go, IP:port after --connect-to,
 	// --resolve and DNS, in the order they are tried; pref is the index of
 	// the one that answered last, tried first.
-	addrs []string
-	// aps are addrs parsed, for dials that skip the resolver's parsing.
-	aps    []netip.AddrPort
+	addrs  []string
 	pref   atomic.Int32
 	tls    *tls.Config   // nil for plain HTTP (and h2c)
 	verify *verifyCache  // nil without verification (-k) or TLS
@@ -46,12 +43,6 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	ep := &endpoint{addr: transport.HostPort(u), dialer: net.Dialer{KeepAlive: -1}}
 	if ep.addrs, err = route(ctx, cfg, ep.addr); err != nil {
 		return nil, &RouteError{Addr: ep.addr, Err: err}
-	}
-	ep.aps = make([]netip.AddrPort, len(ep.addrs))
-	for i, a := range ep.addrs {
-		if ep.aps[i], err = netip.ParseAddrPort(a); err != nil {
-			return nil, &RouteError{Addr: ep.addr, Err: err}
-		}
 	}
 	if u.Scheme != "https" {
 		return ep, nil
@@ -99,7 +90,11 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	nc, err := connect(ctx, ep, func(ctx context.Context, i int) (net.Conn, error) {
-		return ep.dialer.DialTCP(ctx, "tcp", netip.AddrPort{}, ep.aps[i])
+		// An address, not Dialer.DialTCP's netip.AddrPort pair: its
+		// zero local address still binds the socket to port 0 before
+		// connecting, a bind(2) more per connection, in the kernel's
+		// slower way of choosing a port.
+		return ep.dialer.DialContext(ctx, "tcp", ep.addrs[i])
 	})
 	connected := now()
 	ev.connect = connected - ev.start

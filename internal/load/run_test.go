@@ -209,8 +209,13 @@ func TestOpenModelRate(t *testing.T) {
 	if res.Requests != 600 {
 		t.Errorf("open model sent %d requests in 1.5s at 400/s (%d dropped, largest lag %v); want 600", res.Requests, res.Dropped, res.MaxLag)
 	}
-	if got := res.SendRate(); got < 400*0.98 || got > 400*1.02 {
-		t.Errorf("sends went out at %.1f/s (first %v, last %v); want 400/s within 2%%", got, res.FirstSend, res.LastSend)
+	// The rate from the schedule's start, not from the first send: on a
+	// busy machine the connections' handshakes can hold the first sends
+	// back (96 ms once, under -race at load average 8), and the pacer
+	// catching up on them then shows as a higher rate between the first
+	// send and the last.
+	if got := float64(res.Sent-1) / res.LastSend.Seconds(); got < 400*0.98 || got > 400*1.02 {
+		t.Errorf("sends went out at %.1f/s from the start (first %v, last %v); want 400/s within 2%%", got, res.FirstSend, res.LastSend)
 	}
 	// The last request is due at 1.4975 s; the run ends when it completes.
 	if res.Elapsed < 1490*time.Millisecond || res.Elapsed > 3*time.Second {
