@@ -80,10 +80,9 @@ func TestExperimentTextUnreachable(t *testing.T) {
 	}
 }
 
-// TestExperimentTextShare checks a share (resumed handshakes, in %): its
-// values as percentages, and its change, from 0 in the baseline, in
-// percentage points.
-func TestExperimentTextShare(t *testing.T) {
+// shareFixture is the experiment fixture with a share (resumed
+// handshakes, in %), 0 in the baseline and 95 or 96 in the variant.
+func shareFixture() *experiment.Result {
 	r := experimentFixture()
 	r.Metrics = append(r.Metrics, experiment.Metric{Name: "resumed handshakes", Unit: "%", HigherIsBetter: true})
 	for b := range r.Order {
@@ -92,6 +91,14 @@ func TestExperimentTextShare(t *testing.T) {
 			"server CPU/request": 0, "resumed handshakes": 95 + float64(b%2)}, Requests: 1000}
 	}
 	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
+	return r
+}
+
+// TestExperimentTextShare checks a share (resumed handshakes, in %): its
+// values as percentages, and its change, from 0 in the baseline, in
+// percentage points.
+func TestExperimentTextShare(t *testing.T) {
+	r := shareFixture()
 	var b bytes.Buffer
 	if err := Experiment(&b, r); err != nil {
 		t.Fatal(err)
@@ -216,14 +223,7 @@ func TestSignedChange(t *testing.T) {
 // percentage points in the table, the tooltips and the chart's axis,
 // where the text report has them too.
 func TestExperimentHTMLShare(t *testing.T) {
-	r := experimentFixture()
-	r.Metrics = append(r.Metrics, experiment.Metric{Name: "resumed handshakes", Unit: "%", HigherIsBetter: true})
-	for b := range r.Order {
-		r.Variants[0].Samples[b].Values["resumed handshakes"] = 0
-		r.Variants[1].Samples[b] = &experiment.Sample{Values: map[string]float64{"requests/s": 1500 + float64(b),
-			"server CPU/request": 0, "resumed handshakes": 95 + float64(b%2)}, Requests: 1000}
-	}
-	r.Analysis = experiment.Analyze(r, 0.05, 0.05)
+	r := shareFixture()
 	exp := ExperimentResultJSON(r)
 	var b bytes.Buffer
 	in := []HTMLInput{{Label: "experiment.json", Doc: &Document{Kind: "experiment", Schema: SchemaName("experiment"), Version: Version, Result: &exp}}}
