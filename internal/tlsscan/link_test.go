@@ -29,11 +29,10 @@ const maxAuditRounds = 20
 
 // maxServerOrderRounds bounds the audit of the same nginx in its own
 // suite order, whose order audit reads from rounds of offers after the
-// search (about 30 round trips on the whole: five rounds of the search,
-// five or six of the order, each of two round trips or more when the
-// offers outnumber the connections audit keeps in flight). The classic
-// way, one offer after the other, took 73.
-const maxServerOrderRounds = 45
+// search: about 21 round trips on the whole (the search's rounds, then
+// five or so of the order, two round trips each). The classic way, one
+// offer after the other, took 73. The bound leaves the same room.
+const maxServerOrderRounds = 30
 
 // TestAuditRoundTrips: a whole audit, every check included, of nginx with
 // every version and suite it has (scripts/audit-time.sh's target) behind
