@@ -2,26 +2,18 @@ package tlsscan
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdh"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math/big"
 	"slices"
 	"time"
 
-	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/crypto/cryptobyte"
 )
 
@@ -30,122 +22,12 @@ import (
 // operation per request of an attacker, on one connection. The check
 // completes a TLS 1.2 handshake written out by hand (it must: crypto/tls
 // never renegotiates as a client), then sends a ClientHello inside it.
-// It speaks the AEAD suites of TLS 1.2 (AES-GCM and ChaCha20-Poly1305,
-// with ECDHE or RSA key exchange), which every server that follows
-// Mozilla's profiles accepts.
+// It speaks the AEAD suites of TLS 1.2 (AES-GCM and ChaCha20-Poly1305),
+// which every server that follows Mozilla's profiles accepts, and, for
+// the servers that offer no AEAD suite, the CBC suites with HMAC-SHA1,
+// SHA-256 or SHA-384 (AES and 3DES), each with ECDHE or RSA key exchange.
 
 const idClientRenegotiation = "client-renegotiation"
-
-// renegSuite is what the check needs of a suite: its PRF hash and its
-// record protection.
-type renegSuite struct {
-	hash   func() hash.Hash
-	keyLen int
-	// ivLen is the implicit part of the nonce: GCM's 4-byte salt, then an
-	// explicit 8-byte nonce in each record (RFC 5288); ChaCha20's 12-byte
-	// IV, XORed with the sequence number (RFC 7905).
-	ivLen  int
-	chacha bool
-}
-
-// renegSuites are the suites the handshake offers, ECDHE first.
-var renegSuites = map[uint16]renegSuite{
-	0xc02b: {sha256.New, 16, 4, false}, 0xc02f: {sha256.New, 16, 4, false},
-	0xc02c: {sha512.New384, 32, 4, false}, 0xc030: {sha512.New384, 32, 4, false},
-	0xcca9: {sha256.New, 32, 12, true}, 0xcca8: {sha256.New, 32, 12, true},
-	0x009c: {sha256.New, 16, 4, false}, 0x009d: {sha512.New384, 32, 4, false},
-}
-
-// renegOffer is the order of renegSuites in the ClientHello.
-var renegOffer = []uint16{0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8, 0x009c, 0x009d}
-
-// clientAEAD is one direction of the record layer.
-type clientAEAD struct {
-	aead   cipher.AEAD
-	iv     []byte
-	chacha bool
-	seq    uint64
-}
-
-func newClientAEAD(s renegSuite, key, iv []byte) (*clientAEAD, error) {
-	if s.chacha {
-		aead, err := chacha20poly1305.New(key)
-		return &clientAEAD{aead: aead, iv: iv, chacha: true}, err
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
-	return &clientAEAD{aead: aead, iv: iv}, err
-}
-
-func (g *clientAEAD) aad(typ uint8, n int) []byte {
-	aad := binary.BigEndian.AppendUint64(nil, g.seq)
-	return append(aad, typ, 3, 3, byte(n>>8), byte(n))
-}
-
-// nonce is the record's nonce and the explicit part sent with it.
-func (g *clientAEAD) nonce() (nonce, explicit []byte) {
-	seq := binary.BigEndian.AppendUint64(nil, g.seq)
-	if g.chacha {
-		nonce = slices.Clone(g.iv)
-		for i, b := range seq {
-			nonce[4+i] ^= b
-		}
-		return nonce, nil
-	}
-	return append(slices.Clone(g.iv), seq...), seq
-}
-
-func (g *clientAEAD) seal(typ uint8, plain []byte) []byte {
-	nonce, explicit := g.nonce()
-	out := g.aead.Seal(explicit, nonce, plain, g.aad(typ, len(plain)))
-	g.seq++
-	return marshalRecord(typ, VersionTLS12, out)
-}
-
-func (g *clientAEAD) open(rec record) ([]byte, error) {
-	nonce, explicit := g.nonce()
-	body := rec.payload
-	if explicit != nil {
-		if len(body) < 8 {
-			return nil, errors.New("encrypted record too short")
-		}
-		nonce = append(slices.Clone(g.iv), body[:8]...)
-		body = body[8:]
-	}
-	if len(body) < g.aead.Overhead() {
-		return nil, errors.New("encrypted record too short")
-	}
-	plain, err := g.aead.Open(nil, nonce, body, g.aad(rec.typ, len(body)-g.aead.Overhead()))
-	g.seq++
-	return plain, err
-}
-
-// prf12 is the TLS 1.2 PRF with the suite's hash (RFC 5246, 5).
-func prf12(h func() hash.Hash, secret []byte, label string, seed []byte, n int) []byte {
-	seed = append([]byte(label), seed...)
-	var out []byte
-	a := seed
-	for len(out) < n {
-		m := hmac.New(h, secret)
-		m.Write(a)
-		a = m.Sum(nil)
-		m = hmac.New(h, secret)
-		m.Write(a)
-		m.Write(seed)
-		out = m.Sum(out)
-	}
-	return out[:n]
-}
-
-// digest hashes b with h.
-func digest(h func() hash.Hash, b []byte) []byte {
-	d := h()
-	d.Write(b)
-	return d.Sum(nil)
-}
 
 // fullFlight is a TLS 1.2 server's first flight with its messages kept.
 type fullFlight struct {
@@ -294,7 +176,8 @@ func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, strin
 		return NotMeasured, "the server chose " + SuiteName(f.hello.suite) + ", a suite the check does not speak", nil
 	}
 	f.clientRand = msg[11:43]
-	return renegotiate(c, f, msg[5:])
+	status, seen, err := renegotiate(c, f, msg[5:])
+	return status, SuiteName(f.hello.suite) + ": " + seen, err
 }
 
 // renegotiate finishes the handshake of f and sends a new ClientHello.
@@ -311,11 +194,9 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 	} else {
 		master = prf12(suite.hash, pre, "master secret", slices.Concat(f.clientRand, f.random), 48)
 	}
-	k, v := suite.keyLen, suite.ivLen
-	kb := prf12(suite.hash, master, "key expansion", slices.Concat(f.random, f.clientRand), 2*k+2*v)
-	out, err1 := newClientAEAD(suite, kb[0:k], kb[2*k:2*k+v])
-	in, err2 := newClientAEAD(suite, kb[k:2*k], kb[2*k+v:2*k+2*v])
-	if err := errors.Join(err1, err2); err != nil {
+	kb := prf12(suite.hash, master, "key expansion", slices.Concat(f.random, f.clientRand), suite.keyBlockLen())
+	out, in, err := suite.protections(kb)
+	if err != nil {
 		return "", "", err
 	}
 	verify := prf12(suite.hash, master, "client finished", digest(suite.hash, transcript), 12)
@@ -343,7 +224,7 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 }
 
 // readServerFinished reads the server's ChangeCipherSpec and Finished.
-func readServerFinished(c *vulnConn, in *clientAEAD) error {
+func readServerFinished(c *vulnConn, in recordProtection) error {
 	ccs := false
 	for range 8 {
 		rec, err := readVulnRecord(c)
@@ -373,7 +254,7 @@ func readServerFinished(c *vulnConn, in *clientAEAD) error {
 
 // readRenegotiationAnswer reads the answer to the ClientHello sent inside
 // the session.
-func readRenegotiationAnswer(c *vulnConn, in *clientAEAD) (VulnStatus, string, error) {
+func readRenegotiationAnswer(c *vulnConn, in recordProtection) (VulnStatus, string, error) {
 	const asked = "after a complete TLS 1.2 handshake, a ClientHello asking for a new one"
 	_ = c.SetReadDeadline(time.Now().Add(c.quiet()))
 	for range 4 {

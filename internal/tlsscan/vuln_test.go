@@ -3,11 +3,16 @@ package tlsscan
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,5 +197,112 @@ func TestClientRenegotiationSuites(t *testing.T) {
 				t.Errorf("checkClientRenegotiation = %s (%s), %v; want not vulnerable, after a complete handshake", status, seen, err)
 			}
 		})
+	}
+}
+
+// TestClientRenegotiationCBCGo: the renegotiation check speaks each CBC
+// suite Go's server implements (AES and 3DES, HMAC-SHA1 and SHA-256, RSA
+// and ECDHE key exchange, ECDSA and RSA certificates) with a server held
+// to that one suite: the server's Finished decrypts and its MAC checks,
+// and the server decrypts the check's ClientHello, which it refuses as Go
+// refuses every handshake message after the handshake, with the alert
+// unexpected_message (a record the server could not decrypt would get
+// bad_record_mac).
+func TestClientRenegotiationCBCGo(t *testing.T) {
+	t.Parallel()
+	ca, err := lab.NewCA(lab.RSA2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tested int
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		if renegSuites[s.ID].cbc == nil || !slices.Contains(s.SupportedVersions, tls.VersionTLS12) {
+			continue
+		}
+		tested++
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			kind := lab.RSA2048
+			if strings.Contains(s.Name, "_ECDSA_") {
+				kind = lab.ECDSAP256
+			}
+			leaf, err := ca.Issue(kind, "127.0.0.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{s.ID}}
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+			srv.StartTLS()
+			defer srv.Close()
+			u, _ := url.Parse(srv.URL)
+			status, seen, err := checkClientRenegotiation(context.Background(), newProber(u.Host, "127.0.0.1", 2, 5*time.Second, nil))
+			if err != nil || status != NotVulnerable || !strings.HasPrefix(seen, s.Name+": ") || !strings.Contains(seen, "alert 10 (unexpected_message)") {
+				t.Errorf("checkClientRenegotiation = %s (%s), %v; want not vulnerable with %s, alert unexpected_message", status, seen, err, s.Name)
+			}
+		})
+	}
+	if tested < 10 {
+		t.Errorf("%d CBC suites of Go's tested; want the 10 or more Go implements", tested)
+	}
+}
+
+// FuzzClientCBCOpen: whatever a server sends as a CBC record, open
+// returns an error or content, never panics, and takes back only what
+// seal made with the same keys and sequence number.
+func FuzzClientCBCOpen(f *testing.F) {
+	suite := renegSuites[0xc027] // AES-128-CBC, HMAC-SHA256
+	kb := bytes.Repeat([]byte{7}, suite.keyBlockLen())
+	out, _, err := suite.protections(kb)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(out.seal(recordHandshake, []byte("finished"))[5:])
+	f.Add(out.seal(recordAlert, []byte{1, 0})[5:])
+	f.Add(make([]byte, 16))
+	f.Add(make([]byte, 48))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		// The client's keys open what the client sealed: its own
+		// direction, read back at sequence number 0.
+		in, _, err := suite.protections(kb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := in.open(record{typ: recordHandshake, payload: payload})
+		if err == nil && len(plain) > len(payload) {
+			t.Errorf("open returned %d bytes from a %d-byte record", len(plain), len(payload))
+		}
+	})
+}
+
+// TestClientCBCRoundTrip: a record sealed with a CBC suite's keys opens
+// with them, at each sequence number in turn, and a changed byte or a
+// record out of order does not.
+func TestClientCBCRoundTrip(t *testing.T) {
+	for _, id := range []uint16{0x002f, 0xc027, 0xc028, 0x000a} {
+		suite := renegSuites[id]
+		kb := make([]byte, suite.keyBlockLen())
+		for i := range kb {
+			kb[i] = byte(i)
+		}
+		seal, _, _ := suite.protections(kb)
+		open, _, _ := suite.protections(kb)
+		for _, msg := range []string{"", "a", strings.Repeat("x", 100)} {
+			rec := seal.seal(recordHandshake, []byte(msg))
+			got, err := open.open(record{typ: recordHandshake, payload: rec[5:]})
+			if err != nil || string(got) != msg {
+				t.Errorf("%s: open(seal(%q)) = %q, %v", SuiteName(id), msg, got, err)
+			}
+		}
+		rec := seal.seal(recordHandshake, []byte("changed"))
+		rec[len(rec)-20] ^= 1
+		if _, err := open.open(record{typ: recordHandshake, payload: rec[5:]}); err == nil {
+			t.Errorf("%s: a record with a changed byte opened", SuiteName(id))
+		}
+		seal.seal(recordHandshake, []byte("skipped"))
+		rec = seal.seal(recordHandshake, []byte("late"))
+		if _, err := open.open(record{typ: recordHandshake, payload: rec[5:]}); err == nil {
+			t.Errorf("%s: a record sealed at another sequence number opened", SuiteName(id))
+		}
 	}
 }
