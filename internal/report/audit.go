@@ -107,16 +107,21 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 }
 
 // auditCAA writes the DNS CAA line: the records and the name that has
-// them, none, or why they were not looked up.
+// them, none, or why they were not looked up; for an IP address, which
+// name of its certificate was looked up.
 func auditCAA(b *strings.Builder, c *tlsscan.CAA) {
+	of := ""
+	if c != nil && c.OfCertificate && len(c.Asked) > 0 {
+		of = " (for " + Escape(c.Asked[0]) + ", a name of the certificate: the target is an IP address)"
+	}
 	switch {
 	case c == nil:
 	case c.NotMeasured != "":
 		auditLine(b, "DNS CAA", "not measured: %s", Escape(c.NotMeasured))
 	case c.Name == "":
-		auditLine(b, "DNS CAA", "none at %s", Escape(strings.Join(c.Asked, ", ")))
+		auditLine(b, "DNS CAA", "none at %s%s", Escape(strings.Join(c.Asked, ", ")), of)
 	default:
-		auditLine(b, "DNS CAA", "%s at %s", Escape(strings.Join(c.Records, "; ")), Escape(c.Name))
+		auditLine(b, "DNS CAA", "%s at %s%s", Escape(strings.Join(c.Records, "; ")), Escape(c.Name), of)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 // CAA is what the DNS says of the CA Authorization records of the audited
 // name (RFC 8659): which CAs may issue certificates for it. A CA looks at
 // the name itself, then climbs to its parents until one has a record set.
+//
+// CAA records belong to DNS names, so for a target given as an IP address
+// the names looked up are the DNS names of the leaf's subjectAltName, as
+// a CA looks up each name it issues a certificate for: the result is the
+// first of them without a record set (the one a finding is about), or
+// else the first one's.
 type CAA struct {
 	// Name is the name whose record set applies, the host or its closest
 	// parent with one; empty when none has any.
@@ -25,9 +32,16 @@ type CAA struct {
 	Asked []string `json:"asked,omitempty"`
 	// Resolver is the DNS server asked.
 	Resolver string `json:"resolver,omitempty"`
-	// NotMeasured says why there is no answer: an IP address, a name
-	// outside the public DNS, a resolver that did not answer.
+	// NotMeasured says why there is no answer: an IP address whose
+	// certificate names no DNS name, a name outside the public DNS, a
+	// resolver that did not answer.
 	NotMeasured string `json:"not_measured,omitempty"`
+	// OfCertificate is true when the target is an IP address and Asked[0]
+	// is a DNS name of the leaf's subjectAltName.
+	OfCertificate bool `json:"of_certificate,omitempty"`
+	// Skipped are the leaf's DNS names not looked up, for a target given
+	// as an IP address: special-use names, not in the public DNS.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // caaTimeout bounds each lookup: CAA is no part of a client's connection,
@@ -35,22 +49,78 @@ type CAA struct {
 const caaTimeout = 2 * time.Second
 
 // specialNames are the special-use domains (RFC 6761, RFC 6762, RFC 8375)
-// that are not in the public DNS: no public CA issues for them.
-var specialNames = []string{"localhost", "invalid", "test", "example", "local", "home.arpa"}
+// that are not in the public DNS, or whose names no public CA issues for.
+var specialNames = []string{"localhost", "invalid", "test", "example", "example.com", "example.net", "example.org", "local", "home.arpa"}
+
+// specialUse reports whether name (lower case, no final dot) is in a
+// special-use domain.
+func specialUse(name string) bool {
+	return slices.ContainsFunc(specialNames, func(s string) bool { return name == s || strings.HasSuffix(name, "."+s) })
+}
+
+// isIPAddress reports whether host is an IP address, bracketed or not.
+func isIPAddress(host string) bool { return net.ParseIP(strings.Trim(host, "[]")) != nil }
+
+// maxCAANames bounds the certificate's names looked up for an IP target.
+const maxCAANames = 8
 
 // checkCAA looks up the CAA record set that applies to host, asking
 // resolver (host:port; empty means the first nameserver of
-// /etc/resolv.conf). The error says why it could not be measured.
-func checkCAA(ctx context.Context, host, resolver string) (*CAA, error) {
-	if net.ParseIP(strings.Trim(host, "[]")) != nil {
-		return nil, fmt.Errorf("%s is an IP address: CAA records belong to DNS names", host)
+// /etc/resolv.conf). For an IP address it looks up the DNS names of leaf
+// instead (see CAA). The error says why it could not be measured.
+func checkCAA(ctx context.Context, host string, leaf *x509.Certificate, resolver string) (*CAA, error) {
+	if isIPAddress(host) {
+		return checkCAAOfCertificate(ctx, host, leaf, resolver)
 	}
 	name := strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, s := range specialNames {
-		if name == s || strings.HasSuffix(name, "."+s) {
-			return nil, fmt.Errorf("%s is a special-use name, not in the public DNS: no public CA issues for it", host)
+	if specialUse(name) {
+		return nil, fmt.Errorf("%s is a special-use name, not in the public DNS: no public CA issues for it", host)
+	}
+	return lookupCAATree(ctx, name, resolver)
+}
+
+// checkCAAOfCertificate looks up the CAA record sets of leaf's DNS names
+// (a wildcard's at the name below it, RFC 8659, 4.3), for the target ip:
+// the first without a record set, or else the first one's.
+func checkCAAOfCertificate(ctx context.Context, ip string, leaf *x509.Certificate, resolver string) (*CAA, error) {
+	var names, skipped []string
+	if leaf != nil {
+		for _, n := range leaf.DNSNames {
+			n = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(n, "*."), "."))
+			switch {
+			case n == "" || slices.Contains(names, n) || slices.Contains(skipped, n):
+			case specialUse(n):
+				skipped = append(skipped, n)
+			default:
+				names = append(names, n)
+			}
 		}
 	}
+	switch {
+	case len(names) == 0 && len(skipped) > 0:
+		return nil, fmt.Errorf("%s is an IP address, and its certificate's DNS names (%s) are special-use names, not in the public DNS: no public CA issues for them",
+			ip, strings.Join(skipped, ", "))
+	case len(names) == 0:
+		return nil, fmt.Errorf("%s is an IP address, and its certificate names no DNS name: CAA records belong to DNS names", ip)
+	}
+	var first *CAA
+	for _, n := range names[:min(len(names), maxCAANames)] {
+		res, err := lookupCAATree(ctx, n, resolver)
+		if err != nil {
+			return nil, fmt.Errorf("%s is an IP address; for its certificate's name %s: %w", ip, n, err)
+		}
+		res.OfCertificate, res.Skipped = true, skipped
+		if res.Name == "" {
+			return res, nil
+		}
+		first = cmp.Or(first, res)
+	}
+	return first, nil
+}
+
+// lookupCAATree looks up the CAA record set that applies to name: at the
+// name, then at each parent.
+func lookupCAATree(ctx context.Context, name, resolver string) (*CAA, error) {
 	if resolver == "" {
 		conf, err := dns.ClientConfigFromFile("/etc/resolv.conf")
 		if err != nil || len(conf.Servers) == 0 {
@@ -142,9 +212,15 @@ func ruleCAAMissing(r *Report) []Finding {
 	if r.CAA == nil || r.CAA.Name != "" || r.CAA.NotMeasured != "" || len(r.CAA.Asked) == 0 {
 		return nil
 	}
+	title, evidence := "no DNS CAA record: any CA may issue certificates for "+r.CAA.Asked[0], ""
+	if r.CAA.OfCertificate {
+		title += ", a name in the certificate of " + r.Address
+		evidence = fmt.Sprintf("; the target is an IP address, so the CAA of the certificate's DNS names was looked up, and %s has none",
+			r.CAA.Asked[0])
+	}
 	return one(Finding{ID: "caa-missing", Severity: Low, Category: Safety,
-		Title:    "no DNS CAA record: any CA may issue certificates for " + r.CAA.Asked[0],
-		Evidence: fmt.Sprintf("no CAA record at %s (asked %s)", strings.Join(r.CAA.Asked, ", "), r.CAA.Resolver),
+		Title:    title,
+		Evidence: fmt.Sprintf("no CAA record at %s (asked %s)%s", strings.Join(r.CAA.Asked, ", "), r.CAA.Resolver, evidence),
 		Cost:     Cost{Note: "none for clients: CAs read CAA when they issue, browsers never do"},
 		Fix:      caaFix(r.CAA.Asked[0], r.Chain.leaf),
 		Reason: "a CAA record limits issuance to the CAs it names, so a mistake or an attack at another CA " +

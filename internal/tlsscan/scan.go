@@ -130,7 +130,8 @@ type Report struct {
 	HTTP        HTTPResult    `json:"http"`
 	HTTP3       HTTP3Result   `json:"http3"`
 	Redirect    *Redirect     `json:"redirect,omitempty"`
-	// CAA is the name's DNS CAA record set, or why it was not measured.
+	// CAA is the name's DNS CAA record set (for an IP address, that of a
+	// DNS name of its certificate), or why it was not measured.
 	CAA *CAA `json:"caa,omitempty"`
 	// Vulnerabilities are the active checks for known attacks.
 	Vulnerabilities []VulnCheck `json:"vulnerabilities"`
@@ -267,7 +268,15 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	})
 	wg.Go(func() {
-		caa, err := checkCAA(ctx, cfg.Host, cfg.Resolver)
+		// For an IP address, the names to look up are the certificate's.
+		var leaf *x509.Certificate
+		if isIPAddress(cfg.Host) {
+			if !waitChain() {
+				return
+			}
+			leaf = rep.Chain.leaf
+		}
+		caa, err := checkCAA(ctx, cfg.Host, leaf, cfg.Resolver)
 		if err != nil {
 			caa = &CAA{NotMeasured: err.Error()}
 		}
