@@ -359,12 +359,13 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 // must read it: the picks did not agree with one order, or the server
 // follows Go's rule (see aesGCMIfClientFirst), whose order depends on the
 // client's first suite, as offered the classic way. The checks go out
-// beside the round of offers whose guess has few neighbours left to
-// prove, as the order found is mostly that guess; only when it is not
-// are they made again. guessed is passed each guess (see orderByPicks).
+// beside each round of offers, on its guess, unless an earlier guess
+// gave their offers the same first suites (see checksKey): the order
+// found is mostly that of a guess, and the checks need not wait for it.
+// guessed is passed each guess (see orderByPicks).
 func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func([]uint16)) (order []uint16, server, gcmIfFirst bool, err error) {
 	type checked struct {
-		order              []uint16
+		key                [4]uint16
 		server, gcmIfFirst bool
 		err                error
 	}
@@ -372,8 +373,9 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	var wg sync.WaitGroup
 	order, ok, err := orderByPicks(ctx, p, v, cands, accepted, picks, hint, func(guess []uint16, unproven int) {
 		guessed(guess)
-		if unproven*4 <= len(guess) && (len(early) == 0 || !slices.Equal(early[len(early)-1].order, guess)) {
-			c := &checked{order: guess}
+		key := checksKey(guess)
+		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {
+			c := &checked{key: key}
 			early = append(early, c)
 			wg.Go(func() { c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess) })
 		}
@@ -382,8 +384,8 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	if err != nil || !ok {
 		return nil, false, false, err
 	}
-	i := slices.IndexFunc(early, func(c *checked) bool { return slices.Equal(c.order, order) })
-	if i >= 0 {
+	key := checksKey(order)
+	if i := slices.IndexFunc(early, func(c *checked) bool { return c.key == key }); i >= 0 {
 		server, gcmIfFirst, err = early[i].server, early[i].gcmIfFirst, early[i].err
 	} else {
 		server, gcmIfFirst, err = orderChecks(ctx, p, v, order)
@@ -392,6 +394,22 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 		return nil, false, false, err
 	}
 	return order, server, false, nil
+}
+
+// checksKey returns what the offers of orderChecks on order depend on
+// besides the suites: the suite it expects first and the first suite of
+// each offer (order's last, its last AES-GCM and its last ChaCha20 one),
+// where a server's rule may look (see aesGCMIfClientFirst).
+func checksKey(order []uint16) [4]uint16 {
+	last := func(f func(uint16) bool) uint16 {
+		for _, id := range slices.Backward(order) {
+			if f(id) {
+				return id
+			}
+		}
+		return 0
+	}
+	return [4]uint16{order[0], order[len(order)-1], last(isAESGCM), last(isChaCha)}
 }
 
 // classicOrder reads the server's order one offer after the other: every

@@ -283,10 +283,17 @@ func (s *suiteSearch) unknownLocked(ids []uint16) []uint16 {
 func (s *suiteSearch) split(offer []uint16, pick uint16) {
 	i := slices.Index(offer, pick)
 	rest := offer[i+1:]
+	n := 2
 	if s.note(offer, pick, offer[:i]) {
+		// The rest holds accepted suites below the pick as likely as
+		// refused ones: it is cut finer, for a shallower search.
 		rest = s.unknown(slices.Delete(slices.Clone(offer), i, i+1))
+		n = anyOrderParts
 	}
-	parts := [][]uint16{rest[:len(rest)/2], rest[len(rest)/2:]}
+	var parts [][]uint16
+	for k := range n {
+		parts = append(parts, rest[k*len(rest)/n:(k+1)*len(rest)/n])
+	}
 	if len(offer) == len(s.cands) {
 		parts = rootParts(s.v, rest)
 	}
@@ -417,6 +424,10 @@ func (h *suiteHint) next(ctx context.Context, from int) (suites []uint16, final,
 		}
 	}
 }
+
+// anyOrderParts is how many parts the rest of an offer is cut in, once the
+// server is known not to follow the client's order.
+const anyOrderParts = 4
 
 // searchParts is about how many parts the first offer's rest is cut in.
 const searchParts = 8

@@ -14,6 +14,7 @@ import (
 // link the connections wait for slots, and those that the longest chains
 // of connections after them wait for go first.
 type slots struct {
+	n       int // slots in all
 	mu      sync.Mutex
 	free    int
 	waiting []*slotWaiter // most urgent first
@@ -26,7 +27,16 @@ type slotWaiter struct {
 	granted  chan struct{}
 }
 
-func newSlots(n int) *slots { return &slots{free: n} }
+func newSlots(n int) *slots { return &slots{free: n, n: n} }
+
+// size returns how many connections the slots allow open at once; 0 for
+// no slots, which bound nothing.
+func (s *slots) size() int {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
 
 // acquire waits for a slot; it fails only when ctx ends first.
 func (s *slots) acquire(ctx context.Context, priority int) error {
