@@ -128,3 +128,53 @@ func TestClientOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateAndroidDHEAndRC4: Android 6.0 and 7.0 offer the DHE-RSA AES
+// suites, after the ECDHE ones of each kind (a server in the client's
+// order that has DHE-RSA AES-GCM and ECDHE-RSA AES-CBC gets DHE), on a
+// prime of 1024 bits or more; 6.0 still offers RC4, 7.0 no more.
+func TestSimulateAndroidDHEAndRC4(t *testing.T) {
+	tls12 := func(dhBits int, serverOrder bool, ids ...uint16) *Enumeration {
+		var suites []Suite
+		for _, id := range ids {
+			suites = append(suites, Suite{ID: id, Name: SuiteName(id)})
+		}
+		return &Enumeration{Versions: []VersionResult{{Version: VersionTLS12, Name: "TLS 1.2", Supported: true,
+			ServerOrder: serverOrder, Suites: suites}},
+			Groups: []GroupResult{{Version: VersionTLS12, ID: uint16(tls.CurveP256)}}, DHBits: dhBits}
+	}
+	const (
+		dheGCM   = 0x009E // TLS_DHE_RSA_WITH_AES_128_GCM_SHA256
+		dheCBC   = 0x0039 // TLS_DHE_RSA_WITH_AES_256_CBC_SHA
+		ecdheCBC = tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA
+		rc4      = tls.TLS_RSA_WITH_RC4_128_SHA
+	)
+	cs, err := SimClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*SimClient{}
+	for i := range cs {
+		byName[cs[i].Name] = &cs[i]
+	}
+	for _, tt := range []struct {
+		name         string
+		e            *Enumeration
+		want6, want7 string // the suite; "" for a failure
+	}{
+		{"DHE only", tls12(2048, true, dheGCM, dheCBC), "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"},
+		{"client's order", tls12(2048, false, ecdheCBC, dheGCM), "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"},
+		{"DHE on a 768-bit prime", tls12(768, true, dheGCM), "", ""},
+		{"RC4 only", tls12(0, true, rc4), "TLS_RSA_WITH_RC4_128_SHA", ""},
+	} {
+		for client, want := range map[string]string{"Android 6.0": tt.want6, "Android 7.0": tt.want7} {
+			got := simulate(byName[client], tt.e, Chain{})
+			if got.OK != (want != "") || got.Suite != want {
+				t.Errorf("%s, %s: %+v; want suite %q", tt.name, client, got, want)
+			}
+			if want != "" && strings.Contains(want, "_DHE_") && got.Group != "DH 2048" {
+				t.Errorf("%s, %s: group %q; want DH 2048", tt.name, client, got.Group)
+			}
+		}
+	}
+}
