@@ -371,7 +371,7 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	}
 	var early []*checked
 	var wg sync.WaitGroup
-	order, ok, err := orderByPicks(ctx, p, v, cands, accepted, picks, hint, func(guess []uint16, unproven int) {
+	order, ok, err := orderByPicks(ctx, proberAsker(p, v), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
 		guessed(guess)
 		key := checksKey(guess)
 		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {

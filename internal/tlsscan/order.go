@@ -35,9 +35,9 @@ import (
 // it.
 const orderBand = 2
 
-// orderByPicks returns the accepted suites of version v in the server's
-// order, found from picks (offers of the search with the server's pick,
-// the first offer of every candidate among them) and offers of its own.
+// orderByPicks returns the accepted suites in the server's order, found
+// from picks (offers of the search with the server's pick, the first
+// offer of every candidate among them) and offers ask makes.
 // hint returns an order to guess first, or nil (TLS 1.2's latest guess,
 // for the versions before it, whose orders servers mostly keep); guessed
 // is called with each round's guess and the number of its neighbours
@@ -45,7 +45,7 @@ const orderBand = 2
 // when the picks contradict every order (the server's pick depends on
 // more than the suites offered) or the order took more rounds than
 // there are suites: the caller reads it the classic way.
-func orderByPicks(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func(guess []uint16, unproven int)) (order []uint16, ok bool, err error) {
+func orderByPicks(ctx context.Context, ask asker, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func(guess []uint16, unproven int)) (order []uint16, ok bool, err error) {
 	if len(accepted) < 2 {
 		return slices.Clone(accepted), true, nil
 	}
@@ -82,35 +82,53 @@ func orderByPicks(ctx context.Context, p *prober, v uint16, cands, accepted []ui
 		}
 		band += stuck
 		lastUnproven = unproven
-		offers := g.unknownPairs(guess, band, p.dialer.slots.size()*3/4)
+		offers := g.unknownPairs(guess, band, ask.max)
 		if round == len(accepted) {
 			return nil, false, nil
 		}
-		replies, err := sendAll(ctx, p, v, offers)
+		picked, err := ask.picks(ctx, offers)
 		if err != nil {
 			return nil, false, err
 		}
-		for i, r := range replies {
-			if r.hello == nil || r.hello.version != v || !slices.Contains(offers[i], r.hello.suite) {
+		for i, pick := range picked {
+			if !slices.Contains(offers[i], pick) {
 				// An offer of accepted suites refused: the server
 				// picks by more than the suites offered.
 				return nil, false, nil
 			}
-			g.add(pickedOffer{offer: offers[i], pick: r.hello.suite})
+			g.add(pickedOffer{offer: offers[i], pick: pick})
 		}
 	}
 }
 
-// sendAll makes the offers side by side and returns their replies.
-func sendAll(ctx context.Context, p *prober, v uint16, offers [][]uint16) ([]reply, error) {
-	replies := make([]reply, len(offers))
-	errs := make([]error, len(offers))
-	var wg sync.WaitGroup
-	for i, o := range offers {
-		wg.Go(func() { replies[i], errs[i] = p.send(ctx, offerFor(v, o), false) })
-	}
-	wg.Wait()
-	return replies, firstErr(errs)
+// asker makes the offers of orderByPicks.
+type asker struct {
+	// picks makes offers side by side and returns the server's pick
+	// from each, 0 for none.
+	picks func(ctx context.Context, offers [][]uint16) ([]uint16, error)
+	// max is the most offers of a round; 0 or less for no bound.
+	max int
+}
+
+// proberAsker makes the offers of orderByPicks in version v with p, at
+// most three quarters of p's slots in a round.
+func proberAsker(p *prober, v uint16) asker {
+	return asker{max: p.dialer.slots.size() * 3 / 4, picks: func(ctx context.Context, offers [][]uint16) ([]uint16, error) {
+		picks := make([]uint16, len(offers))
+		errs := make([]error, len(offers))
+		var wg sync.WaitGroup
+		for i, o := range offers {
+			wg.Go(func() {
+				r, err := p.send(ctx, offerFor(v, o), false)
+				if r.hello != nil && r.hello.version == v {
+					picks[i] = r.hello.suite
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		return picks, firstErr(errs)
+	}}
 }
 
 // pickGraph holds what picks say of the order of the accepted suites:
