@@ -191,7 +191,7 @@ for server in servers:
                 print("  %s: no result (%s)" % (p, e))
                 continue
             label = pages[p + ("-3g" if link == "3g" and not full3g else "")]
-            cells = []
+            cells, failed = [], []
             for pr in res["protocols"]:
                 s = pr["load_ms"]
                 if s.get("n", 0) == 0:
@@ -204,6 +204,10 @@ for server in servers:
                     # median with 95%: the range does with 1 - 2^(1-n).
                     ci = "[%s, %s] (range, %.1f%%)" % (fmt(s["min"]), fmt(s["max"]), 100 * (1 - 2 ** (1 - s["n"])))
                 cells.append("%s %s %s n=%d" % (pr["protocol"], fmt(s["median"]), ci, s["n"]))
+                if pr.get("failed"):
+                    # A load time with failed resources is not the page's:
+                    # said next to the number, never left out.
+                    failed.append("%s: %d of %d requests of the median load FAILED" % (pr["protocol"], pr["failed"], pr["requests"]))
             diffs = []
             for d in res["differences"]:
                 x = d["diff"]
@@ -211,4 +215,6 @@ for server in servers:
                 iv = " [%+.0f, %+.0f]" % (x["ci_lo_ms"], x["ci_hi_ms"]) if x.get("ci_level") else ""
                 diffs.append("%s (%s→%s) %s%+.0f%s p=%.3f" % (d["name"], d["from"], d["to"], mark, x["ms"], iv, x["p"]))
             print("  %s\n    %s\n    %s" % (label, " | ".join(cells), "; ".join(diffs)))
+            if failed:
+                print("    " + "; ".join(failed) + " (their load times are not the page's)")
 EOF

@@ -63,7 +63,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	fl.StringVar(&f.p.ResponseCostPerMB, "response-cost-per-mb", "", "model a browser's processing of each response's bytes: this `duration` per MB of body, added to --response-cost (default: none)")
 	fl.StringVar(&f.p.ResponseDelay, "response-delay", "", "model a browser's hand-offs: each response processed no sooner than this `duration` after it arrived (default: none)")
 	fl.IntVar(&f.p.MaxResources, "max-resources", page.DefaultMaxResources, "resources of one load, the document included")
-	fl.StringVar(&f.p.RequestTimeout, "request-timeout", "30s", "give up one request after this long")
+	fl.StringVar(&f.p.RequestTimeout, "request-timeout", "30s", "give up on a request when nothing of its response has come for this long (a slow response that keeps coming is waited for)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the protocol order (default: random)")
 	f.out.add(fl, "print the result as JSON (schema httpslab/page/v1)", "")
 	fl.StringVar(&f.urls, "urls", "", "load each page of `file` (one URL a line, optionally its plain-HTTP URL after it) and report what each protocol adds across pages")

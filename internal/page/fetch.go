@@ -82,8 +82,8 @@ func (s *stamps) firstByte() time.Time { _, fb := s.get(); return fb }
 // that stamps the end of the request and the first response byte.
 func (l *loader) newRequest(ctx context.Context, r *request) (*http.Request, error) {
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest:         func(httptrace.WroteRequestInfo) { r.st.setWrote(time.Now()) },
-		GotFirstResponseByte: func() { r.st.setFirstByte(time.Now()) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { r.st.setWrote(time.Now()); r.alive() },
+		GotFirstResponseByte: func() { r.st.setFirstByte(time.Now()); r.alive() },
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.u.String(), nil)
 	if err != nil {
@@ -115,13 +115,17 @@ func (l *loader) newRequest(ctx context.Context, r *request) (*http.Request, err
 
 // counted counts the bytes of a response body as received.
 type counted struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	alive func() // called for every read that brought bytes
 }
 
 func (c *counted) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if n > 0 && c.alive != nil {
+		c.alive()
+	}
 	return n, err
 }
 
@@ -131,7 +135,7 @@ func (c *counted) Read(p []byte) (int, error) {
 // body is still read: it took the connection's time).
 func (l *loader) consume(r *request, resp *http.Response) error {
 	r.status, r.proto = resp.StatusCode, resp.Proto
-	body := &counted{r: io.LimitReader(resp.Body, l.cfg.MaxResourceBytes+1)}
+	body := &counted{r: io.LimitReader(resp.Body, l.cfg.MaxResourceBytes+1), alive: r.alive}
 	defer func() { r.bytes = body.n }()
 	if resp.ProtoMajor != l.cfg.Protocol.major() {
 		return fmt.Errorf("%w: %s came over %s on a %s load", ErrProtocol, r.u.Redacted(), resp.Proto, l.cfg.Protocol)

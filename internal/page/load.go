@@ -59,6 +59,7 @@ type request struct {
 	status               int
 	bytes                int64
 	err                  error
+	alive                func() // restarts the stall clock (requestContext); set before the exchange
 }
 
 // Run loads the page once.

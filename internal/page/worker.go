@@ -88,8 +88,9 @@ type h1Conn struct {
 // the request is written when Flush returns and the first byte has come
 // when Peek returns. It reports whether h can take another request.
 func (l *loader) exchangeH1(h *h1Conn, r *request) (keep bool) {
-	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.RequestTimeout)
-	defer cancel()
+	ctx, release := l.requestContext(r)
+	defer release()
+	r.alive() // the connection is this request's: its clock starts now
 	stop := context.AfterFunc(ctx, func() { h.conn.SetDeadline(time.Unix(1, 0)) })
 	resp, err := l.roundTripH1(ctx, h, r)
 	if err == nil {
@@ -121,10 +122,12 @@ func (l *loader) roundTripH1(ctx context.Context, h *h1Conn, r *request) (*http.
 		return nil, fmt.Errorf("writing the request: %w", err)
 	}
 	r.st.setWrote(time.Now())
+	r.alive()
 	for range transport.MaxInformational + 1 {
 		if _, err := h.br.Peek(1); err != nil {
 			return nil, fmt.Errorf("reading the response: %w", err)
 		}
+		r.alive()
 		first := time.Now()
 		resp, err := h.hr.ReadResponse(req)
 		if err != nil {
@@ -216,8 +219,8 @@ func (l *loader) dialMux(p *pool, c *connRec) (roundTripper, func(), error) {
 
 // exchangeMux sends r on its own stream and reads its response.
 func (l *loader) exchangeMux(rt roundTripper, r *request) {
-	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.RequestTimeout)
-	defer cancel()
+	ctx, release := l.requestContext(r)
+	defer release()
 	req, err := l.newRequest(ctx, r)
 	var resp *http.Response
 	if err == nil {
