@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/httpslab/httpslab/internal/transport"
 )
@@ -371,16 +372,30 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	}
 	var early []*checked
 	var wg sync.WaitGroup
-	order, ok, err := orderByPicks(ctx, proberAsker(p, v), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
+	// A check that finds Go's rule ends the rounds: the classic way reads
+	// such a server.
+	orderCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var goRule atomic.Bool
+	order, ok, err := orderByPicks(orderCtx, proberAsker(p, v), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
 		guessed(guess)
 		key := checksKey(guess)
 		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {
 			c := &checked{key: key}
 			early = append(early, c)
-			wg.Go(func() { c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess) })
+			wg.Go(func() {
+				c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess)
+				if c.err == nil && c.gcmIfFirst {
+					goRule.Store(true)
+					stop()
+				}
+			})
 		}
 	})
 	wg.Wait()
+	if goRule.Load() && ctx.Err() == nil {
+		return nil, false, false, nil
+	}
 	if err != nil || !ok {
 		return nil, false, false, err
 	}
@@ -414,7 +429,8 @@ func checksKey(order []uint16) [4]uint16 {
 
 // classicOrder reads the server's order one offer after the other: every
 // candidate not yet picked, from the first offer's pick on, until the
-// server picks none. It returns the picks and the order checks on them.
+// server picks none. It returns the picks and the order checks on them,
+// made side by side.
 func classicOrder(ctx context.Context, p *prober, v uint16, cands []uint16, first uint16) (accepted []uint16, server, gcmIfFirst bool, err error) {
 	accepted = []uint16{first}
 	remaining := slices.DeleteFunc(slices.Clone(cands), func(s uint16) bool { return s == first })
@@ -430,11 +446,8 @@ func classicOrder(ctx context.Context, p *prober, v uint16, cands []uint16, firs
 		remaining = slices.DeleteFunc(remaining, func(s uint16) bool { return s == r.hello.suite })
 	}
 	if len(accepted) >= 2 && err == nil {
-		server, err = serverOrder(ctx, p, v, accepted)
-		if err == nil {
-			gcmIfFirst, err = aesGCMIfClientFirst(ctx, p, v, accepted)
-			server = server || gcmIfFirst
-		}
+		server, gcmIfFirst, err = orderChecks(ctx, p, v, accepted)
+		server = server || gcmIfFirst
 	}
 	return accepted, server, gcmIfFirst, err
 }
