@@ -81,6 +81,7 @@ func TestPageUsage(t *testing.T) {
 		{[]string{"page", "--request-timeout", "soon"}, `--request-timeout "soon"`},
 		{[]string{"page", "--response-cost", "3"}, `--response-cost "3": want a duration from 0 to 1s`},
 		{[]string{"page", "--response-cost", "3ms", "--engine", "chromium"}, "httpslab: hint: the browser's own cost is measured, not modelled"},
+		{[]string{"page", "--response-cost-per-mb", "2s"}, `--response-cost-per-mb "2s": want a duration from 0 to 1s`},
 		{[]string{"page", "http://127.0.0.1:1/", "--protocols", "h2"}, "h2 needs the page's https:// URL"},
 		{[]string{"page", "https://127.0.0.1:1/", "--rtt", "40ms"}, "a URL is loaded as it is"},
 		{[]string{"page", "/page/images"}, `page /page/images: scheme "" is not http or https`},
