@@ -231,9 +231,9 @@ func offerFor(v uint16, suites []uint16) clientHello {
 // when the server behaved so on every offer and in the order checks. A
 // server that picks by its own order gets the same list as the classic
 // way would give it, only sooner: the search finds its suites in any
-// order, and their order is read from the picks (ownOrder); only a server
-// whose picks agree with no one order, or that follows Go's rule, is read
-// the classic way.
+// order, and their order is read from the picks (ownOrder, or
+// goRuleOwnOrder for a server on Go's rule); only a server whose picks
+// agree with no one order is read the classic way.
 // The first offer says whether the server accepts v at all: supported is
 // called with that, once. TLS 1.2's search tells tls12 the suites it
 // found, and its order; the versions before it check those first (see
@@ -337,9 +337,19 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 		} else if v == VersionTLS12 {
 			guessed = tls12.setOrder
 		}
-		var ordered []uint16
-		if !res.AESGCMIfClientFirst {
-			ordered, res.ServerOrder, res.AESGCMIfClientFirst, err = ownOrder(ctx, p, v, cands, accepted, search.picks(), hint, guessed)
+		var ordered, made []uint16
+		picks := search.picks()
+		goRule := res.AESGCMIfClientFirst
+		if !goRule {
+			var more []pickedOffer
+			ordered, res.ServerOrder, goRule, more, err = ownOrder(ctx, p, v, cands, accepted, picks, hint, guessed)
+			picks = append(picks, more...)
+		}
+		if err == nil && ordered == nil && goRule {
+			// Go's rule: the order the classic way reads, from picks.
+			if made, res.ServerOrder, err = goRuleOwnOrder(ctx, p, v, cands, accepted, picks, first.hello.suite); made != nil {
+				ordered, res.AESGCMIfClientFirst = made, true
+			}
 		}
 		if err == nil && ordered == nil {
 			accepted, res.ServerOrder, res.AESGCMIfClientFirst, err = classicOrder(ctx, p, v, cands, first.hello.suite)
@@ -357,14 +367,15 @@ func scanVersion(ctx context.Context, p *prober, v uint16, tls12 *suiteHint, sup
 // ownOrder finds the order of the accepted suites of a server that picks
 // by its own (see orderByPicks) and checks it as the classic way does,
 // with both order checks on it. A nil order means that the classic way
-// must read it: the picks did not agree with one order, or the server
-// follows Go's rule (see aesGCMIfClientFirst), whose order depends on the
-// client's first suite, as offered the classic way. The checks go out
+// must read it, the picks did not agree with one order, or that the
+// server follows Go's rule (goRule: see aesGCMIfClientFirst), whose order
+// depends on the offer's first suite, and goRuleOwnOrder reads it, from
+// the picks of the offers made here too (made). The checks go out
 // beside each round of offers, on its guess, unless an earlier guess
 // gave their offers the same first suites (see checksKey): the order
 // found is mostly that of a guess, and the checks need not wait for it.
 // guessed is passed each guess (see orderByPicks).
-func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func([]uint16)) (order []uint16, server, gcmIfFirst bool, err error) {
+func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, hint func() []uint16, guessed func([]uint16)) (order []uint16, server, goRule bool, made []pickedOffer, err error) {
 	type checked struct {
 		key                [4]uint16
 		server, gcmIfFirst bool
@@ -376,8 +387,8 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	// such a server.
 	orderCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	var goRule atomic.Bool
-	order, ok, err := orderByPicks(orderCtx, proberAsker(p, v), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
+	var goRuleSeen atomic.Bool
+	order, ok, err := orderByPicks(orderCtx, recordingAsker(proberAsker(p, v), &made), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
 		guessed(guess)
 		key := checksKey(guess)
 		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {
@@ -386,29 +397,85 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 			wg.Go(func() {
 				c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess)
 				if c.err == nil && c.gcmIfFirst {
-					goRule.Store(true)
+					goRuleSeen.Store(true)
 					stop()
 				}
 			})
 		}
 	})
 	wg.Wait()
-	if goRule.Load() && ctx.Err() == nil {
-		return nil, false, false, nil
+	if goRuleSeen.Load() && ctx.Err() == nil {
+		return nil, false, true, made, nil
 	}
 	if err != nil || !ok {
-		return nil, false, false, err
+		return nil, false, false, nil, err
 	}
 	key := checksKey(order)
+	var gcmIfFirst bool
 	if i := slices.IndexFunc(early, func(c *checked) bool { return c.key == key }); i >= 0 {
 		server, gcmIfFirst, err = early[i].server, early[i].gcmIfFirst, early[i].err
 	} else {
 		server, gcmIfFirst, err = orderChecks(ctx, p, v, order)
 	}
 	if err != nil || gcmIfFirst {
-		return nil, false, false, err
+		return nil, false, gcmIfFirst, made, err
 	}
-	return order, server, false, nil
+	return order, server, false, nil, nil
+}
+
+// recordingAsker returns ask that also notes in *made each offer that
+// got a pick, with the pick, for a round that ended without error.
+func recordingAsker(ask asker, made *[]pickedOffer) asker {
+	return asker{max: ask.max, picks: func(ctx context.Context, offers [][]uint16) ([]uint16, error) {
+		picks, err := ask.picks(ctx, offers)
+		if err == nil {
+			for i, pick := range picks {
+				if pick != 0 {
+					*made = append(*made, pickedOffer{offer: offers[i], pick: pick})
+				}
+			}
+		}
+		return picks, err
+	}}
+}
+
+// goRuleOwnOrder finds the order of the accepted suites of a server on
+// Go's rule as the classic way reads it (see goRuleOrder), with its order
+// checks as classicOrder makes them (server is true when they find the
+// rule); they go out beside each round of offers, as in ownOrder. A nil
+// order means that the classic way must read it, or that the checks do
+// not find the rule on the order found.
+func goRuleOwnOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16, picks []pickedOffer, first uint16) (order []uint16, server bool, err error) {
+	type checked struct {
+		key        [4]uint16
+		gcmIfFirst bool
+		err        error
+	}
+	var early []*checked
+	var wg sync.WaitGroup
+	order, ok, err := goRuleOrder(ctx, proberAsker(p, v), cands, accepted, picks, first, func(guess []uint16) {
+		key := checksKey(guess)
+		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {
+			c := &checked{key: key}
+			early = append(early, c)
+			wg.Go(func() { _, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess) })
+		}
+	})
+	wg.Wait()
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	var gcmIfFirst bool
+	key := checksKey(order)
+	if i := slices.IndexFunc(early, func(c *checked) bool { return c.key == key }); i >= 0 {
+		gcmIfFirst, err = early[i].gcmIfFirst, early[i].err
+	} else {
+		_, gcmIfFirst, err = orderChecks(ctx, p, v, order)
+	}
+	if err != nil || !gcmIfFirst {
+		return nil, false, err
+	}
+	return order, true, nil
 }
 
 // checksKey returns what the offers of orderChecks on order depend on

@@ -3,6 +3,7 @@ package tlsscan
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -343,4 +344,160 @@ func (g *pickGraph) inCandOrder(ids []uint16) []uint16 {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, func(a, b uint16) int { return g.cand[a] - g.cand[b] })
 	return out
+}
+
+// A server on Go's rule (see aesGCMIfClientFirst) picks by its own order
+// or, when the offer leads with a suite of some kind, by another that
+// differs only in the order of the AES-GCM and ChaCha20 suites: Go's
+// crypto/tls puts AES-GCM first when the first suite of the offer that it
+// implements is an AES-GCM one, ChaCha20 first otherwise; OpenSSL's
+// PrioritizeChaCha puts ChaCha20 first when the offer's first suite is a
+// ChaCha20 one. The classic way's offers, every candidate not yet
+// picked, mostly lead with suites of one kind all the way (see
+// leadKind): goRuleOrder reads the same order from picks (see
+// orderByPicks), of offers that lead with a suite of that kind or whose
+// pick the lead does not change.
+
+// Kinds of the suite an offer leads with, for Go's rule.
+const (
+	leadOther  = iota // a ChaCha20 suite, or one Go does not implement
+	leadPlain         // one Go implements, neither AES-GCM nor ChaCha20
+	leadAESGCM        // an AES-GCM suite Go implements
+)
+
+// goRuleOrder returns the accepted suites in the order the classic way
+// reads from a server on Go's rule, from the picks of offers that lead
+// as the candidates do or whose pick the lead does not change, and
+// offers ask makes, each arranged to lead so (see leadFor). guessed is
+// called with each round's guess. ok is false when the candidates lead
+// with a suite of neither kind, the picks contradict every order, the
+// order is not what the classic way would read (some of its offers lead
+// otherwise and hold suites whose order the lead changes), or its first
+// suite is not first, the pick from every candidate: the caller reads it
+// the classic way.
+func goRuleOrder(ctx context.Context, ask asker, cands, accepted []uint16, picks []pickedOffer, first uint16, guessed func([]uint16)) (order []uint16, ok bool, err error) {
+	kind := leadKind(cands)
+	if kind == leadOther {
+		return nil, false, nil
+	}
+	// alike reports whether the server picks from offer as from one that
+	// leads as the candidates do.
+	alike := func(offer []uint16) bool {
+		return leadKind(offer) == kind || !leadMatters(offer, accepted)
+	}
+	var kept []pickedOffer
+	for _, o := range picks {
+		if alike(o.offer) {
+			kept = append(kept, o)
+		}
+	}
+	// A suite of the kind that the server refuses leads an offer that
+	// has none of its own; else one it accepts that the latest guess
+	// puts last (if it is not below the offer's, the server picks it
+	// and orderByPicks gives up).
+	var refused uint16
+	for _, id := range cands {
+		if suiteLeadKind(id) == kind && !slices.Contains(accepted, id) {
+			refused = id
+			break
+		}
+	}
+	var latest []uint16
+	led := asker{max: ask.max, picks: func(ctx context.Context, offers [][]uint16) ([]uint16, error) {
+		lead := refused
+		if lead == 0 {
+			for _, id := range slices.Backward(latest) {
+				if suiteLeadKind(id) == kind {
+					lead = id
+					break
+				}
+			}
+		}
+		arranged := make([][]uint16, len(offers))
+		for i, o := range offers {
+			arranged[i] = o
+			if !alike(o) {
+				if arranged[i] = leadFor(o, kind, lead); !alike(arranged[i]) {
+					return nil, errNoLead
+				}
+			}
+		}
+		return ask.picks(ctx, arranged)
+	}}
+	order, ok, err = orderByPicks(ctx, led, cands, accepted, kept, func() []uint16 { return nil }, func(guess []uint16, _ int) {
+		latest = guess
+		guessed(guess)
+	})
+	if errors.Is(err, errNoLead) {
+		return nil, false, nil
+	}
+	if err != nil || !ok || len(order) == 0 || order[0] != first {
+		return nil, false, err
+	}
+	rest := slices.Clone(cands)
+	for _, id := range order {
+		if !alike(rest) {
+			return nil, false, nil
+		}
+		rest = slices.DeleteFunc(rest, func(s uint16) bool { return s == id })
+	}
+	return order, true, nil
+}
+
+// errNoLead says that an offer of goRuleOrder could not be led by a suite
+// of the kind the candidates lead with.
+var errNoLead = errors.New("no suite to lead the offer")
+
+// goKnown holds the suites Go implements, of every version.
+var goKnown = sync.OnceValue(func() map[uint16]bool {
+	known := map[uint16]bool{}
+	for _, id := range append(goSuites(false), goSuites(true)...) {
+		known[id] = true
+	}
+	return known
+})
+
+// suiteLeadKind returns the kind of an offer that leads with suite id.
+func suiteLeadKind(id uint16) int {
+	switch {
+	case !goKnown()[id] || isChaCha(id):
+		return leadOther
+	case isAESGCM(id):
+		return leadAESGCM
+	}
+	return leadPlain
+}
+
+// leadKind returns the kind of suite offer leads with.
+func leadKind(offer []uint16) int {
+	if len(offer) == 0 {
+		return leadOther
+	}
+	return suiteLeadKind(offer[0])
+}
+
+// leadMatters reports whether the lead of offer may change a pick of
+// Go's rule from it: whether it holds an accepted AES-GCM suite and an
+// accepted ChaCha20 one.
+func leadMatters(offer, accepted []uint16) bool {
+	has := func(f func(uint16) bool) bool {
+		return slices.ContainsFunc(offer, func(id uint16) bool { return f(id) && slices.Contains(accepted, id) })
+	}
+	return has(isAESGCM) && has(isChaCha)
+}
+
+// leadFor returns offer led by a suite of kind: its first one of the
+// kind, moved first, else lead (if not 0) before it all.
+func leadFor(offer []uint16, kind int, lead uint16) []uint16 {
+	i := slices.IndexFunc(offer, func(id uint16) bool { return suiteLeadKind(id) == kind })
+	switch {
+	case i == 0:
+		return offer
+	case i > 0:
+		out := append([]uint16{offer[i]}, offer[:i]...)
+		return append(out, offer[i+1:]...)
+	case lead != 0 && !slices.Contains(offer, lead):
+		return append([]uint16{lead}, offer...)
+	}
+	return offer
 }

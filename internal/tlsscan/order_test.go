@@ -89,3 +89,112 @@ func TestOrderByPicks(t *testing.T) {
 		}
 	}
 }
+
+// TestGoRuleOrder: on simulated servers on Go's rule (Go's crypto/tls,
+// which puts AES-GCM first when the first suite of the offer that it
+// implements is an AES-GCM one, and ChaCha20 first otherwise; OpenSSL's
+// PrioritizeChaCha, which puts ChaCha20 first when the offer's first suite
+// is a ChaCha20 one), goRuleOrder reads from picks and offers side by
+// side the order the classic way reads one offer after the other, in TLS
+// 1.2 (the candidates lead with a CBC suite) and TLS 1.3 (with AES-GCM).
+func TestGoRuleOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tls13 := range []bool{false, true} {
+		cands := candidateSuites(tls13)
+		known := goSuites(tls13)
+		for trial := range 40 {
+			openSSL := trial%2 == 1
+			// An order of some of the suites Go implements and some
+			// others, with two AES-GCM suites and a ChaCha20 one at
+			// least, AES-GCM first.
+			var order []uint16
+			for !(countOf(order, isAESGCM) >= 2 && countOf(order, isChaCha) >= 1) {
+				order = order[:0]
+				for _, i := range rng.Perm(len(known))[:2+rng.IntN(len(known)-1)] {
+					order = append(order, known[i])
+				}
+				for _, i := range rng.Perm(len(cands))[:rng.IntN(min(10, len(cands)))] {
+					if !slices.Contains(order, cands[i]) {
+						order = append(order, cands[i])
+					}
+				}
+			}
+			slices.SortStableFunc(order, func(a, b uint16) int { return usualRank(a) - usualRank(b) })
+			// The other order: ChaCha20 before the first AES-GCM suite.
+			chacha := slices.DeleteFunc(slices.Clone(order), isChaCha)
+			at := slices.IndexFunc(chacha, isAESGCM)
+			chacha = slices.Insert(chacha, at, slices.DeleteFunc(slices.Clone(order), func(id uint16) bool { return !isChaCha(id) })...)
+			pick := func(offer []uint16) uint16 {
+				if len(offer) == 0 {
+					return 0
+				}
+				by := chacha
+				if openSSL && !isChaCha(offer[0]) || !openSSL && goAESFirst(offer) {
+					by = order
+				}
+				for _, id := range by {
+					if slices.Contains(offer, id) {
+						return id
+					}
+				}
+				return 0
+			}
+			// The classic way.
+			var want []uint16
+			for rest := slices.Clone(cands); ; {
+				p := pick(rest)
+				if p == 0 {
+					break
+				}
+				want = append(want, p)
+				rest = slices.DeleteFunc(rest, func(id uint16) bool { return id == p })
+			}
+			rounds := 0
+			ask := asker{max: 36, picks: func(_ context.Context, offers [][]uint16) ([]uint16, error) {
+				rounds++
+				var out []uint16
+				for _, o := range offers {
+					out = append(out, pick(o))
+				}
+				return out, nil
+			}}
+			picks := []pickedOffer{{offer: cands, pick: pick(cands)}}
+			for i := 0; i < len(cands); i += 4 {
+				part := cands[i:min(i+4, len(cands))]
+				if p := pick(part); p != 0 {
+					picks = append(picks, pickedOffer{offer: part, pick: p})
+				}
+			}
+			accepted := slices.Clone(order)
+			slices.SortFunc(accepted, func(a, b uint16) int { return slices.Index(cands, a) - slices.Index(cands, b) })
+			got, ok, err := goRuleOrder(context.Background(), ask, cands, accepted, picks, pick(cands), func([]uint16) {})
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Fatalf("TLS 1.3 %v, trial %d (OpenSSL %v): goRuleOrder = %04x, %v, %v; want %04x", tls13, trial, openSSL, got, ok, err, want)
+			}
+			if rounds > 6 {
+				t.Errorf("TLS 1.3 %v, trial %d (%d suites): %d rounds of offers", tls13, trial, len(order), rounds)
+			}
+		}
+	}
+}
+
+// goAESFirst reports whether the first suite of offer that Go implements
+// is an AES-GCM one.
+func goAESFirst(offer []uint16) bool {
+	for _, id := range offer {
+		if goKnown()[id] {
+			return isAESGCM(id)
+		}
+	}
+	return false
+}
+
+func countOf(ids []uint16, f func(uint16) bool) int {
+	n := 0
+	for _, id := range ids {
+		if f(id) {
+			n++
+		}
+	}
+	return n
+}
