@@ -12,6 +12,7 @@
 #                on), whose order audit reads from the server's picks
 #   RUNS=5       audits per target
 #   RTT=100ms    the emulated link's round-trip time
+#   CERT=rsa-2048 nginx's certificate key kind (rsa-4096, ecdsa-p256, ...)
 #   NO_LINK=1    loopback only (the link needs root)
 #   AUDIT_ARGS   more audit flags (e.g. "--attempts 5")
 set -euo pipefail
@@ -51,7 +52,7 @@ start_nginx() {
 	rm -f "$tmp/stdin" "$tmp/urls"
 	mkfifo "$tmp/stdin"
 	: >"$tmp/urls"
-	"$@" "$tmp/auditpeers" -tls "$directives" -cert rsa-2048 <"$tmp/stdin" >"$tmp/urls" 2>"$tmp/helper.err" &
+	"$@" "$tmp/auditpeers" -tls "$directives" -cert "${CERT:-rsa-2048}" <"$tmp/stdin" >"$tmp/urls" 2>"$tmp/helper.err" &
 	helper_pid=$!
 	exec 3>"$tmp/stdin"
 	for _ in $(seq 150); do

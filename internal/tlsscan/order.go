@@ -229,7 +229,8 @@ func (g *pickGraph) known(a, b uint16) bool {
 // guess returns an order of the accepted suites that agrees with every
 // pick: at each place, of the suites no other remaining suite is known to
 // be preferred to, the one hint puts first, else the one servers usually
-// put first if the picks so far agree with that (see usualRank), else
+// put first if the picks so far agree with that (see usualRank, then
+// opensslRank among suites of the same usual rank), else
 // the one that picks put highest (known to be preferred to more suites,
 // and below fewer), then the first candidate. ok is false when the picks
 // contradict each other.
@@ -246,9 +247,12 @@ func (g *pickGraph) guess(hint []uint16) ([]uint16, bool) {
 		}
 		return len(hint)
 	}
-	usual := func(int) int { return 0 }
-	if g.usualAgrees() {
+	usual, finer := func(int) int { return 0 }, func(int) int { return 0 }
+	if g.usualAgrees(usualRank, nil) {
 		usual = func(i int) int { return usualRank(g.suites[i]) }
+		if g.usualAgrees(opensslRank, usualRank) {
+			finer = func(i int) int { return opensslRank(g.suites[i]) }
+		}
 	}
 	// rank is twice the suites known above, plus those unknown: twice
 	// the place the suite takes on average, were the unknown ones
@@ -272,7 +276,7 @@ func (g *pickGraph) guess(hint []uint16) ([]uint16, bool) {
 			if placed[i] || g.belowRemaining(i, placed) {
 				continue
 			}
-			if best < 0 || cmp.Or(cmp.Compare(hintAt(i), hintAt(best)), cmp.Compare(usual(i), usual(best)), cmp.Compare(rank[i], rank[best])) < 0 {
+			if best < 0 || cmp.Or(cmp.Compare(hintAt(i), hintAt(best)), cmp.Compare(usual(i), usual(best)), cmp.Compare(finer(i), finer(best)), cmp.Compare(rank[i], rank[best])) < 0 {
 				best = i
 			}
 		}
@@ -282,17 +286,17 @@ func (g *pickGraph) guess(hint []uint16) ([]uint16, bool) {
 	return out, true
 }
 
-// usualAgrees reports whether the picks so far agree with usualRank: in
-// 19 of 20 pairs of suites of different usual ranks whose order they
-// say, at least.
-func (g *pickGraph) usualAgrees() bool {
+// usualAgrees reports whether the picks so far agree with rank: in 19 of
+// 20 pairs of suites of different ranks whose order they say, at least;
+// if within is not nil, only pairs of the same rank by within count.
+func (g *pickGraph) usualAgrees(rank, within func(uint16) int) bool {
 	agree, disagree := 0, 0
 	for i, a := range g.suites {
 		for j, b := range g.suites {
-			if !g.above[i][j] {
+			if !g.above[i][j] || (within != nil && within(a) != within(b)) {
 				continue
 			}
-			switch ra, rb := usualRank(a), usualRank(b); {
+			switch ra, rb := rank(a), rank(b); {
 			case ra < rb:
 				agree++
 			case ra > rb:
@@ -326,6 +330,42 @@ func usualRank(id uint16) int {
 		mac = 2
 	}
 	return kx*4 + mac
+}
+
+// opensslRank ranks a suite among those of the same usualRank as
+// OpenSSL orders its cipher lists (ALL, HIGH, ...): the stronger cipher
+// (256-bit keys before 128) first, then authenticated key exchanges
+// before anonymous ones, then AES-GCM, ChaCha20, AES-CCM-8, AES-CCM,
+// AES, ARIA, Camellia, then ECDHE before DHE. The guess follows it only
+// as far as the picks agree, as with usualRank.
+func opensslRank(id uint16) int {
+	n := SuiteName(id)
+	bits := 2
+	switch {
+	case strings.Contains(n, "_256_") || strings.Contains(n, "CHACHA20"):
+		bits = 0
+	case strings.Contains(n, "_128_"):
+		bits = 1
+	}
+	anon := 0
+	if strings.Contains(n, "_anon_") {
+		anon = 1
+	}
+	family := 7
+	for i, f := range []string{"_AES_*_GCM", "_CHACHA20_", "_AES_*_CCM_8", "_AES_*_CCM", "_AES_", "_ARIA_", "_CAMELLIA_"} {
+		if pre, suf, ok := strings.Cut(f, "*"); ok && strings.Contains(n, pre) && strings.Contains(n, suf) || !ok && strings.Contains(n, f) {
+			family = i
+			break
+		}
+	}
+	kx := 2
+	switch k := suiteKind(VersionTLS12, id); {
+	case strings.HasPrefix(k, "ECDH"):
+		kx = 0
+	case strings.HasPrefix(k, "DH"):
+		kx = 1
+	}
+	return bits*1000 + anon*100 + family*10 + kx
 }
 
 // belowRemaining reports whether a suite not yet placed is known to be
