@@ -383,12 +383,18 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	}
 	var early []*checked
 	var wg sync.WaitGroup
-	// A check that finds Go's rule ends the rounds: the classic way reads
-	// such a server.
-	orderCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	// A check that finds Go's rule ends the rounds, once the round out
+	// is in (not cancelled: a connection cancelled as it opens may have
+	// reached the server, uncounted): goRuleOwnOrder reads such a server.
 	var goRuleSeen atomic.Bool
-	order, ok, err := orderByPicks(orderCtx, recordingAsker(proberAsker(p, v), &made), cands, accepted, picks, hint, func(guess []uint16, unproven int) {
+	rec := recordingAsker(proberAsker(p, v), &made)
+	ask := asker{max: rec.max, picks: func(ctx context.Context, offers [][]uint16) ([]uint16, error) {
+		if goRuleSeen.Load() {
+			return nil, errGoRule
+		}
+		return rec.picks(ctx, offers)
+	}}
+	order, ok, err := orderByPicks(ctx, ask, cands, accepted, picks, hint, func(guess []uint16, unproven int) {
 		guessed(guess)
 		key := checksKey(guess)
 		if !slices.ContainsFunc(early, func(c *checked) bool { return c.key == key }) {
@@ -398,7 +404,6 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 				c.server, c.gcmIfFirst, c.err = orderChecks(ctx, p, v, guess)
 				if c.err == nil && c.gcmIfFirst {
 					goRuleSeen.Store(true)
-					stop()
 				}
 			})
 		}
@@ -422,6 +427,9 @@ func ownOrder(ctx context.Context, p *prober, v uint16, cands, accepted []uint16
 	}
 	return order, server, false, nil, nil
 }
+
+// errGoRule ends ownOrder's rounds once a check finds Go's rule.
+var errGoRule = errors.New("the server follows Go's rule")
 
 // recordingAsker returns ask that also notes in *made each offer that
 // got a pick, with the pick, for a round that ended without error.
