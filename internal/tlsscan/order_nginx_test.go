@@ -19,14 +19,16 @@ import (
 // the classic way gives (every candidate not yet picked offered one
 // ClientHello after the other), in fewer connections one after the other:
 // OpenSSL's order of ALL (without and with DHE suites, which it mixes
-// with the ECDHE ones) and a list of nginx's own.
+// with the ECDHE ones) and a list of nginx's own; and on the embedded
+// server, on Go's rule (see aesGCMIfClientFirst).
 func TestServerOrderAsClassic(t *testing.T) {
 	dh1024, _ := dhParams(t)
 	tests := []struct {
 		name       string
 		cert       lab.KeyKind
-		directives string
+		directives string // empty: the embedded server
 	}{
+		{"the embedded server", lab.ECDSAP256, ""},
 		{"ALL, TLS 1.0 to 1.3", lab.RSA2048, "ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;\nssl_ciphers ALL:@SECLEVEL=0;\nssl_prefer_server_ciphers on;"},
 		{"ALL with DHE, TLS 1.0 to 1.2", lab.RSA2048, "ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\nssl_ciphers ALL:@SECLEVEL=0;\nssl_prefer_server_ciphers on;\nssl_dhparam " + dh1024 + ";"},
 		{"own list", lab.ECDSAP256, "ssl_protocols TLSv1.2 TLSv1.3;\nssl_prefer_server_ciphers on;\n" +
@@ -35,8 +37,13 @@ func TestServerOrderAsClassic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			n := labtest.StartNginx(t, lab.NginxConfig{Cert: tt.cert, NoDefaults: true, TLSDirectives: tt.directives})
-			u, _ := url.Parse(n.HTTPSURL)
+			var httpsURL string
+			if tt.directives == "" {
+				httpsURL = labtest.StartServer(t, lab.Config{Cert: tt.cert}).HTTPSURL
+			} else {
+				httpsURL = labtest.StartNginx(t, lab.NginxConfig{Cert: tt.cert, NoDefaults: true, TLSDirectives: tt.directives}).HTTPSURL
+			}
+			u, _ := url.Parse(httpsURL)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			p := newProber(u.Host, u.Hostname(), 16, 5*time.Second, nil)
