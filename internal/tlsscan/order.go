@@ -55,6 +55,7 @@ func orderByPicks(ctx context.Context, ask asker, cands, accepted []uint16, pick
 		g.add(o)
 	}
 	stuck, lastUnproven := 0, 0
+	confirmed := false
 	for round := 0; ; round++ {
 		h := hint()
 		guess, ok := g.guess(h)
@@ -72,10 +73,12 @@ func orderByPicks(ctx context.Context, ask asker, cands, accepted []uint16, pick
 			return guess, true, nil
 		}
 		// A guess from another version's order is mostly right: its
-		// neighbours alone are offered. A round that proved no more
-		// neighbours than the one before offers pairs further apart.
+		// neighbours alone are offered, and so are a guess's whose
+		// round before picked as it said every time. A round that
+		// proved no more neighbours than the one before offers pairs
+		// further apart.
 		band := orderBand
-		if h != nil {
+		if h != nil || confirmed {
 			band = 1
 		}
 		if round > 0 && unproven >= lastUnproven {
@@ -91,7 +94,11 @@ func orderByPicks(ctx context.Context, ask asker, cands, accepted []uint16, pick
 		if err != nil {
 			return nil, false, err
 		}
+		confirmed = true
 		for i, pick := range picked {
+			if slices.Index(guess, pick) > slices.Index(guess, offers[i][0]) || slices.Index(guess, pick) > slices.Index(guess, offers[i][len(offers[i])-1]) {
+				confirmed = false
+			}
 			if !slices.Contains(offers[i], pick) {
 				// An offer of accepted suites refused: the server
 				// picks by more than the suites offered.
