@@ -55,14 +55,7 @@ func TestSimulateGoServerOrder(t *testing.T) {
 		{Version: VersionTLS13, Name: "TLS 1.3", Supported: true, Suites: suites(tls.TLS_AES_128_GCM_SHA256)},
 	}, Groups: []GroupResult{{Version: VersionTLS12, ID: uint16(tls.CurveP256)}, {Version: VersionTLS13, ID: uint16(tls.CurveP256)}},
 		HelloRetry: true, HelloRetryGroup: "secp256r1"}
-	cs, err := SimClients()
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]*SimClient{}
-	for i := range cs {
-		byName[cs[i].Name] = &cs[i]
-	}
+	byName := simClientsByName(t)
 	for name, want := range map[string]ClientResult{
 		"Android 7.0":        {OK: true, Version: "TLS 1.2", Suite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", Group: "secp256r1"},
 		"Java 8 (8u291+)":    {OK: true, Version: "TLS 1.2", Suite: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", Group: "secp256r1"},
@@ -149,14 +142,7 @@ func TestSimulateAndroidDHEAndRC4(t *testing.T) {
 		ecdheCBC = tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA
 		rc4      = tls.TLS_RSA_WITH_RC4_128_SHA
 	)
-	cs, err := SimClients()
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]*SimClient{}
-	for i := range cs {
-		byName[cs[i].Name] = &cs[i]
-	}
+	byName := simClientsByName(t)
 	for _, tt := range []struct {
 		name         string
 		e            *Enumeration
@@ -177,4 +163,18 @@ func TestSimulateAndroidDHEAndRC4(t *testing.T) {
 			}
 		}
 	}
+}
+
+// simClientsByName returns the simulated clients by name.
+func simClientsByName(t *testing.T) map[string]*SimClient {
+	t.Helper()
+	cs, err := SimClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*SimClient{}
+	for i := range cs {
+		byName[cs[i].Name] = &cs[i]
+	}
+	return byName
 }
