@@ -26,6 +26,7 @@ const (
 	msgServerKeyExchange = 12
 	msgServerHelloDone   = 14
 	msgCertificateVerify = 15
+	msgClientKeyExchange = 16
 	msgFinished          = 20
 )
 

@@ -52,7 +52,7 @@ func sClientRenegotiates(t *testing.T, addr, ciphers string) bool {
 }
 
 // cbcRenegSuites are CBC suites as OpenSSL names them, one of each kind
-// the check speaks: RSA and ECDHE key exchange, AES-128 and AES-256,
+// the check speaks: RSA, ECDHE and DHE key exchange, AES-128 and AES-256,
 // HMAC-SHA1, SHA-256 and SHA-384 (this OpenSSL has no 3DES: Go's server
 // has it, see TestClientRenegotiationCBCGo); the first is a pair, of
 // which the check's ClientHello gets the ECDHE suite.
@@ -66,6 +66,8 @@ var cbcRenegSuites = []struct {
 	{lab.RSA2048, "AES256-SHA256", "TLS_RSA_WITH_AES_256_CBC_SHA256"},
 	{lab.RSA2048, "ECDHE-RSA-AES256-SHA384", "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384"},
 	{lab.ECDSAP256, "ECDHE-ECDSA-AES128-SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256"},
+	{lab.RSA2048, "DHE-RSA-AES128-SHA", "TLS_DHE_RSA_WITH_AES_128_CBC_SHA"},
+	{lab.RSA2048, "DHE-RSA-AES256-SHA256", "TLS_DHE_RSA_WITH_AES_256_CBC_SHA256"},
 }
 
 // TestClientRenegotiationCBCNginx: against nginx held to CBC suites the
@@ -74,11 +76,13 @@ var cbcRenegSuites = []struct {
 // nginx refuses with the alert no_renegotiation, as it refuses openssl
 // s_client's R: "refused", as s_client sees it.
 func TestClientRenegotiationCBCNginx(t *testing.T) {
+	// nginx uses DHE suites only with a prime of ssl_dhparam.
+	_, dh2048 := dhParams(t)
 	for _, tt := range cbcRenegSuites {
 		t.Run(tt.ciphers, func(t *testing.T) {
 			t.Parallel()
 			n := labtest.StartNginx(t, lab.NginxConfig{Cert: tt.cert, NoDefaults: true,
-				TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers " + tt.ciphers + ";"})
+				TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers " + tt.ciphers + ";\nssl_dhparam " + dh2048 + ";"})
 			u, _ := url.Parse(n.HTTPSURL)
 			checkRenegotiationVerdict(t, u.Host, tt.ciphers, tt.want, false)
 		})

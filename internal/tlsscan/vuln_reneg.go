@@ -3,18 +3,12 @@ package tlsscan
 import (
 	"context"
 	"crypto/ecdh"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"slices"
 	"time"
-
-	"golang.org/x/crypto/cryptobyte"
 )
 
 // Client-initiated renegotiation (CVE-2011-1473): a server that makes a
@@ -25,7 +19,9 @@ import (
 // It speaks the AEAD suites of TLS 1.2 (AES-GCM and ChaCha20-Poly1305),
 // which every server that follows Mozilla's profiles accepts, and, for
 // the servers that offer no AEAD suite, the CBC suites with HMAC-SHA1,
-// SHA-256 or SHA-384 (AES and 3DES), each with ECDHE or RSA key exchange.
+// SHA-256 or SHA-384 (AES and 3DES), each with ECDHE, DHE (an RSA
+// certificate) or RSA key exchange: a server that holds TLS 1.2 to DHE
+// suites is measured too, not taken for one without TLS 1.2.
 
 const idClientRenegotiation = "client-renegotiation"
 
@@ -34,8 +30,9 @@ type fullFlight struct {
 	flight
 	random     []byte
 	messages   []byte // every handshake message, for the transcript
-	serverKey  []byte // the ECDHE public key of ServerKeyExchange
+	serverKey  []byte // the public key of ServerKeyExchange, ECDHE or DHE
 	curve      ecdh.Curve
+	dh         *dhGroup // the DHE group of ServerKeyExchange
 	emsAgreed  bool
 	riAgreed   bool
 	clientRand []byte
@@ -88,63 +85,16 @@ func (out *fullFlight) read(typ uint8, body []byte) (done bool, err error) {
 	case msgCertificate:
 		out.leaf = firstCertificate(body)
 	case msgServerKeyExchange:
-		s := cryptobyte.String(body)
-		var curveType uint8
-		var group uint16
-		var point cryptobyte.String
-		if !s.ReadUint8(&curveType) || curveType != 3 || !s.ReadUint16(&group) || !s.ReadUint8LengthPrefixed(&point) {
-			return true, errors.New("parsing ServerKeyExchange: not a named curve")
+		if out.hello != nil && slices.Contains(renegDHE, out.hello.suite) {
+			err := out.readDHParams(body)
+			return err != nil, err
 		}
-		switch group {
-		case 29:
-			out.curve = ecdh.X25519()
-		case 23:
-			out.curve = ecdh.P256()
-		default:
-			return true, fmt.Errorf("ServerKeyExchange: group %d is not one offered", group)
-		}
-		out.serverKey = append([]byte(nil), point...)
+		err := out.readECDHParams(body)
+		return err != nil, err
 	case msgServerHelloDone:
 		return true, nil
 	}
 	return false, nil
-}
-
-// clientKeyExchange returns the ClientKeyExchange message and the
-// premaster secret for the flight's key exchange.
-func (f *fullFlight) clientKeyExchange() (msg, pre []byte, err error) {
-	if f.curve != nil {
-		priv, err := f.curve.GenerateKey(rand.Reader)
-		if err != nil {
-			return nil, nil, err
-		}
-		peer, err := f.curve.NewPublicKey(f.serverKey)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the server's key share: %w", err)
-		}
-		if pre, err = priv.ECDH(peer); err != nil {
-			return nil, nil, err
-		}
-		pub := priv.PublicKey().Bytes()
-		return append([]byte{16, 0, 0, byte(len(pub) + 1), byte(len(pub))}, pub...), pre, nil
-	}
-	cert, err := x509.ParseCertificate(f.leaf)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the certificate: %w", err)
-	}
-	pub, ok := cert.PublicKey.(*rsa.PublicKey)
-	if !ok {
-		return nil, nil, errors.New("RSA key exchange with a key that is not RSA")
-	}
-	// TLS's RSA key exchange is PKCS #1 v1.5 (RFC 5246, 7.4.7.1), which
-	// crypto/rsa no longer offers: the well-formed message of the ROBOT
-	// check is exactly that, a TLS 1.2 premaster secret padded.
-	k := pub.Size()
-	m := robotMessage(0, k)
-	pre = m[k-48:]
-	enc := new(big.Int).Exp(new(big.Int).SetBytes(m), big.NewInt(int64(pub.E)), pub.N).FillBytes(make([]byte, k))
-	n := len(enc) + 2
-	return append([]byte{16, byte(n >> 16), byte(n >> 8), byte(n), byte(len(enc) >> 8), byte(len(enc))}, enc...), pre, nil
 }
 
 // checkClientRenegotiation completes a TLS 1.2 handshake and asks for a

@@ -66,12 +66,27 @@ var renegSuites = map[uint16]renegSuite{
 	0x002f: cbcSuite(sha256.New, aes.NewCipher, 16, sha1.New), 0x0035: cbcSuite(sha256.New, aes.NewCipher, 32, sha1.New),
 	0x003c: cbcSuite(sha256.New, aes.NewCipher, 16, sha256.New), 0x003d: cbcSuite(sha256.New, aes.NewCipher, 32, sha256.New),
 	0x000a: cbcSuite(sha256.New, des.NewTripleDESCipher, 24, sha1.New),
+	// DHE_RSA with AES_128_GCM_SHA256, AES_256_GCM_SHA384,
+	// CHACHA20_POLY1305_SHA256, then AES_128_CBC_SHA, AES_256_CBC_SHA,
+	// AES_128_CBC_SHA256, AES_256_CBC_SHA256, 3DES_EDE_CBC_SHA.
+	0x009e: aeadSuite(sha256.New, 16, 4, false), 0x009f: aeadSuite(sha512.New384, 32, 4, false),
+	0xccaa: aeadSuite(sha256.New, 32, 12, true),
+	0x0033: cbcSuite(sha256.New, aes.NewCipher, 16, sha1.New), 0x0039: cbcSuite(sha256.New, aes.NewCipher, 32, sha1.New),
+	0x0067: cbcSuite(sha256.New, aes.NewCipher, 16, sha256.New), 0x006b: cbcSuite(sha256.New, aes.NewCipher, 32, sha256.New),
+	0x0016: cbcSuite(sha256.New, des.NewTripleDESCipher, 24, sha1.New),
 }
 
+// renegDHE are the suites of renegSuites with finite-field DHE key
+// exchange: their ServerKeyExchange carries a prime, a generator and the
+// server's public value (RFC 5246, 7.4.3) instead of a named curve.
+var renegDHE = []uint16{0x009e, 0x009f, 0xccaa, 0x0033, 0x0039, 0x0067, 0x006b, 0x0016}
+
 // renegOffer is the order of renegSuites in the ClientHello: AEAD before
-// CBC, ECDHE before RSA key exchange.
-var renegOffer = []uint16{0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8, 0x009c, 0x009d,
+// CBC; ECDHE, then DHE (for the servers that hold TLS 1.2 to DHE suites),
+// then RSA key exchange.
+var renegOffer = []uint16{0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8, 0x009e, 0x009f, 0xccaa, 0x009c, 0x009d,
 	0xc009, 0xc013, 0xc00a, 0xc014, 0xc023, 0xc027, 0xc024, 0xc028, 0xc008, 0xc012,
+	0x0033, 0x0039, 0x0067, 0x006b, 0x0016,
 	0x002f, 0x0035, 0x003c, 0x003d, 0x000a}
 
 // recordProtection is one direction of the record layer once the

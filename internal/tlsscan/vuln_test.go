@@ -135,12 +135,48 @@ func FuzzReadFullFlight(f *testing.F) {
 	cert := []byte{0, 0, 5, 0, 0, 2, 0x30, 0}
 	flight := slices.Concat(wrap(msgServerHello, hello), wrap(msgCertificate, cert), wrap(msgServerKeyExchange, ske), wrap(msgServerHelloDone, nil))
 	f.Add(flight)
+	dheHello := serverHelloBody(f, VersionTLS12, make([]byte, 32), 0x009e, nil)
+	dhe := []byte{0, 1, 23, 0, 1, 5, 0, 1, 8} // p = 23, g = 5, Ys = 8
+	f.Add(slices.Concat(wrap(msgServerHello, dheHello), wrap(msgCertificate, cert), wrap(msgServerKeyExchange, dhe), wrap(msgServerHelloDone, nil)))
 	f.Add([]byte{21, 3, 3, 0, 2, 2, 40})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, _ := readFullFlight(bytes.NewReader(data))
 		_ = fl.describe()
 		_ = firstCertificate(data)
+		if fl.dh != nil {
+			// The group's size is bounded, so is the work on it.
+			_, _, _ = fl.clientKeyExchange()
+		}
 	})
+}
+
+// TestReadDHParams: the renegotiation check takes a DHE group whose
+// prime is at most 8192 bits and whose generator and public value lie
+// between 2 and p-2, and refuses every other.
+func TestReadDHParams(t *testing.T) {
+	param := func(b []byte) []byte { return append([]byte{byte(len(b) >> 8), byte(len(b))}, b...) }
+	huge := append([]byte{1}, make([]byte, maxDHBits/8)...) // 2^8192: 8193 bits
+	for _, tt := range []struct {
+		name    string
+		p, g, y []byte
+		ok      bool
+	}{
+		{"p=23", []byte{23}, []byte{5}, []byte{8}, true},
+		{"g=1", []byte{23}, []byte{1}, []byte{8}, false},
+		{"y=p-1", []byte{23}, []byte{5}, []byte{22}, false},
+		{"y=0", []byte{23}, []byte{5}, nil, false},
+		{"8193-bit p", huge, []byte{2}, []byte{8}, false},
+	} {
+		var f fullFlight
+		err := f.readDHParams(slices.Concat(param(tt.p), param(tt.g), param(tt.y)))
+		if (err == nil) != tt.ok || (err == nil) != (f.dh != nil) {
+			t.Errorf("readDHParams(%s) = %v, group %v; want ok %v", tt.name, err, f.dh, tt.ok)
+		}
+	}
+	var f fullFlight
+	if err := f.readDHParams([]byte{0, 1, 23, 0, 1}); err == nil {
+		t.Error("readDHParams of a truncated ServerKeyExchange: no error")
+	}
 }
 
 // TestVulnChecksBounded runs the checks against a server that accepts

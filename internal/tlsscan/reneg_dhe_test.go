@@ -1,0 +1,90 @@
+//go:build !race
+
+package tlsscan
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/httpslab/httpslab/internal/lab"
+	"github.com/httpslab/httpslab/internal/labtest"
+)
+
+// TestClientRenegotiationDHENginx: nginx that speaks TLS 1.2 only with
+// DHE suites (an RSA certificate, a 2048-bit ssl_dhparam) gets from both
+// renegotiation checks the verdicts nginx with ECDHE suites gets, after
+// a complete handshake with its DHE suite: secure renegotiation
+// (renegotiation_info in the ServerHello), and a client's request for a
+// new handshake refused with no_renegotiation, as openssl s_client's R
+// sees it. A check that offered no DHE suite would get handshake_failure
+// and say there is no TLS 1.2 handshake to renegotiate.
+func TestClientRenegotiationDHENginx(t *testing.T) {
+	t.Parallel()
+	_, dh2048 := dhParams(t)
+	type verdict struct {
+		secure, client VulnStatus
+		seen           string // what the client-renegotiation check saw after its handshake
+	}
+	var got []verdict
+	for _, tt := range []struct {
+		ciphers, want string
+	}{
+		{"ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"},
+		{"DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384", "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"},
+	} {
+		n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+			TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers " + tt.ciphers + ";\nssl_dhparam " + dh2048 + ";"})
+		u, _ := url.Parse(n.HTTPSURL)
+		checkRenegotiationVerdict(t, u.Host, tt.ciphers, tt.want, false)
+		p := newProber(u.Host, "127.0.0.1", 2, 5*time.Second, nil)
+		secure, secureSeen, err := checkRenegotiationInfo(context.Background(), p)
+		if err != nil || secure != NotVulnerable {
+			t.Errorf("%s: checkRenegotiationInfo = %s (%s), %v; want ok, renegotiation_info in the ServerHello", tt.ciphers, secure, secureSeen, err)
+		}
+		client, seen, err := checkClientRenegotiation(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: checkClientRenegotiation: %v", tt.ciphers, err)
+		}
+		got = append(got, verdict{secure, client, strings.TrimPrefix(seen, tt.want+": ")})
+	}
+	if got[0] != got[1] {
+		t.Errorf("verdicts on nginx with DHE suites %+v; want those on nginx with ECDHE suites %+v", got[1], got[0])
+	}
+}
+
+// TestClientRenegotiationDHEOpenSSL: openssl s_server held to one DHE
+// AEAD suite (its own DH group: s_server picks one to match the
+// certificate's key) renegotiates when the client asks with
+// -client_renegotiation, and refuses without it; the check says so after
+// a handshake with that suite, as openssl s_client's R does.
+func TestClientRenegotiationDHEOpenSSL(t *testing.T) {
+	ca, err := lab.NewCA(lab.RSA2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue(lab.RSA2048, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ ciphers, want string }{
+		{"DHE-RSA-AES256-GCM-SHA384", "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384"},
+		{"DHE-RSA-CHACHA20-POLY1305", "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256"},
+	} {
+		for _, allow := range []bool{true, false} {
+			name := tt.ciphers + "/refused"
+			args := []string{"-tls1_2", "-cipher", tt.ciphers}
+			if allow {
+				name = tt.ciphers + "/allowed"
+				args = append(args, "-client_renegotiation")
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				addr := labtest.StartOpenSSLServer(t, leaf, args...)
+				checkRenegotiationVerdict(t, addr, tt.ciphers, tt.want, allow)
+			})
+		}
+	}
+}
