@@ -6,10 +6,13 @@
 # (root only), where the time is also given in round trips of the link.
 # For each it prints the slowest vulnerability check.
 #
-# usage: scripts/audit-time.sh [server-order | NGINX_TLS_DIRECTIVES]
+# usage: scripts/audit-time.sh [server-order | targets | NGINX_TLS_DIRECTIVES]
 #   (none)       every version and suite, in the client's order
 #   server-order the same in nginx's own order (ssl_prefer_server_ciphers
 #                on), whose order audit reads from the server's picks
+#   targets      each nginx target of scripts/audit-peers.sh in turn (those
+#                reached by a DNS name aside), then a table of them all;
+#                TARGETS=modern,legacy chooses some
 #   RUNS=5       audits per target
 #   RTT=100ms    the emulated link's round-trip time
 #   CERT=rsa-2048 nginx's certificate key kind (rsa-4096, ecdsa-p256, ...)
@@ -27,6 +30,9 @@ if [[ $directives == server-order ]]; then
 	directives="$all
 ssl_prefer_server_ciphers on;"
 fi
+# helper_args are the nginx helper's flags: a target of the comparison, or
+# these directives.
+helper_args=(-tls "$directives" -cert "${CERT:-rsa-2048}")
 runs=${RUNS:-5}
 rtt=${RTT:-100ms}
 
@@ -52,7 +58,7 @@ start_nginx() {
 	rm -f "$tmp/stdin" "$tmp/urls"
 	mkfifo "$tmp/stdin"
 	: >"$tmp/urls"
-	"$@" "$tmp/auditpeers" -tls "$directives" -cert "${CERT:-rsa-2048}" <"$tmp/stdin" >"$tmp/urls" 2>"$tmp/helper.err" &
+	"$@" "$tmp/auditpeers" "${helper_args[@]}" <"$tmp/stdin" >"$tmp/urls" 2>"$tmp/helper.err" &
 	helper_pid=$!
 	exec 3>"$tmp/stdin"
 	for _ in $(seq 150); do
@@ -107,32 +113,71 @@ print("  = %.1f round trips of %g ms" % (total / rtt, rtt) if rtt >= 1 else "")
 for r in rows:
     rt = "  (%.1f RTT)" % (float(r[3]) / rtt) if rtt >= 1 else ""
     print("    audit %8.1f ms  %4s connections  slowest vulnerability check %-22s %7.1f ms%s  flagged: %s" % (float(r[0]), r[5], r[2], float(r[3]), rt, r[4]))
-' "$1" "$2"
+if len(sys.argv) > 3:
+    with open(sys.argv[3], "a") as f:
+        conns = statistics.median(int(r[5]) for r in rows)
+        f.write("%s %.1f %.1f %.0f\n" % (sys.argv[4], total, max(float(r[0]) for r in rows), conns))
+' "$@"
 }
 
-start_nginx
-echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') at $https"
-audit_times "$https" "$ca" | summary "loopback" 0
-stop_nginx
+# measure LABEL: the audits of the helper's nginx on loopback, then
+# behind the link; with a label, each summary also goes to a table.
+measure() {
+	local label=${1:-}
+	start_nginx
+	echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') at $https${label:+ ($label)}"
+	# The targets' flawed certificates (expired, wrong name, no
+	# intermediate) are audited as audit-peers.sh does, with -k.
+	audit_times "$https" "$ca" ${label:+-k} | summary "loopback" 0 ${label:+"$tmp/table.loopback" "$label"}
+	stop_nginx
+	if [[ ${NO_LINK:-0} == 1 ]]; then
+		return
+	fi
+	# Behind the link nginx listens on the namespace's address, which lab
+	# gives the command in HTTPSLAB_SERVER_IP.
+	start_nginx "$tmp/httpslab" lab --rtt "$rtt" -- "$tmp/in-lab.sh"
+	echo "the same nginx behind an emulated $rtt link at $https"
+	# The lab certificate names 127.0.0.1, not the link's address: -k (the
+	# time is the same, the report gains cert-name-mismatch).
+	audit_times "$https" "$ca" -k | summary "emulated $rtt link" "$ms" ${label:+"$tmp/table.link" "$label"}
+	stop_nginx
+}
 
-if [[ ${NO_LINK:-0} == 1 ]]; then
-	exit 0
-fi
-if [[ $(id -u) -ne 0 ]]; then
+if [[ ${NO_LINK:-0} != 1 && $(id -u) -ne 0 ]]; then
 	echo "audit-time: the emulated link needs root (NO_LINK=1 skips it)" >&2
 	exit 1
 fi
-# Behind the link nginx listens on the namespace's address, which lab
-# gives the command in HTTPSLAB_SERVER_IP.
 cat >"$tmp/in-lab.sh" <<'EOF'
 #!/bin/sh
 exec "$@" -host "$HTTPSLAB_SERVER_IP"
 EOF
 chmod +x "$tmp/in-lab.sh"
-start_nginx "$tmp/httpslab" lab --rtt "$rtt" -- "$tmp/in-lab.sh"
-echo "the same nginx behind an emulated $rtt link at $https"
 ms=$(echo "$rtt" | sed 's/ms$//')
-# The lab certificate names 127.0.0.1, not the link's address: -k (the
-# time is the same, the report gains cert-name-mismatch).
-audit_times "$https" "$ca" -k | summary "emulated $rtt link" "$ms"
-stop_nginx
+
+if [[ $directives != targets ]]; then
+	measure
+	exit 0
+fi
+names=${TARGETS:-modern,legacy,rsa4096-dh1024,tls13-p384,expired,missing-intermediate,wrong-name,sha1-leaf,plain-no-redirect,redirect-chain,nginx-defaults}
+IFS=, read -r -a names <<<"$names"
+for name in "${names[@]}"; do
+	helper_args=(-target "$name")
+	measure "$name"
+	echo
+done
+python3 -c '
+import sys
+def rows(name):
+    try:
+        return {l.split()[0]: l.split()[1:] for l in open(name) if l.strip()}
+    except FileNotFoundError:
+        return {}
+lo, link = rows(sys.argv[1]), rows(sys.argv[2])
+rtt = float(sys.argv[3])
+print("%-22s %12s %12s %26s %12s" % ("target", "loopback ms", "slowest ms", "link, round trips", "connections"))
+for name in sys.argv[4:]:
+    l = lo.get(name, ["-"] * 4)
+    k = link.get(name)
+    rt = "%.1f (slowest %.1f)" % (float(k[0]) / rtt, float(k[1]) / rtt) if k else "-"
+    print("%-22s %12s %12s %26s %12s" % (name, l[0], l[1], rt, (k or l)[2]))
+' "$tmp/table.loopback" "$tmp/table.link" "$ms" "${names[@]}"

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -246,26 +247,39 @@ func (t *target) checkKeepAlive(ctx context.Context, base string, h *HTTPResult)
 // dotfilePaths are files that leak secrets or source when served.
 var dotfilePaths = []string{"/.git/HEAD", "/.env"}
 
-// checkDotfiles asks for each dotfile; a 200 whose body is what such a
-// file holds (not a catch-all page) counts as exposed.
+// checkDotfiles asks for each dotfile, on connections of their own, side
+// by side; a 200 whose body is what such a file holds (not a catch-all
+// page) counts as exposed.
 func (t *target) checkDotfiles(ctx context.Context, base string, h *HTTPResult) error {
 	c := t.client(false)
-	for _, p := range dotfilePaths {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+p, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			return fmt.Errorf("dotfile check: %w", err)
-		}
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		resp.Body.Close()
-		d := Dotfile{Path: p, Status: resp.StatusCode}
-		d.Exposed = resp.StatusCode == http.StatusOK && dotfileContent(p, body)
-		h.Dotfiles = append(h.Dotfiles, d)
+	found := make([]Dotfile, len(dotfilePaths))
+	errs := make([]error, len(dotfilePaths))
+	var wg sync.WaitGroup
+	for i, p := range dotfilePaths {
+		wg.Go(func() {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+p, nil)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				errs[i] = fmt.Errorf("dotfile check: %w", err)
+				return
+			}
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			found[i] = Dotfile{Path: p, Status: resp.StatusCode}
+			found[i].Exposed = resp.StatusCode == http.StatusOK && dotfileContent(p, body)
+		})
 	}
-	return nil
+	wg.Wait()
+	for _, d := range found {
+		if d.Path != "" {
+			h.Dotfiles = append(h.Dotfiles, d)
+		}
+	}
+	return firstErr(errs)
 }
 
 // envLine is a KEY=value line of a .env file, "export" allowed.

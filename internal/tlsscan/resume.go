@@ -49,24 +49,38 @@ func boolPtr(b bool) *bool { return &b }
 
 // checkResumption runs the resumption checks for the versions the server
 // supports; attempts is K of "resumed N of K". The TLS 1.2 checks and the
-// TLS 1.3 hit rate run side by side; a hit rate measured with TLS 1.2
-// waits for the TLS 1.2 checks, which say whether it can be measured.
+// hit rate run side by side. Without TLS 1.3 the hit rate is measured
+// with TLS 1.2, where it stands only if the TLS 1.2 checks find tickets
+// (crypto/tls resumes TLS 1.2 by ticket alone): it is measured beside
+// them all the same, aside, and kept or dropped when they end, so that
+// the audit waits for the longer of the two, not for both in turn.
 func checkResumption(ctx context.Context, t *target, versions []uint16, attempts int) (Resumption, error) {
-	var res Resumption
+	var res, rate Resumption
 	var tls12Err, rateErr error
 	var wg sync.WaitGroup
-	if slices.Contains(versions, VersionTLS13) {
-		wg.Go(func() { rateErr = t.hitRate(ctx, &res, VersionTLS13, attempts) })
+	tls13, tls12 := slices.Contains(versions, VersionTLS13), slices.Contains(versions, VersionTLS12)
+	rateCtx, stopRate := context.WithCancel(ctx)
+	defer stopRate()
+	switch {
+	case tls13:
+		wg.Go(func() { rateErr = t.hitRate(ctx, &rate, VersionTLS13, attempts) })
+	case tls12:
+		wg.Go(func() { rateErr = t.hitRate(rateCtx, &rate, VersionTLS12, attempts) })
 	}
-	if slices.Contains(versions, VersionTLS12) {
+	if tls12 {
 		// A TLS 1.2 that Go cannot speak (suites it does not implement)
 		// leaves the TLS 1.3 checks to run.
 		if tls12Err = t.resumeTLS12(ctx, &res); tls12Err != nil && ctx.Err() == nil {
 			tls12Err = fmt.Errorf("TLS 1.2: %w", tls12Err)
 		}
+		if !tls13 && (res.TLS12Ticket == nil || !*res.TLS12Ticket) {
+			// No hit rate to measure: the one under way is dropped.
+			stopRate()
+		}
 	}
 	wg.Wait()
-	if slices.Contains(versions, VersionTLS13) {
+	res.mergeRate(rate)
+	if tls13 {
 		if tls12Err != nil && ctx.Err() != nil {
 			return res, tls12Err
 		}
@@ -75,15 +89,22 @@ func checkResumption(ctx context.Context, t *target, versions []uint16, attempts
 	if tls12Err != nil && ctx.Err() != nil {
 		return res, tls12Err
 	}
-	if !slices.Contains(versions, VersionTLS12) {
+	if !tls12 {
 		return res, tls12Err
 	}
 	if res.TLS12Ticket == nil || !*res.TLS12Ticket {
-		// crypto/tls resumes TLS 1.2 by ticket only: no hit rate to measure.
 		res.Version = tls.VersionName(VersionTLS12)
+		res.Attempts, res.Resumed, res.FullHandshake, res.ResumedHandshake = 0, 0, 0, 0
 		return res, tls12Err
 	}
-	return res, errors.Join(tls12Err, t.hitRate(ctx, &res, VersionTLS12, attempts))
+	return res, errors.Join(tls12Err, rateErr)
+}
+
+// mergeRate copies the hit rate's fields from rate.
+func (r *Resumption) mergeRate(rate Resumption) {
+	r.Version, r.Attempts, r.Resumed = rate.Version, rate.Attempts, rate.Resumed
+	r.FullHandshake, r.ResumedHandshake = rate.FullHandshake, rate.ResumedHandshake
+	r.TLS13PSK, r.TLS13TicketLifetime, r.MaxEarlyData = rate.TLS13PSK, rate.TLS13TicketLifetime, rate.MaxEarlyData
 }
 
 // resumeTLS12 checks resumption by ticket with crypto/tls, and by session
@@ -219,6 +240,17 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 			mu.Unlock()
 		})
 	}
+	// request sends each connection of a chain its request: over TLS 1.3
+	// the tickets come after the handshake, and the response waits for
+	// them. A TLS 1.2 ticket comes within the handshake, so there the
+	// request would add a round trip and nothing to the measure.
+	request := func(s *session) {
+		if version == VersionTLS13 {
+			_, _, _ = t.get(ctx, s, t.path)
+		} else {
+			s.conn.Close()
+		}
+	}
 	// chain runs chain c: its full handshake, then its reconnections.
 	chain := func(c int) error {
 		cfg := t.config(version)
@@ -230,7 +262,7 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 		if err != nil {
 			return err
 		}
-		_, _, _ = t.get(ctx, s, t.path)
+		request(s)
 		if rec && version == VersionTLS13 {
 			if recs, err := readServerRecords(s.rec.bytesRead(), s.conn.ConnectionState(), s.keys); err == nil {
 				mu.Lock()
@@ -254,7 +286,7 @@ func (t *target) hitRate(ctx context.Context, res *Resumption, version uint16, a
 				resumed = append(resumed, s.handshake)
 			}
 			mu.Unlock()
-			_, _, _ = t.get(ctx, s, t.path)
+			request(s)
 		}
 		return nil
 	}

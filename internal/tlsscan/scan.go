@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -147,6 +148,9 @@ type Report struct {
 	// privateCA is true when the chain was verified against roots the
 	// user gave (a private CA), not the system's.
 	privateCA bool
+	// retryGroup is the group of a first TLS 1.3 handshake that Go's
+	// default client sent no key share for (0 for none).
+	retryGroup tls.CurveID
 }
 
 // ErrUntrusted is returned when the chain does not verify and
@@ -243,7 +247,7 @@ func run(ctx context.Context, cfg Config) (*Report, error) {
 	var resErr error
 	resumption := func(versions []uint16) {
 		cfg.Progress("resumption")
-		rep.Resumption, resErr = checkResumption(withPriority(resCtx, priorityResumption), resumptionTarget(t, rep.Chain.leaf), versions, cfg.Attempts)
+		rep.Resumption, resErr = checkResumption(withPriority(resCtx, priorityResumption), resumptionTarget(t, rep.Chain.leaf, rep.retryGroup), versions, cfg.Attempts)
 	}
 	var enumErr error
 	wg.Go(func() {
@@ -336,6 +340,10 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config, chainKnown 
 	if cs.CurveID != 0 {
 		n.Group = transport.GroupName(cs.CurveID)
 	}
+	if cs.Version == tls.VersionTLS13 && cs.CurveID != tls.X25519 && cs.CurveID != tls.X25519MLKEM768 {
+		// Go's default client sent no key share for this group.
+		rep.retryGroup = cs.CurveID
+	}
 	rep.Chain = checkChain(cs, cfg.Host, t.roots, cfg.Now())
 	if !rep.Chain.Trusted && !cfg.Trust.Insecure {
 		s.conn.Close()
@@ -351,24 +359,30 @@ func (rep *Report) first(ctx context.Context, t *target, cfg Config, chainKnown 
 	return errors.Join(getErr, err), nil
 }
 
-// resumptionTarget returns t for the resumption checks: with a leaf that
+// resumptionTarget returns t for the resumption checks. With a leaf that
 // has expired, its client's clock is moved back within the leaf's
 // validity, so that a session on an expired certificate is offered again
 // (see target.shift): an hour before its end, or half way through a
-// shorter life.
-func resumptionTarget(t *target, leaf *x509.Certificate) *target {
-	if leaf == nil || !time.Now().After(leaf.NotAfter) {
-		return t
+// shorter life. With group set (the server asked the first handshake for
+// a group Go sends no key share for), that group alone is offered, so
+// that the full and resumed handshakes are timed without the retry (the
+// hello-retry finding prices it) and take the round trips the audit waits
+// for only once.
+func resumptionTarget(t *target, leaf *x509.Certificate, group tls.CurveID) *target {
+	r := *t
+	r.group = group
+	if leaf != nil && time.Now().After(leaf.NotAfter) {
+		before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
+		r.shift = time.Until(leaf.NotAfter.Add(-before))
 	}
-	shifted := *t
-	before := min(time.Hour, leaf.NotAfter.Sub(leaf.NotBefore)/2)
-	shifted.shift = time.Until(leaf.NotAfter.Add(-before))
-	return &shifted
+	return &r
 }
 
 // httpChecks runs the HTTP-level checks on the HTTPS port. ALPN is
 // checked whatever becomes of the HTTP/1.1 request: a server that speaks
-// only HTTP/2, or asks for a client certificate, still offers h2.
+// only HTTP/2, or asks for a client certificate, still offers h2. The
+// keep-alive and dotfile checks start beside the first request, on
+// their own connections, and count only when it was answered.
 func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChecked func(string, error)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -384,26 +398,32 @@ func (rep *Report) httpChecks(ctx context.Context, t *target, cfg Config, notChe
 		s.conn.Close()
 	})
 	base := "https://" + t.addr
+	var more sync.WaitGroup
+	var keepAlive, dotfiles HTTPResult
+	var keepAliveErr, dotfilesErr error
+	more.Go(func() { keepAliveErr = t.checkKeepAlive(ctx, base, &keepAlive) })
+	more.Go(func() { dotfilesErr = t.checkDotfiles(ctx, base, &dotfiles) })
 	s, err := t.dial(ctx, t.config(VersionTLS13), noRecording)
-	if err != nil {
-		notChecked("http", err)
-		return
+	var resp *http.Response
+	var body []byte
+	if err == nil {
+		resp, body, err = t.get(ctx, s, cfg.Path)
 	}
-	resp, body, err := t.get(ctx, s, cfg.Path)
+	more.Wait()
 	if err != nil {
 		notChecked("http", err)
 		return
 	}
 	rep.HTTP.readResponse(resp, body)
-	wg.Go(func() {
-		if err := t.checkKeepAlive(ctx, base, &rep.HTTP); err != nil {
-			notChecked("keep-alive", err)
-		}
-	})
-	wg.Go(func() {
-		if err := t.checkDotfiles(ctx, base, &rep.HTTP); err != nil {
-			notChecked("dotfiles", err)
-		}
-	})
+	if keepAliveErr != nil {
+		notChecked("keep-alive", keepAliveErr)
+	} else {
+		rep.HTTP.KeepAlive, rep.HTTP.KeepAliveRequests = keepAlive.KeepAlive, keepAlive.KeepAliveRequests
+	}
+	if dotfilesErr != nil {
+		notChecked("dotfiles", dotfilesErr)
+	} else {
+		rep.HTTP.Dotfiles = dotfiles.Dotfiles
+	}
 	wg.Go(func() { rep.HTTP3 = t.checkHTTP3(ctx, rep.HTTP.AltSvc) })
 }

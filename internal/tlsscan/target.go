@@ -30,6 +30,12 @@ type target struct {
 	// its clock, even when it skips verification, so a server with an
 	// expired certificate is measured as a client that accepted it sees it.
 	shift time.Duration
+	// group, if set, is the only key-exchange group a TLS 1.3 client
+	// offers: the one the server chose for the first handshake, where Go's
+	// default key shares made it ask for another (a HelloRetryRequest, a
+	// round trip each time). The resumption checks offer it, as a client
+	// that learned it.
+	group tls.CurveID
 }
 
 // config returns a fresh client config. Verification is done by the
@@ -45,7 +51,7 @@ func (t *target) config(maxVersion uint16) *tls.Config {
 	if shift := t.shift; shift != 0 {
 		clock = func() time.Time { return time.Now().Add(shift) }
 	}
-	return &tls.Config{
+	cfg := &tls.Config{
 		Time:               clock,
 		ServerName:         t.host,
 		InsecureSkipVerify: true,
@@ -54,6 +60,12 @@ func (t *target) config(maxVersion uint16) *tls.Config {
 		NextProtos:         []string{"http/1.1"},
 		CipherSuites:       olderGoSuites(),
 	}
+	if t.group != 0 && maxVersion == tls.VersionTLS13 {
+		// Not below: a TLS 1.2 server takes the groups offered for the
+		// curves of ECDSA certificates it may present too.
+		cfg.CurvePreferences = []tls.CurveID{t.group}
+	}
+	return cfg
 }
 
 // olderGoSuites lists every TLS 1.0 to 1.2 suite Go implements, built once.

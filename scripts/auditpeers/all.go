@@ -183,7 +183,7 @@ func runAll(args []string) int {
 			fmt.Fprintln(os.Stderr, "auditpeers:", err)
 			return 1
 		}
-		if o.run, err = tg.start(ctx, o.dir); err != nil {
+		if o.run, err = tg.start(ctx, o.dir, ""); err != nil {
 			fmt.Fprintf(os.Stderr, "auditpeers: starting %s: %v\n", tg.Name, err)
 			return 1
 		}

@@ -1,11 +1,14 @@
 // Command auditpeers is the helper of scripts/audit-peers.sh.
 //
 //	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false] [-host ADDR] [-chain incomplete]
+//	auditpeers -target NAME [-host ADDR]
 //
 // starts a private lab nginx (on 127.0.0.1, or ADDR) whose HTTPS block has the given directives
 // (with -chain incomplete, serving a leaf of an intermediate CA without that intermediate)
 // and none of the lab's default ssl_* lines (so that the tools are compared
-// on exactly what the directives say), prints its HTTPS URL, plain URL and
+// on exactly what the directives say), or the nginx of one target of the
+// comparison (see targets.go; those reached by a DNS name and the flawed
+// servers are not served alone), prints its HTTPS URL, plain URL and
 // CA file on stdout, one per line, and serves until its standard input
 // closes or it is interrupted.
 //
@@ -38,9 +41,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -58,7 +63,17 @@ func main() {
 	cert := flag.String("cert", "ecdsa-p256", "certificate key kind")
 	host := flag.String("host", "", "the address to listen on (default 127.0.0.1)")
 	chain := flag.String("chain", "", `"incomplete": a leaf of an intermediate CA, served without the intermediate`)
+	name := flag.String("target", "", "serve this target of the comparison instead")
 	flag.Parse()
+	if *name != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := serveTarget(ctx, *name, *host); err != nil {
+			fmt.Fprintln(os.Stderr, "auditpeers:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *chain != "" && *chain != "incomplete" {
 		fmt.Fprintf(os.Stderr, "auditpeers: -chain %q: want incomplete\n", *chain)
 		os.Exit(2)
@@ -89,6 +104,52 @@ func run(ctx context.Context, directives string, http2 bool, cert, host string, 
 	fmt.Println(n.HTTPSURL)
 	fmt.Println(n.HTTPURL)
 	fmt.Println(filepath.Join(n.Dir, "ca.pem"))
+	serveUntilStdinCloses(ctx)
+	return nil
+}
+
+// serveTarget starts the nginx of the named target on host, prints its
+// URLs and CA file as run does, and serves as long as run would.
+func serveTarget(ctx context.Context, name, host string) error {
+	var tg target
+	var names []string
+	for _, t := range targets() {
+		if t.Vuln == "" && t.DNSName == "" {
+			names = append(names, t.Name)
+			if t.Name == name {
+				tg = t
+			}
+		}
+	}
+	if tg.Name == "" {
+		return fmt.Errorf("-target %q: want one of %s", name, strings.Join(names, ", "))
+	}
+	dir, err := os.MkdirTemp("", "auditpeers-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	r, err := tg.start(ctx, dir, host)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fmt.Println("https://" + r.HostPort)
+	fmt.Println("http://" + net.JoinHostPort(hostOr(host), r.PlainPort))
+	fmt.Println(r.CAFile)
+	serveUntilStdinCloses(ctx)
+	return nil
+}
+
+func hostOr(host string) string {
+	if host == "" {
+		return "127.0.0.1"
+	}
+	return host
+}
+
+// serveUntilStdinCloses returns when standard input closes or ctx ends.
+func serveUntilStdinCloses(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -98,7 +159,6 @@ func run(ctx context.Context, directives string, http2 bool, cert, host string, 
 	case <-ctx.Done():
 	case <-done:
 	}
-	return nil
 }
 
 func runCompare(args []string) int {

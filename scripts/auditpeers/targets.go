@@ -152,8 +152,9 @@ type running struct {
 	Close     func()
 }
 
-// start starts the target, its files in dir.
-func (tg target) start(ctx context.Context, dir string) (*running, error) {
+// start starts the target, its files in dir; an nginx target listens on
+// host ("" for 127.0.0.1).
+func (tg target) start(ctx context.Context, dir, host string) (*running, error) {
 	if tg.Vuln != "" {
 		s, err := labtest.NewVulnServer(tg.Vuln)
 		if err != nil {
@@ -174,7 +175,7 @@ func (tg target) start(ctx context.Context, dir string) (*running, error) {
 		}
 		tlsDirectives = strings.ReplaceAll(tlsDirectives, "{{dh}}", dh)
 	}
-	cfg := lab.NginxConfig{HTTP2: true, Cert: tg.Cert, TLSDirectives: tlsDirectives, NoDefaults: true,
+	cfg := lab.NginxConfig{HTTP2: true, Cert: tg.Cert, TLSDirectives: tlsDirectives, NoDefaults: true, Host: host,
 		Intermediate: tg.Intermediate, OmitIntermediate: tg.Intermediate}
 	if tg.Leaf != nil {
 		cfg.Leaf = tg.Leaf(dir)
