@@ -108,21 +108,78 @@ func auditSummary(b *strings.Builder, r *tlsscan.Report) {
 
 // auditCAA writes the DNS CAA line: the records and the name that has
 // them, none, or why they were not looked up; for an IP address, which
-// name of its certificate was looked up.
+// names of its certificate were looked up, then one line for each: its
+// records and the issuers they allow, none, NXDOMAIN or the error.
 func auditCAA(b *strings.Builder, c *tlsscan.CAA) {
-	of := ""
-	if c != nil && c.OfCertificate && len(c.Asked) > 0 {
-		of = " (for " + Escape(c.Asked[0]) + ", a name of the certificate: the target is an IP address)"
-	}
 	switch {
 	case c == nil:
 	case c.NotMeasured != "":
 		auditLine(b, "DNS CAA", "not measured: %s", Escape(c.NotMeasured))
+	case c.OfCertificate && len(c.Names) > 0:
+		auditCAANames(b, c)
 	case c.Name == "":
-		auditLine(b, "DNS CAA", "none at %s%s", Escape(strings.Join(c.Asked, ", ")), of)
+		auditLine(b, "DNS CAA", "none at %s%s", Escape(strings.Join(c.Asked, ", ")), caaOf(c))
 	default:
-		auditLine(b, "DNS CAA", "%s at %s%s", Escape(strings.Join(c.Records, "; ")), Escape(c.Name), of)
+		auditLine(b, "DNS CAA", "%s at %s%s", Escape(strings.Join(c.Records, "; ")), Escape(c.Name), caaOf(c))
 	}
+}
+
+// caaOf says, for an IP address, which name of its certificate the CAA
+// line is about.
+func caaOf(c *tlsscan.CAA) string {
+	if !c.OfCertificate || len(c.Asked) == 0 {
+		return ""
+	}
+	return " (for " + Escape(c.Asked[0]) + ", a name of the certificate: the target is an IP address)"
+}
+
+// auditCAANames writes the DNS CAA lines of an IP address: which of its
+// certificate's names have no record set, then each name's result.
+func auditCAANames(b *strings.Builder, c *tlsscan.CAA) {
+	var missing, unknown []string
+	for _, n := range c.Names {
+		switch {
+		case n.NXDomain || n.Error != "":
+			unknown = append(unknown, n.Name)
+		case n.At == "":
+			missing = append(missing, n.Name)
+		}
+	}
+	head := "a record set for every name"
+	if len(missing) > 0 {
+		head = "none for " + strings.Join(missing, ", ")
+	}
+	if len(unknown) > 0 {
+		head += "; not known for " + strings.Join(unknown, ", ")
+	}
+	looked := "1 DNS name"
+	if len(c.Names) > 1 {
+		looked = fmt.Sprintf("%d DNS names", len(c.Names))
+	}
+	auditLine(b, "DNS CAA", "%s (%s of the certificate looked up: the target is an IP address)", Escape(head), looked)
+	for _, n := range c.Names {
+		name := n.Name
+		if n.Wildcard {
+			name = "*." + name
+		}
+		auditLine(b, "", "%s: %s", Escape(name), Escape(caaNameOutcome(n)))
+	}
+}
+
+// caaNameOutcome is one name's result: its records, where, and the
+// issuers they allow; none, with the names asked; NXDOMAIN; the error.
+func caaNameOutcome(n tlsscan.CAAName) string {
+	switch {
+	case n.NXDomain:
+		return "NXDOMAIN (the resolver does not know the name)"
+	case n.Error != "":
+		return "not measured: " + n.Error
+	case n.At == "":
+		return "no record, at " + strings.Join(n.Asked, ", ")
+	case len(n.Issuers) == 0:
+		return fmt.Sprintf("%s at %s: no CA may issue", strings.Join(n.Records, "; "), n.At)
+	}
+	return fmt.Sprintf("%s at %s: allows %s", strings.Join(n.Records, "; "), n.At, strings.Join(n.Issuers, ", "))
 }
 
 func orNone(s string) string {

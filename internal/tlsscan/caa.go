@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -18,10 +20,11 @@ import (
 // the name itself, then climbs to its parents until one has a record set.
 //
 // CAA records belong to DNS names, so for a target given as an IP address
-// the names looked up are the DNS names of the leaf's subjectAltName, as
-// a CA looks up each name it issues a certificate for: the result is the
-// first of them without a record set (the one a finding is about), or
-// else the first one's.
+// the names looked up are the DNS names of the leaf's subjectAltName (up
+// to maxCAANames), as a CA looks up each name it issues a certificate
+// for: Names holds each one's result, and the fields above it are those
+// of the first name without a record set (a finding names every such
+// name), or else of the first name with one.
 type CAA struct {
 	// Name is the name whose record set applies, the host or its closest
 	// parent with one; empty when none has any.
@@ -42,7 +45,45 @@ type CAA struct {
 	// Skipped are the leaf's DNS names not looked up, for a target given
 	// as an IP address: special-use names, not in the public DNS.
 	Skipped []string `json:"skipped,omitempty"`
+	// Names is the result of each of the leaf's DNS names looked up, in
+	// the certificate's order, for a target given as an IP address.
+	Names []CAAName `json:"names,omitempty"`
+	// rrs are Name's CAA records, for the issuers they allow.
+	rrs []*dns.CAA
 }
+
+// CAAName is what the DNS says of one DNS name of the certificate.
+type CAAName struct {
+	// Name is the name looked up: the certificate's name, a wildcard's
+	// without its "*." (RFC 8659, 4.3).
+	Name string `json:"name"`
+	// Wildcard is true when the certificate names *.Name: the issuers are
+	// then those of issuewild, where the record set has that tag.
+	Wildcard bool `json:"wildcard,omitempty"`
+	// At is the name whose record set applies, Name or its closest parent
+	// with one; empty when none has any (or when the name was not answered).
+	At string `json:"at,omitempty"`
+	// Records are At's CAA records as a zone file writes them.
+	Records []string `json:"records,omitempty"`
+	// Issuers are the issuer domain names the records allow to issue for
+	// the name; none, with records, means that no CA may.
+	Issuers []string `json:"issuers,omitempty"`
+	// Asked lists the names looked up, Name first.
+	Asked []string `json:"asked,omitempty"`
+	// NXDomain is true when the resolver does not know Name: it is not in
+	// the DNS the resolver serves.
+	NXDomain bool `json:"nxdomain,omitempty"`
+	// Error says why Name's records are not known otherwise: a resolver
+	// that did not answer, or answered with an error.
+	Error string `json:"error,omitempty"`
+}
+
+// missing reports a name answered without a record set at it or above.
+func (n CAAName) missing() bool { return n.At == "" && !n.NXDomain && n.Error == "" }
+
+// errNXDomain is wrapped by the error of a lookup whose name the resolver
+// does not know.
+var errNXDomain = errors.New("NXDOMAIN")
 
 // caaTimeout bounds each lookup: CAA is no part of a client's connection,
 // so a slow resolver must not hold the audit.
@@ -80,22 +121,12 @@ func checkCAA(ctx context.Context, host string, leaf *x509.Certificate, resolver
 }
 
 // checkCAAOfCertificate looks up the CAA record sets of leaf's DNS names
-// (a wildcard's at the name below it, RFC 8659, 4.3), for the target ip:
-// the first without a record set, or else the first one's.
+// (a wildcard's at the name below it, RFC 8659, 4.3) for the target ip,
+// each name in parallel: one result per name, and the overall one of the
+// first name without a record set, or else of the first name with one.
+// It is not measured when no name could be looked up or none answered.
 func checkCAAOfCertificate(ctx context.Context, ip string, leaf *x509.Certificate, resolver string) (*CAA, error) {
-	var names, skipped []string
-	if leaf != nil {
-		for _, n := range leaf.DNSNames {
-			n = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(n, "*."), "."))
-			switch {
-			case n == "" || slices.Contains(names, n) || slices.Contains(skipped, n):
-			case specialUse(n):
-				skipped = append(skipped, n)
-			default:
-				names = append(names, n)
-			}
-		}
-	}
+	names, skipped := caaNames(leaf)
 	switch {
 	case len(names) == 0 && len(skipped) > 0:
 		return nil, fmt.Errorf("%s is an IP address, and its certificate's DNS names (%s) are special-use names, not in the public DNS: no public CA issues for them",
@@ -103,19 +134,87 @@ func checkCAAOfCertificate(ctx context.Context, ip string, leaf *x509.Certificat
 	case len(names) == 0:
 		return nil, fmt.Errorf("%s is an IP address, and its certificate names no DNS name: CAA records belong to DNS names", ip)
 	}
-	var first *CAA
-	for _, n := range names[:min(len(names), maxCAANames)] {
-		res, err := lookupCAATree(ctx, n, resolver)
-		if err != nil {
-			return nil, fmt.Errorf("%s is an IP address; for its certificate's name %s: %w", ip, n, err)
-		}
-		res.OfCertificate, res.Skipped = true, skipped
-		if res.Name == "" {
-			return res, nil
-		}
-		first = cmp.Or(first, res)
+	names = names[:min(len(names), maxCAANames)]
+	trees := make([]*CAA, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() { trees[i], errs[i] = lookupCAATree(ctx, n.Name, resolver) })
 	}
-	return first, nil
+	wg.Wait()
+	var first, firstMissing *CAA
+	var failed []string
+	for i := range names {
+		names[i].fill(trees[i], errs[i])
+		if errs[i] != nil {
+			failed = append(failed, fmt.Sprintf("for its certificate's name %s: %v", names[i].Name, errs[i]))
+			continue
+		}
+		first = cmp.Or(first, trees[i])
+		if names[i].missing() {
+			firstMissing = cmp.Or(firstMissing, trees[i])
+		}
+	}
+	if first == nil {
+		return nil, fmt.Errorf("%s is an IP address; %s", ip, strings.Join(failed, "; "))
+	}
+	res := *cmp.Or(firstMissing, first)
+	res.OfCertificate, res.Skipped, res.Names = true, skipped, names
+	return &res, nil
+}
+
+// caaNames returns the DNS names of leaf to look up, each once, and the
+// special-use ones, which are not.
+func caaNames(leaf *x509.Certificate) (names []CAAName, skipped []string) {
+	if leaf == nil {
+		return nil, nil
+	}
+	for _, dn := range leaf.DNSNames {
+		dn = strings.ToLower(strings.TrimSuffix(dn, "."))
+		n := CAAName{Name: strings.TrimPrefix(dn, "*."), Wildcard: strings.HasPrefix(dn, "*.")}
+		switch {
+		case n.Name == "" || slices.ContainsFunc(names, func(m CAAName) bool { return m.Name == n.Name && m.Wildcard == n.Wildcard }) ||
+			slices.Contains(skipped, n.Name):
+		case specialUse(n.Name):
+			skipped = append(skipped, n.Name)
+		default:
+			names = append(names, n)
+		}
+	}
+	return names, skipped
+}
+
+// fill sets n from its lookup: the record set found and the issuers it
+// allows, NXDOMAIN, or the error.
+func (n *CAAName) fill(tree *CAA, err error) {
+	switch {
+	case errors.Is(err, errNXDomain):
+		n.NXDomain = true
+	case err != nil:
+		n.Error = err.Error()
+	default:
+		n.At, n.Records, n.Asked = tree.Name, tree.Records, tree.Asked
+		n.Issuers = caaIssuers(tree.rrs, n.Wildcard)
+	}
+}
+
+// caaIssuers returns the issuer domain names that records allow for a
+// name (RFC 8659, 4.2 and 4.3): those of issuewild for a wildcard when
+// the set has any, else those of issue; a value without a domain (";")
+// allows none.
+func caaIssuers(rrs []*dns.CAA, wildcard bool) []string {
+	tag := "issue"
+	if wildcard && slices.ContainsFunc(rrs, func(c *dns.CAA) bool { return strings.EqualFold(c.Tag, "issuewild") }) {
+		tag = "issuewild"
+	}
+	var out []string
+	for _, c := range rrs {
+		domain, _, _ := strings.Cut(c.Value, ";")
+		if domain = strings.TrimSpace(domain); strings.EqualFold(c.Tag, tag) && domain != "" && !slices.Contains(out, domain) {
+			out = append(out, domain)
+		}
+	}
+	return out
 }
 
 // lookupCAATree looks up the CAA record set that applies to name: at the
@@ -141,13 +240,14 @@ func lookupCAATree(ctx context.Context, name, resolver string) (*CAA, error) {
 		}
 		switch {
 		case r.Rcode == dns.RcodeNameError && i == 0:
-			return nil, fmt.Errorf("the resolver %s does not know %s (NXDOMAIN): the name is not in the DNS it serves", resolver, n)
+			return nil, fmt.Errorf("the resolver %s does not know %s (%w): the name is not in the DNS it serves", resolver, n, errNXDomain)
 		case r.Rcode != dns.RcodeSuccess && r.Rcode != dns.RcodeNameError:
 			return nil, fmt.Errorf("the resolver %s answered %s for the CAA records of %s", resolver, dns.RcodeToString[r.Rcode], n)
 		}
 		for _, rr := range r.Answer {
 			if c, ok := rr.(*dns.CAA); ok {
 				res.Records = append(res.Records, fmt.Sprintf("%d %s %q", c.Flag, c.Tag, c.Value))
+				res.rrs = append(res.rrs, c)
 			}
 		}
 		if len(res.Records) > 0 {
@@ -207,23 +307,82 @@ func caaFix(name string, leaf *x509.Certificate) string {
 // dnsRules are the rules on what the DNS says of the name.
 var dnsRules = []rule{ruleCAAMissing}
 
-// ruleCAAMissing reports a name without a CAA record at it or any parent.
+// ruleCAAMissing reports a name without a CAA record at it or any parent;
+// for a target given as an IP address, every name of its certificate
+// that has none.
 func ruleCAAMissing(r *Report) []Finding {
 	if r.CAA == nil || r.CAA.Name != "" || r.CAA.NotMeasured != "" || len(r.CAA.Asked) == 0 {
 		return nil
 	}
-	title, evidence := "no DNS CAA record: any CA may issue certificates for "+r.CAA.Asked[0], ""
+	missing := []string{r.CAA.Asked[0]}
+	title := "no DNS CAA record: any CA may issue certificates for " + missing[0]
+	evidence := fmt.Sprintf("no CAA record at %s (asked %s)", strings.Join(r.CAA.Asked, ", "), r.CAA.Resolver)
 	if r.CAA.OfCertificate {
-		title += ", a name in the certificate of " + r.Address
-		evidence = fmt.Sprintf("; the target is an IP address, so the CAA of the certificate's DNS names was looked up, and %s has none",
-			r.CAA.Asked[0])
+		missing, evidence = caaOfCertificateEvidence(r.CAA)
+		if len(missing) == 0 {
+			return nil
+		}
+		title = fmt.Sprintf("no DNS CAA record: any CA may issue certificates for %s, a name in the certificate of %s", missing[0], r.Address)
+		if len(missing) > 1 {
+			title = fmt.Sprintf("no DNS CAA record: any CA may issue certificates for %s, names in the certificate of %s", strings.Join(missing, ", "), r.Address)
+		}
+	}
+	fixes := make([]string, len(missing))
+	for i, n := range missing {
+		fixes[i] = caaFix(n, r.Chain.leaf)
 	}
 	return one(Finding{ID: "caa-missing", Severity: Low, Category: Safety,
 		Title:    title,
-		Evidence: fmt.Sprintf("no CAA record at %s (asked %s)%s", strings.Join(r.CAA.Asked, ", "), r.CAA.Resolver, evidence),
+		Evidence: evidence,
 		Cost:     Cost{Note: "none for clients: CAs read CAA when they issue, browsers never do"},
-		Fix:      caaFix(r.CAA.Asked[0], r.Chain.leaf),
+		Fix:      strings.Join(fixes, "\n"),
 		Reason: "a CAA record limits issuance to the CAs it names, so a mistake or an attack at another CA " +
 			"cannot get a certificate for the name",
 		Reference: "RFC 8659 (DNS CAA)"})
+}
+
+// caaOfCertificateEvidence returns the certificate's names without a
+// record set, the first name of c first, and the evidence: each name's
+// result. A CAA without Names (an older report's) has its first name's
+// alone.
+func caaOfCertificateEvidence(c *CAA) (missing []string, evidence string) {
+	missing = []string{c.Asked[0]}
+	results := []string{fmt.Sprintf("%s: no CAA record at %s", c.Asked[0], strings.Join(c.Asked, ", "))}
+	if len(c.Names) > 0 {
+		missing, results = nil, nil
+	}
+	for _, n := range c.Names {
+		if n.missing() && !slices.Contains(missing, n.Name) {
+			missing = append(missing, n.Name)
+		}
+		label := n.Name
+		if n.Wildcard {
+			label = "*." + label
+		}
+		results = append(results, label+": "+n.outcome())
+	}
+	have := "has"
+	if len(missing) > 1 {
+		have = "have"
+	}
+	return missing, fmt.Sprintf("the target is an IP address, so the CAA of the certificate's DNS names was looked up (asked %s), and %s %s none: %s",
+		c.Resolver, strings.Join(missing, " and "), have, strings.Join(results, "; "))
+}
+
+// outcome says in words what the DNS says of the name: the records and
+// where, the issuers they allow, none, NXDOMAIN, or the error.
+func (n CAAName) outcome() string {
+	switch {
+	case n.NXDomain:
+		return "NXDOMAIN: the resolver does not know the name"
+	case n.Error != "":
+		return "not measured: " + n.Error
+	case n.At == "":
+		return "no CAA record at " + strings.Join(n.Asked, ", ")
+	}
+	allows := "no CA may issue"
+	if len(n.Issuers) > 0 {
+		allows = "allows " + strings.Join(n.Issuers, ", ")
+	}
+	return fmt.Sprintf("%s at %s: %s", strings.Join(n.Records, "; "), n.At, allows)
 }

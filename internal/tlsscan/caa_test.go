@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"io"
 	"log"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
 
 	"github.com/httpslab/httpslab/internal/lab"
@@ -169,15 +171,29 @@ func TestCAA(t *testing.T) {
 }
 
 // caaZone is a test zone with a name that has a CAA record
-// (caa.httpslab.net, and www below it) and one with none up its tree
-// (none.httpslab.net).
+// (caa.httpslab.net, and www below it), one with none up its tree
+// (none.httpslab.net, bare.httpslab.net), one whose records allow two CAs, and one other
+// for wildcards (wild.httpslab.net), and a name the resolver answers with
+// SERVFAIL (broken.httpslab.net).
 func caaZone(t *testing.T) *testZone {
-	z := &testZone{records: map[string][]dns.RR{}, servfail: map[string]bool{}}
+	z := &testZone{records: map[string][]dns.RR{}, servfail: map[string]bool{"broken.httpslab.net.": true}}
 	z.add(t, `caa.httpslab.net. 300 IN CAA 0 issue "letsencrypt.org"`)
 	z.add(t, `www.caa.httpslab.net. 300 IN A 198.18.0.10`)
 	z.add(t, `none.httpslab.net. 300 IN A 198.18.0.11`)
+	z.add(t, `broken.httpslab.net. 300 IN A 198.18.0.12`)
+	z.add(t, `bare.httpslab.net. 300 IN A 198.18.0.13`)
+	z.add(t, `wild.httpslab.net. 300 IN CAA 0 issue "letsencrypt.org"`)
+	z.add(t, `wild.httpslab.net. 300 IN CAA 0 issue "pki.goog; validationmethods=dns-01"`)
+	z.add(t, `wild.httpslab.net. 300 IN CAA 0 issuewild ";"`)
 	return z
 }
+
+// Results of the zone's names as CAAName holds them.
+var (
+	caaHasRecord = CAAName{Name: "caa.httpslab.net", At: "caa.httpslab.net", Records: []string{`0 issue "letsencrypt.org"`},
+		Issuers: []string{"letsencrypt.org"}, Asked: []string{"caa.httpslab.net"}}
+	caaHasNone = CAAName{Name: "none.httpslab.net", Asked: []string{"none.httpslab.net", "httpslab.net", "net"}}
+)
 
 // TestCAAOfCertificate: for a target given as an IP address, the names
 // looked up are the DNS names of its certificate, special-use ones
@@ -187,16 +203,32 @@ func caaZone(t *testing.T) *testZone {
 func TestCAAOfCertificate(t *testing.T) {
 	z := caaZone(t)
 	resolver := startDNS(t, z)
+	wildcard := CAAName{Name: "caa.httpslab.net", Wildcard: true, At: "caa.httpslab.net", Records: caaHasRecord.Records,
+		Issuers: []string{"letsencrypt.org"}, Asked: []string{"caa.httpslab.net"}}
+	www := CAAName{Name: "www.caa.httpslab.net", At: "caa.httpslab.net", Records: caaHasRecord.Records,
+		Issuers: []string{"letsencrypt.org"}, Asked: []string{"www.caa.httpslab.net", "caa.httpslab.net"}}
+	wild := []string{`0 issue "letsencrypt.org"`, `0 issue "pki.goog; validationmethods=dns-01"`, `0 issuewild ";"`}
 	for _, tt := range []struct {
 		names   []string
 		name    string // the name with the record set; "" for none
 		asked   string
 		skipped []string
+		results []CAAName // one per name looked up
 	}{
-		{[]string{"caa.httpslab.net"}, "caa.httpslab.net", "caa.httpslab.net", nil},
-		{[]string{"*.caa.httpslab.net", "localhost"}, "caa.httpslab.net", "caa.httpslab.net", []string{"localhost"}},
-		{[]string{"www.caa.httpslab.net", "none.httpslab.net"}, "", "none.httpslab.net httpslab.net net", nil},
-		{[]string{"localhost", "none.httpslab.net", "caa.httpslab.net"}, "", "none.httpslab.net httpslab.net net", []string{"localhost"}},
+		{[]string{"caa.httpslab.net"}, "caa.httpslab.net", "caa.httpslab.net", nil, []CAAName{caaHasRecord}},
+		{[]string{"*.caa.httpslab.net", "localhost"}, "caa.httpslab.net", "caa.httpslab.net", []string{"localhost"}, []CAAName{wildcard}},
+		{[]string{"www.caa.httpslab.net", "none.httpslab.net"}, "", "none.httpslab.net httpslab.net net", nil, []CAAName{www, caaHasNone}},
+		{[]string{"localhost", "none.httpslab.net", "caa.httpslab.net"}, "", "none.httpslab.net httpslab.net net", []string{"localhost"},
+			[]CAAName{caaHasNone, caaHasRecord}},
+		// A name the resolver does not know, and one it fails on, are
+		// results of their own beside the others'.
+		{[]string{"missing.httpslab.net", "caa.httpslab.net", "broken.httpslab.net"}, "caa.httpslab.net", "caa.httpslab.net", nil,
+			[]CAAName{{Name: "missing.httpslab.net", NXDomain: true}, caaHasRecord,
+				{Name: "broken.httpslab.net", Error: "the resolver " + resolver + " answered SERVFAIL for the CAA records of broken.httpslab.net"}}},
+		// Two CAs for the name; none for its wildcard (issuewild ";").
+		{[]string{"wild.httpslab.net", "*.wild.httpslab.net"}, "wild.httpslab.net", "wild.httpslab.net", nil, []CAAName{
+			{Name: "wild.httpslab.net", At: "wild.httpslab.net", Records: wild, Issuers: []string{"letsencrypt.org", "pki.goog"}, Asked: []string{"wild.httpslab.net"}},
+			{Name: "wild.httpslab.net", Wildcard: true, At: "wild.httpslab.net", Records: wild, Asked: []string{"wild.httpslab.net"}}}},
 	} {
 		leaf := &x509.Certificate{DNSNames: tt.names}
 		got, err := checkCAA(context.Background(), "127.0.0.1", leaf, resolver)
@@ -204,6 +236,10 @@ func TestCAAOfCertificate(t *testing.T) {
 			!slices.Equal(got.Skipped, tt.skipped) {
 			t.Errorf("checkCAA(127.0.0.1, a certificate for %v) = %+v, %v; want the record set at %q, asking %s, skipping %v",
 				tt.names, got, err, tt.name, tt.asked, tt.skipped)
+			continue
+		}
+		if diff := cmp.Diff(tt.results, got.Names); diff != "" {
+			t.Errorf("checkCAA(127.0.0.1, a certificate for %v): names (-want +got):\n%s", tt.names, diff)
 		}
 	}
 	for _, tt := range []struct {
@@ -213,11 +249,64 @@ func TestCAAOfCertificate(t *testing.T) {
 		{nil, "127.0.0.1 is an IP address, and its certificate names no DNS name"},
 		{[]string{"localhost", "www.httpslab.test", "x.invalid"}, "its certificate's DNS names (localhost, www.httpslab.test, x.invalid) are special-use names"},
 		{[]string{"missing.httpslab.net"}, "for its certificate's name missing.httpslab.net: the resolver " + resolver + " does not know"},
+		{[]string{"missing.httpslab.net", "broken.httpslab.net"}, "for its certificate's name missing.httpslab.net: the resolver " + resolver +
+			" does not know missing.httpslab.net (NXDOMAIN): the name is not in the DNS it serves; for its certificate's name broken.httpslab.net: " +
+			"the resolver " + resolver + " answered SERVFAIL"},
 	} {
 		got, err := checkCAA(context.Background(), "127.0.0.1", &x509.Certificate{DNSNames: tt.names}, resolver)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || got != nil {
 			t.Errorf("checkCAA(127.0.0.1, a certificate for %v) = %+v, %v; want not measured, saying %q", tt.names, got, err, tt.want)
 		}
+	}
+
+	// A resolver that never answers holds the names, looked up in
+	// parallel, for one timeout, not one per name.
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	start := time.Now()
+	three := &x509.Certificate{DNSNames: []string{"a.httpslab.net", "b.httpslab.net", "c.httpslab.net"}}
+	got, err := checkCAA(context.Background(), "127.0.0.1", three, silent.LocalAddr().String())
+	if err == nil || got != nil || strings.Count(err.Error(), "for its certificate's name") != 3 {
+		t.Errorf("checkCAA(127.0.0.1, three names, a silent resolver) = %+v, %v; want not measured, saying why for each name", got, err)
+	}
+	if d := time.Since(start); d > caaTimeout+time.Second {
+		t.Errorf("checkCAA(127.0.0.1, three names, a silent resolver) took %v; want about one timeout (%v)", d, caaTimeout)
+	}
+}
+
+// TestCAAMissingNames: for an IP address whose certificate names two DNS
+// names without a record set and one with, caa-missing names both and
+// gives each name's result; its fix, added to the zone, makes it go.
+func TestCAAMissingNames(t *testing.T) {
+	z := caaZone(t)
+	resolver := startDNS(t, z)
+	leaf := &x509.Certificate{DNSNames: []string{"none.httpslab.net", "caa.httpslab.net", "bare.httpslab.net"}}
+	got, err := checkCAA(context.Background(), "127.0.0.1", leaf, resolver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := ruleCAAMissing(&Report{Address: "127.0.0.1:443", CAA: got})
+	title := "no DNS CAA record: any CA may issue certificates for none.httpslab.net, bare.httpslab.net, names in the certificate of 127.0.0.1:443"
+	if len(fs) != 1 || fs[0].Title != title {
+		t.Fatalf("findings %+v; want caa-missing titled %q", fs, title)
+	}
+	for _, want := range []string{"none.httpslab.net: no CAA record at none.httpslab.net, httpslab.net, net",
+		`caa.httpslab.net: 0 issue "letsencrypt.org" at caa.httpslab.net: allows letsencrypt.org`,
+		"bare.httpslab.net: no CAA record at bare.httpslab.net, httpslab.net, net", "asked " + resolver} {
+		if !strings.Contains(fs[0].Evidence, want) {
+			t.Errorf("evidence %q lacks %q", fs[0].Evidence, want)
+		}
+	}
+	for _, line := range strings.Split(fs[0].Fix, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			z.add(t, line)
+		}
+	}
+	if got, err = checkCAA(context.Background(), "127.0.0.1", leaf, resolver); err != nil || ruleCAAMissing(&Report{CAA: got}) != nil {
+		t.Errorf("after the fix: %+v, %v; want every name's record found and no finding", got, err)
 	}
 }
 
@@ -247,10 +336,12 @@ func TestAuditCAAOfIPAddress(t *testing.T) {
 		hosts []string
 		name  string // the name with the record set
 		title string // of caa-missing; "" for none
+		names []CAAName
 	}{
-		{[]string{"127.0.0.1", "localhost", "caa.httpslab.net"}, "caa.httpslab.net", ""},
+		{[]string{"127.0.0.1", "localhost", "caa.httpslab.net"}, "caa.httpslab.net", "", []CAAName{caaHasRecord}},
 		{[]string{"127.0.0.1", "caa.httpslab.net", "none.httpslab.net"}, "",
-			"no DNS CAA record: any CA may issue certificates for none.httpslab.net, a name in the certificate of 127.0.0.1:"},
+			"no DNS CAA record: any CA may issue certificates for none.httpslab.net, a name in the certificate of 127.0.0.1:",
+			[]CAAName{caaHasRecord, caaHasNone}},
 	} {
 		leaf, err := ca.Issue(lab.ECDSAP256, tt.hosts...)
 		if err != nil {
@@ -270,6 +361,26 @@ func TestAuditCAAOfIPAddress(t *testing.T) {
 			t.Errorf("certificate for %v: %+v; want no caa-missing", tt.hosts, f)
 		case tt.title != "" && (f == nil || !strings.HasPrefix(f.Title, tt.title) || !strings.Contains(f.Evidence, "the target is an IP address")):
 			t.Errorf("certificate for %v: caa-missing %+v; want %q, saying the target is an IP address", tt.hosts, f, tt.title)
+		case f != nil && (!strings.Contains(f.Evidence, "none.httpslab.net: no CAA record at") ||
+			!strings.Contains(f.Evidence, `caa.httpslab.net: 0 issue "letsencrypt.org" at caa.httpslab.net: allows letsencrypt.org`)):
+			t.Errorf("certificate for %v: caa-missing evidence %q; want each name's result", tt.hosts, f.Evidence)
+		}
+		// Each name's result, in the certificate's order, and in the
+		// report's JSON as audit --json writes it.
+		var decoded struct {
+			CAA struct {
+				Names []CAAName `json:"names"`
+			} `json:"caa"`
+		}
+		data, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.names, decoded.CAA.Names); diff != "" {
+			t.Errorf("certificate for %v: caa.names in the JSON (-want +got):\n%s", tt.hosts, diff)
 		}
 	}
 
