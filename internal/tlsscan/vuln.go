@@ -99,9 +99,13 @@ func runVulnCheck(ctx context.Context, p *prober, c vulnCheck) VulnCheck {
 }
 
 // results completes the checks with those the enumeration answers (SSLv3)
-// or decides (the fallback SCSV, which depends on the newest version).
+// or decides (the fallback SCSV, which depends on the newest version),
+// and corrects the renegotiation check with it.
 func (s *vulnScan) results(e *Enumeration) []VulnCheck {
 	out := append([]VulnCheck(nil), s.checks...)
+	for i := range out {
+		out[i] = renegotiationUnspoken(out[i], e)
+	}
 	out = append(out, s.fallback.verdict(e), poodle(e))
 	return out
 }

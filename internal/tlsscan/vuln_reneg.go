@@ -3,11 +3,11 @@ package tlsscan
 import (
 	"context"
 	"crypto/ecdh"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -19,9 +19,10 @@ import (
 // It speaks the AEAD suites of TLS 1.2 (AES-GCM and ChaCha20-Poly1305),
 // which every server that follows Mozilla's profiles accepts, and, for
 // the servers that offer no AEAD suite, the CBC suites with HMAC-SHA1,
-// SHA-256 or SHA-384 (AES and 3DES), each with ECDHE, DHE (an RSA
-// certificate) or RSA key exchange: a server that holds TLS 1.2 to DHE
-// suites is measured too, not taken for one without TLS 1.2.
+// SHA-256 or SHA-384 (AES and 3DES), each with ECDHE (on any of four
+// curves), DHE (an RSA certificate) or RSA key exchange: a server that
+// holds TLS 1.2 to DHE suites or to one curve is measured too, not taken
+// for one without TLS 1.2.
 
 const idClientRenegotiation = "client-renegotiation"
 
@@ -101,7 +102,7 @@ func (out *fullFlight) read(typ uint8, body []byte) (done bool, err error) {
 // new one with a ClientHello inside it: a ServerHello in answer is a
 // renegotiation the client started.
 func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, string, error) {
-	h := clientHello{version: VersionTLS12, suites: renegOffer, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, serverName: p.serverName, noTicket: true}
+	h := clientHello{version: VersionTLS12, suites: renegOffer, groups: renegGroupOrder, serverName: p.serverName, noTicket: true}
 	msg, err := h.marshal()
 	if err != nil {
 		return "", "", err
@@ -128,6 +129,24 @@ func checkClientRenegotiation(ctx context.Context, p *prober) (VulnStatus, strin
 	f.clientRand = msg[11:43]
 	status, seen, err := renegotiate(c, f, msg[5:])
 	return status, SuiteName(f.hello.suite) + ": " + seen, err
+}
+
+// renegotiationUnspoken turns the client-renegotiation check's "no TLS 1.2
+// handshake" into not measured when the enumeration found TLS 1.2 all the
+// same: the server holds it to what the check does not speak (Camellia,
+// ARIA or CCM suites, DSS certificates), and whether it renegotiates when
+// asked is unknown.
+func renegotiationUnspoken(c VulnCheck, e *Enumeration) VulnCheck {
+	v := e.Version(VersionTLS12)
+	if c.ID != idClientRenegotiation || c.Status != NotApplicable || v == nil || !v.Supported {
+		return c
+	}
+	answer, _, _ := strings.Cut(c.Seen, ": no TLS 1.2")
+	c.Status, c.Seen = NotMeasured, fmt.Sprintf("the enumeration found TLS 1.2 (%s), yet %s", suiteNames(v.Suites), answer)
+	if !slices.ContainsFunc(v.Suites, func(s Suite) bool { _, ok := renegSuites[s.ID]; return ok }) {
+		c.Seen = fmt.Sprintf("TLS 1.2 is spoken only with suites the check does not speak (%s): %s", suiteNames(v.Suites), answer)
+	}
+	return c
 }
 
 // renegotiate finishes the handshake of f and sends a new ClientHello.
@@ -159,7 +178,7 @@ func renegotiate(c *vulnConn, f fullFlight, hello []byte) (VulnStatus, string, e
 	if err := readServerFinished(c, in); err != nil {
 		return "", "", fmt.Errorf("completing the TLS 1.2 handshake: %w", err)
 	}
-	again := clientHello{version: VersionTLS12, suites: renegOffer, groups: []tls.CurveID{tls.X25519, tls.CurveP256}, noTicket: true}
+	again := clientHello{version: VersionTLS12, suites: renegOffer, groups: renegGroupOrder, noTicket: true}
 	if f.riAgreed {
 		again.renegotiationInfo = verify // RFC 5746, 3.5: the client's verify_data
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -14,9 +15,18 @@ import (
 )
 
 // The key exchanges of the renegotiation check's TLS 1.2 handshake:
-// ECDHE on X25519 or P-256, finite-field DHE on the server's group, and
-// RSA. Each reads what the server's ServerKeyExchange sent and makes the
+// ECDHE on X25519, P-256, P-384 or P-521, finite-field DHE on the
+// server's group, and RSA. Each reads what the server's ServerKeyExchange sent and makes the
 // ClientKeyExchange and the premaster secret.
+
+// renegGroups are the ECDHE groups the check offers: every curve a
+// server may be held to (nginx's ssl_ecdh_curve secp384r1, say) that
+// crypto/ecdh computes with.
+var renegGroups = map[tls.CurveID]ecdh.Curve{tls.X25519: ecdh.X25519(), tls.CurveP256: ecdh.P256(),
+	tls.CurveP384: ecdh.P384(), tls.CurveP521: ecdh.P521()}
+
+// renegGroupOrder is the order of renegGroups in the ClientHello.
+var renegGroupOrder = []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521}
 
 // dhGroup is a finite-field group as a ServerKeyExchange sends it.
 type dhGroup struct{ p, g *big.Int }
@@ -40,14 +50,11 @@ func (out *fullFlight) readECDHParams(body []byte) error {
 	if !s.ReadUint8(&curveType) || curveType != 3 || !s.ReadUint16(&group) || !s.ReadUint8LengthPrefixed(&point) {
 		return errors.New("parsing ServerKeyExchange: not a named curve")
 	}
-	switch group {
-	case 29:
-		out.curve = ecdh.X25519()
-	case 23:
-		out.curve = ecdh.P256()
-	default:
+	curve, ok := renegGroups[tls.CurveID(group)]
+	if !ok {
 		return fmt.Errorf("ServerKeyExchange: group %d is not one offered", group)
 	}
+	out.curve = curve
 	out.serverKey = append([]byte(nil), point...)
 	return nil
 }

@@ -342,3 +342,38 @@ func TestClientCBCRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRenegotiationUnspoken: the client-renegotiation check's "no TLS 1.2
+// handshake" becomes not measured when the enumeration found TLS 1.2,
+// saying whether the check speaks none of its suites; any other outcome,
+// or a server without TLS 1.2, is left as it was.
+func TestRenegotiationUnspoken(t *testing.T) {
+	const seen = "a TLS 1.2 ClientHello got alert 40 (handshake_failure): no TLS 1.2 handshake to renegotiate"
+	camellia := Suite{ID: 0xc076, Name: "TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256"}
+	gcm := Suite{ID: 0xc02f, Name: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}
+	tls12 := func(supported bool, suites ...Suite) *Enumeration {
+		return &Enumeration{Versions: []VersionResult{{Version: VersionTLS12, Supported: supported, Suites: suites}}}
+	}
+	for _, tt := range []struct {
+		name   string
+		check  VulnCheck
+		e      *Enumeration
+		status VulnStatus
+		seen   string
+	}{
+		{"unspoken", VulnCheck{ID: idClientRenegotiation, Status: NotApplicable, Seen: seen}, tls12(true, camellia), NotMeasured,
+			"TLS 1.2 is spoken only with suites the check does not speak (TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256): " +
+				"a TLS 1.2 ClientHello got alert 40 (handshake_failure)"},
+		{"spoken", VulnCheck{ID: idClientRenegotiation, Status: NotApplicable, Seen: seen}, tls12(true, camellia, gcm), NotMeasured,
+			"the enumeration found TLS 1.2 (TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256), " +
+				"yet a TLS 1.2 ClientHello got alert 40 (handshake_failure)"},
+		{"no TLS 1.2", VulnCheck{ID: idClientRenegotiation, Status: NotApplicable, Seen: seen}, tls12(false), NotApplicable, seen},
+		{"measured", VulnCheck{ID: idClientRenegotiation, Status: NotVulnerable, Seen: "refused"}, tls12(true, camellia), NotVulnerable, "refused"},
+		{"another check", VulnCheck{ID: idHeartbleed, Status: NotApplicable, Seen: seen}, tls12(true, camellia), NotApplicable, seen},
+	} {
+		got := renegotiationUnspoken(tt.check, tt.e)
+		if got.Status != tt.status || got.Seen != tt.seen {
+			t.Errorf("%s: renegotiationUnspoken = %s (%s); want %s (%s)", tt.name, got.Status, got.Seen, tt.status, tt.seen)
+		}
+	}
+}

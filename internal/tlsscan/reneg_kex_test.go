@@ -5,6 +5,7 @@ package tlsscan
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,43 @@ func TestClientRenegotiationDHEOpenSSL(t *testing.T) {
 				checkRenegotiationVerdict(t, addr, tt.ciphers, tt.want, allow)
 			})
 		}
+	}
+}
+
+// TestClientRenegotiationGroupsNginx: nginx held to one ECDHE group,
+// secp384r1 or secp521r1, gets the check's handshake on that group and
+// refuses its request for a new one, as it refuses openssl s_client's R,
+// instead of being taken for a server without TLS 1.2.
+func TestClientRenegotiationGroupsNginx(t *testing.T) {
+	for _, curve := range []string{"secp384r1", "secp521r1"} {
+		t.Run(curve, func(t *testing.T) {
+			t.Parallel()
+			const ciphers = "ECDHE-RSA-AES128-GCM-SHA256"
+			n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+				TLSDirectives: "ssl_protocols TLSv1.2;\nssl_ciphers " + ciphers + ";\nssl_ecdh_curve " + curve + ";"})
+			u, _ := url.Parse(n.HTTPSURL)
+			checkRenegotiationVerdict(t, u.Host, ciphers, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", false)
+		})
+	}
+}
+
+// TestClientRenegotiationUnspokenSuites: nginx that speaks TLS 1.2 only
+// with a Camellia suite, which the renegotiation check does not speak,
+// refuses the check's ClientHello; the audit, whose enumeration found
+// TLS 1.2 with that suite, says the check was not measured, naming it,
+// instead of taking the server for one without TLS 1.2.
+func TestClientRenegotiationUnspokenSuites(t *testing.T) {
+	t.Parallel()
+	n := labtest.StartNginx(t, lab.NginxConfig{Cert: lab.RSA2048, NoDefaults: true,
+		TLSDirectives: "ssl_protocols TLSv1.2 TLSv1.3;\nssl_ciphers ECDHE-RSA-CAMELLIA128-SHA256;"})
+	u, _ := url.Parse(n.HTTPSURL)
+	rep := auditAddr(t, u.Host)
+	c := checkByID(rep, idClientRenegotiation)
+	const suite = "TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256"
+	if c == nil || c.Status != NotMeasured || !strings.Contains(c.Seen, "suites the check does not speak ("+suite+")") {
+		t.Fatalf("client-renegotiation %+v; want not measured, naming %s", c, suite)
+	}
+	if !slices.ContainsFunc(rep.NotChecked, func(s string) bool { return strings.HasPrefix(s, "vulnerability "+idClientRenegotiation+": ") }) {
+		t.Errorf("not checked %q; want the client-renegotiation check listed", rep.NotChecked)
 	}
 }
