@@ -10,9 +10,10 @@
 #   (none)       every version and suite, in the client's order
 #   server-order the same in nginx's own order (ssl_prefer_server_ciphers
 #                on), whose order audit reads from the server's picks
-#   targets      each nginx target of scripts/audit-peers.sh in turn (those
+#   targets      each target of scripts/audit-peers.sh in turn (the nginx
+#                configurations and the servers with a TLS flaw; those
 #                reached by a DNS name aside), then a table of them all;
-#                TARGETS=modern,legacy chooses some
+#                TARGETS=modern,fake-heartbleed chooses some
 #   RUNS=5       audits per target
 #   RTT=100ms    the emulated link's round-trip time
 #   CERT=rsa-2048 nginx's certificate key kind (rsa-4096, ecdsa-p256, ...)
@@ -125,7 +126,7 @@ if len(sys.argv) > 3:
 measure() {
 	local label=${1:-}
 	start_nginx
-	echo "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') at $https${label:+ ($label)}"
+	echo "${label:-nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')} at $https"
 	# The targets' flawed certificates (expired, wrong name, no
 	# intermediate) are audited as audit-peers.sh does, with -k.
 	audit_times "$https" "$ca" ${label:+-k} | summary "loopback" 0 ${label:+"$tmp/table.loopback" "$label"}
@@ -158,8 +159,11 @@ if [[ $directives != targets ]]; then
 	measure
 	exit 0
 fi
-names=${TARGETS:-modern,legacy,rsa4096-dh1024,tls13-p384,expired,missing-intermediate,wrong-name,sha1-leaf,plain-no-redirect,redirect-chain,nginx-defaults}
-IFS=, read -r -a names <<<"$names"
+if [[ -n ${TARGETS:-} ]]; then
+	IFS=, read -r -a names <<<"$TARGETS"
+else
+	mapfile -t names < <("$tmp/auditpeers" -list)
+fi
 for name in "${names[@]}"; do
 	helper_args=(-target "$name")
 	measure "$name"

@@ -14,7 +14,7 @@ import (
 // closed, so a handle that blocks on its connection returns.
 func ServeTCP(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
-	addr, stop, err := serveTCP(handle)
+	addr, stop, err := serveTCP("", handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,10 +22,14 @@ func ServeTCP(t testing.TB, handle func(net.Conn)) string {
 	return addr
 }
 
-// serveTCP is ServeTCP outside a test: stop closes the listener and every
-// connection still open, and waits for their handlers.
-func serveTCP(handle func(net.Conn)) (addr string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// serveTCP is ServeTCP outside a test, on host (127.0.0.1 when ""): stop
+// closes the listener and every connection still open, and waits for
+// their handlers.
+func serveTCP(host string, handle func(net.Conn)) (addr string, stop func(), err error) {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return "", nil, err
 	}

@@ -118,12 +118,21 @@ func StartVulnServer(t testing.TB, v Vuln) *VulnServer {
 
 // NewVulnServer is StartVulnServer outside a test (scripts/audit-peers.sh
 // runs testssl and sslscan against these servers): Close stops it.
-func NewVulnServer(v Vuln) (*VulnServer, error) {
+func NewVulnServer(v Vuln) (*VulnServer, error) { return NewVulnServerAt(v, "") }
+
+// NewVulnServerAt is NewVulnServer listening on host (127.0.0.1 when ""),
+// such as the address of a namespace behind an emulated link
+// (scripts/audit-time.sh); its certificate also names host.
+func NewVulnServerAt(v Vuln, host string) (*VulnServer, error) {
 	ca, err := lab.NewCA(lab.RSA2048)
 	if err != nil {
 		return nil, err
 	}
-	leaf, err := ca.Issue(lab.RSA2048, lab.DefaultHosts...)
+	hosts := lab.DefaultHosts
+	if host != "" && !slices.Contains(hosts, host) {
+		hosts = append(slices.Clip(hosts), host)
+	}
+	leaf, err := ca.Issue(lab.RSA2048, hosts...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +146,7 @@ func NewVulnServer(v Vuln) (*VulnServer, error) {
 		_, _ = io.WriteString(w, "<html><body>vulnerable</body></html>\n")
 	}), ReadHeaderTimeout: 5 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = s.http.Serve(s.ln) }()
-	if s.Addr, s.stop, err = serveTCP(s.handle); err != nil {
+	if s.Addr, s.stop, err = serveTCP(host, s.handle); err != nil {
 		s.http.Close()
 		return nil, err
 	}
@@ -194,7 +203,7 @@ func (s *VulnServer) byHand(h clientHello) bool {
 		_, ok := h.exts[15]
 		return ok
 	case CCSInjection, InsecureRenegotiation, ROBOT:
-		return !h.tls13
+		return !h.tls13 && offersRSA(h.suites)
 	case ClientRenegotiation:
 		return !h.tls13 && slices.Contains(h.suites, suiteRSAAES128GCM)
 	case Ticketbleed:
@@ -202,9 +211,18 @@ func (s *VulnServer) byHand(h clientHello) bool {
 	case Compression:
 		return slices.Contains(h.compression, 1)
 	case SSLv3:
-		return h.version == 0x0300
+		return h.version == 0x0300 && offersRSA(h.suites)
 	}
 	return false
+}
+
+// offersRSA reports whether the client offers one of the RSA key-exchange
+// suites a handshake by hand answers with. The flawed servers whose every
+// TLS 1.2 handshake goes by hand answer others as Go's server does (or,
+// for SSLv3, refuse them): a server that took any suite offered would
+// have hundreds, as no real server does.
+func offersRSA(suites []uint16) bool {
+	return slices.ContainsFunc(rsaSuites, func(s uint16) bool { return slices.Contains(suites, s) })
 }
 
 // clientHello is what a VulnServer reads of a ClientHello.

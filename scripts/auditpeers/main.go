@@ -2,13 +2,13 @@
 //
 //	auditpeers [-tls DIRECTIVES] [-cert KIND] [-http2=false] [-host ADDR] [-chain incomplete]
 //	auditpeers -target NAME [-host ADDR]
+//	auditpeers -list
 //
 // starts a private lab nginx (on 127.0.0.1, or ADDR) whose HTTPS block has the given directives
 // (with -chain incomplete, serving a leaf of an intermediate CA without that intermediate)
 // and none of the lab's default ssl_* lines (so that the tools are compared
-// on exactly what the directives say), or the nginx of one target of the
-// comparison (see targets.go; those reached by a DNS name and the flawed
-// servers are not served alone), prints its HTTPS URL, plain URL and
+// on exactly what the directives say), or one target of the comparison
+// (see targets.go; those reached by a DNS name are not served alone), prints its HTTPS URL, plain URL and
 // CA file on stdout, one per line, and serves until its standard input
 // closes or it is interrupted.
 //
@@ -64,7 +64,12 @@ func main() {
 	host := flag.String("host", "", "the address to listen on (default 127.0.0.1)")
 	chain := flag.String("chain", "", `"incomplete": a leaf of an intermediate CA, served without the intermediate`)
 	name := flag.String("target", "", "serve this target of the comparison instead")
+	list := flag.Bool("list", false, "print the names of the targets -target serves")
 	flag.Parse()
+	if *list {
+		fmt.Println(strings.Join(servedAlone(), "\n"))
+		return
+	}
 	if *name != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -108,21 +113,17 @@ func run(ctx context.Context, directives string, http2 bool, cert, host string, 
 	return nil
 }
 
-// serveTarget starts the nginx of the named target on host, prints its
+// serveTarget starts the named target on host, prints its
 // URLs and CA file as run does, and serves as long as run would.
 func serveTarget(ctx context.Context, name, host string) error {
 	var tg target
-	var names []string
 	for _, t := range targets() {
-		if t.Vuln == "" && t.DNSName == "" {
-			names = append(names, t.Name)
-			if t.Name == name {
-				tg = t
-			}
+		if t.Name == name && t.DNSName == "" {
+			tg = t
 		}
 	}
 	if tg.Name == "" {
-		return fmt.Errorf("-target %q: want one of %s", name, strings.Join(names, ", "))
+		return fmt.Errorf("-target %q: want one of %s", name, strings.Join(servedAlone(), ", "))
 	}
 	dir, err := os.MkdirTemp("", "auditpeers-")
 	if err != nil {
@@ -135,10 +136,26 @@ func serveTarget(ctx context.Context, name, host string) error {
 	}
 	defer r.Close()
 	fmt.Println("https://" + r.HostPort)
-	fmt.Println("http://" + net.JoinHostPort(hostOr(host), r.PlainPort))
+	if r.PlainPort != "" {
+		fmt.Println("http://" + net.JoinHostPort(hostOr(host), r.PlainPort))
+	} else {
+		fmt.Println("-")
+	}
 	fmt.Println(r.CAFile)
 	serveUntilStdinCloses(ctx)
 	return nil
+}
+
+// servedAlone names the targets -target serves: all but those reached by
+// a DNS name.
+func servedAlone() []string {
+	var names []string
+	for _, t := range targets() {
+		if t.DNSName == "" {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 func hostOr(host string) string {

@@ -152,11 +152,11 @@ type running struct {
 	Close     func()
 }
 
-// start starts the target, its files in dir; an nginx target listens on
-// host ("" for 127.0.0.1).
+// start starts the target, its files in dir, listening on host ("" for
+// 127.0.0.1).
 func (tg target) start(ctx context.Context, dir, host string) (*running, error) {
 	if tg.Vuln != "" {
-		s, err := labtest.NewVulnServer(tg.Vuln)
+		s, err := labtest.NewVulnServerAt(tg.Vuln, host)
 		if err != nil {
 			return nil, err
 		}
