@@ -216,6 +216,10 @@ func (e *env) pageMeasure(args []string) (experiment.Measurement, experiment.Tar
 		return nil, t, withHint(usagef("page's --json, --csv, --har, --urls, --html and link flags do not apply inside experiment"),
 			"experiment writes its own --json and takes the link flags itself, before --")
 	}
+	if fl.Changed("warmup") {
+		return nil, t, withHint(usagef("page's --warmup does not apply inside experiment"),
+			"experiment warms every variant up itself before its measured blocks")
+	}
 	if fl.NArg() != 1 {
 		return nil, t, usagef("page: want the page's URL, got %d arguments", fl.NArg())
 	}

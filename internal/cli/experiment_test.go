@@ -85,6 +85,7 @@ func TestExperimentUsage(t *testing.T) {
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "probe", "-n", "3"}, "probe: want one URL, got 0"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page", "--protocols", "h1,h2", url}, "page: one protocol inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page", "--har", "x.har", url}, "do not apply inside experiment"},
+		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page", "--warmup", "0", url}, "--warmup does not apply inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "page"}, "page: want the page's URL, got 0"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "bench", "--json", url}, "do not apply inside experiment"},
 		{[]string{"--nginx", conf, "--vary", "a=1|2", "--", "compare", "--vary", "tls"}, "compare inside experiment: want the server's URL"},

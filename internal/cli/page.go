@@ -53,6 +53,7 @@ func pageCommand(e *env) (*cobra.Command, *pageFlags) {
 	f.link.add(fl)
 	fl.StringVar(&f.p.Protocols, "protocols", "", "load over each of these, interleaved: http, h1, h2, h3 (comma-separated)")
 	fl.IntVarP(&f.p.Rounds, "rounds", "n", page.DefaultRounds, "measured loads per protocol")
+	fl.IntVar(&f.p.Warmup, "warmup", 1, "unmeasured rounds first (0: none)")
 	fl.StringVar(&f.p.Engine, "engine", "httpslab", "what loads the page: httpslab (its own scheduler) or chromium (a headless Chromium per load)")
 	fl.BoolVar(&f.warm, "warm", false, "resume the TLS sessions of the previous load over the same protocol")
 	fl.StringVar(&f.httpURL, "http-url", "", "the page's plain-HTTP URL for the http protocol (default: the URL on port 80)")
@@ -134,7 +135,7 @@ func writeHAR(har *os.File, write func() error) error {
 // pageCompare turns the flags into the runner, starting the embedded
 // server when no URL is given; the returned function stops it.
 func (e *env) pageCompare(args []string, f *pageFlags) (page.Compare, string, func(), error) {
-	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.p.Rounds, Warm: f.warm, Seed: f.seed}
+	c := page.Compare{HTTPURL: f.httpURL, Rounds: f.p.Rounds, Warmup: f.p.CompareWarmup(), Warm: f.warm, Seed: f.seed}
 	closeSrv := func() {}
 	if err := f.getOnly(); err != nil {
 		return c, "", closeSrv, err

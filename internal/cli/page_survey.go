@@ -81,7 +81,7 @@ func (f *pageFlags) survey(args []string) (page.Survey, error) {
 	if err != nil {
 		return s, err
 	}
-	s.Compare = page.Compare{Load: cfg, Rounds: f.p.Rounds, Warm: f.warm, Seed: f.seed}
+	s.Compare = page.Compare{Load: cfg, Rounds: f.p.Rounds, Warmup: f.p.CompareWarmup(), Warm: f.warm, Seed: f.seed}
 	s.Compare.Protocols, err = f.p.ProtocolList(f.req.Curl, s.Pages[0].URL)
 	return s, err
 }

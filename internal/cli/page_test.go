@@ -74,6 +74,7 @@ func TestPageUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"page", "-n", "0"}, "-n 0: want 1 to 1000"},
+		{[]string{"page", "--warmup", "-1"}, "--warmup -1: want 0 to 100"},
 		{[]string{"page", "--protocols", "h9"}, `unknown protocol "h9"`},
 		{[]string{"page", "--protocols", "h1,h2", "--http2"}, "choose --protocols or one of"},
 		{[]string{"page", "-d", "x"}, "--data: page sends GET requests"},

@@ -14,6 +14,7 @@ import (
 // checks them. Errors name the flags and are usage errors.
 type Flags struct {
 	Rounds            int    // -n
+	Warmup            int    // --warmup: unmeasured rounds first, 0 for none
 	MaxConnsPerOrigin int    // --max-conns-per-origin
 	MaxStreams        int    // --max-streams
 	MaxResources      int    // --max-resources
@@ -33,6 +34,8 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	switch {
 	case f.Rounds < 1 || f.Rounds > 1000:
 		return cfg, usage.Errorf("-n %d: want 1 to 1000", f.Rounds)
+	case f.Warmup < 0 || f.Warmup > 100:
+		return cfg, usage.Errorf("--warmup %d: want 0 to 100", f.Warmup)
 	case f.MaxConnsPerOrigin < 1 || f.MaxConnsPerOrigin > 64:
 		return cfg, usage.Errorf("--max-conns-per-origin %d: want 1 to 64", f.MaxConnsPerOrigin)
 	case f.MaxStreams < 1 || f.MaxStreams > 1000:
@@ -80,6 +83,14 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.MaxConnsPerOrigin, f.MaxStreams, f.MaxResources
 	cfg.MaxHeaderBytes = c.MaxHeaderBytes
 	return cfg, nil
+}
+
+// CompareWarmup is Compare.Warmup for --warmup, whose 0 is none.
+func (f Flags) CompareWarmup() int {
+	if f.Warmup == 0 {
+		return -1
+	}
+	return f.Warmup
 }
 
 // MaxModelDuration bounds --response-cost, --response-cost-per-mb and

@@ -18,6 +18,10 @@ func TestFlagsConfig(t *testing.T) {
 	}{
 		{"defaults", func(*Flags, *transport.Curl) {}, ""},
 		{"rounds", func(f *Flags, _ *transport.Curl) { f.Rounds = 0 }, "-n 0: want 1 to 1000"},
+		{"no warm-up", func(f *Flags, _ *transport.Curl) { f.Warmup = 0 }, ""},
+		{"warm-up", func(f *Flags, _ *transport.Curl) { f.Warmup = 100 }, ""},
+		{"warm-up negative", func(f *Flags, _ *transport.Curl) { f.Warmup = -1 }, "--warmup -1: want 0 to 100"},
+		{"warm-up too long", func(f *Flags, _ *transport.Curl) { f.Warmup = 101 }, "--warmup 101: want 0 to 100"},
 		{"conns", func(f *Flags, _ *transport.Curl) { f.MaxConnsPerOrigin = 65 }, "--max-conns-per-origin 65"},
 		{"streams", func(f *Flags, _ *transport.Curl) { f.MaxStreams = 0 }, "--max-streams 0"},
 		{"resources", func(f *Flags, _ *transport.Curl) { f.MaxResources = 100001 }, "--max-resources 100001"},

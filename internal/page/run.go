@@ -24,6 +24,10 @@ type Compare struct {
 	Protocols []Protocol
 	// Rounds is the number of measured loads per protocol; 0 means 10.
 	Rounds int
+	// Warmup is the number of unmeasured rounds before them; 0 means 1,
+	// a negative value none (for a run on a server that earlier runs
+	// have warmed up).
+	Warmup int
 	// Warm lets each load resume the TLS sessions of the previous load
 	// over the same protocol, as a second visit with an empty cache
 	// would; otherwise every load starts cold.
@@ -48,8 +52,8 @@ var keys = map[Protocol]compare.Key{
 }
 
 // Run loads the page Rounds times over each protocol, interleaved round
-// by round in a shuffled order (compare's engine), after one unmeasured
-// warm-up round, and summarises the loads. When ctx is cancelled it
+// by round in a shuffled order (compare's engine), after Warmup
+// unmeasured rounds, and summarises the loads. When ctx is cancelled it
 // returns what was measured so far with the context's error.
 func (c Compare) Run(ctx context.Context) (*Result, error) {
 	if len(c.Protocols) == 0 {
@@ -71,7 +75,7 @@ func (c Compare) Run(ctx context.Context) (*Result, error) {
 		}
 		variants = append(variants, compare.Variant{Key: keys[p], Sampler: sampler(cfg, &loads[i])})
 	}
-	res, err := compare.Run(ctx, compare.Config{Variants: variants, Runs: rounds, Seed: c.Seed, Progress: c.Progress})
+	res, err := compare.Run(ctx, compare.Config{Variants: variants, Runs: rounds, Warmup: c.Warmup, Seed: c.Seed, Progress: c.Progress})
 	if res == nil {
 		return nil, err
 	}

@@ -70,6 +70,30 @@ func TestWarmLoads(t *testing.T) {
 	}
 }
 
+// TestWarmup checks that the warm-up round runs by default and not with a
+// negative Warmup: a warm load resumes the session of the load before
+// it, which for the one measured load is the warm-up's.
+func TestWarmup(t *testing.T) {
+	srv := labtest.StartServer(t, lab.Config{})
+	for _, warmup := range []int{0, -1} {
+		c := Compare{
+			Load:      Config{URL: srv.HTTPSURL + "/page/images?n=4&size=100", TLS: transport.TLS{Trust: transport.Trust{RootCAs: srv.CA.Pool()}}},
+			Protocols: []Protocol{HTTP2},
+			Rounds:    1,
+			Warmup:    warmup,
+			Warm:      true,
+		}
+		res, err := c.Run(context.Background())
+		if err != nil {
+			t.Fatalf("Run (Warmup %d): %v", warmup, err)
+		}
+		p := res.Protocols[0]
+		if want := warmup == 0; p.LoadTime.N != 1 || (p.Resumed > 0) != want {
+			t.Errorf("Warmup %d: %d loads, %v of %v handshakes resumed; want 1 load, resumed %v", warmup, p.LoadTime.N, p.Resumed, p.Handshakes, want)
+		}
+	}
+}
+
 // TestChoose checks the protocols of a run: a list, deduplicated in its
 // order, or the one forced, by the page's scheme.
 func TestChoose(t *testing.T) {
