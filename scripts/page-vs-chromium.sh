@@ -3,30 +3,45 @@
 # real browser. Seed 003's three pages (/page/images?n=360&size=18300,
 # /page/scripts?n=360&size=33100, /page/mixed) are loaded from the
 # embedded server behind an emulated link, over HTTP/1.1 and HTTP/2,
-# N times each (interleaved) by headless Chromium (--engine chromium),
-# by httpslab's engine, and by httpslab's engine with the browser's
-# processing modelled (--response-cost, --response-cost-per-mb,
-# --response-delay), on two links: 40 ms alone, and 40 ms at 20 Mbit/s.
+# N times each by headless Chromium (--engine chromium), by httpslab's
+# engine, and by httpslab's engine with the browser's processing
+# modelled (--response-cost, --response-cost-per-mb, --response-delay),
+# on two links: 40 ms alone, and 40 ms at 20 Mbit/s.
 #
-# The model's three durations are measured on other pages first, where
-# the browser's time is its own work: the processing time per response
-# (--response-cost) over HTTP/2 on 360 images of 1 kB (the network takes
-# a few round trips), as (Chromium's median - httpslab's median) /
-# requests; the processing time per MB of body (--response-cost-per-mb)
-# over HTTP/2 on 24 images of 300 kB (7.2 MB in few responses), as
-# (Chromium's median - the median of httpslab with that cost) / MB; and
-# the delay of each response's hand-offs (--response-delay) over HTTP/1.1
-# on the 360 images of 1 kB, as (Chromium's median - the median of
-# httpslab with both costs) / rounds of six requests. Chromium's own
-# network events show why one queue models both costs: its load event
-# comes a few ms after the last response completed in its network
-# service (Network.loadingFinished), and that completion, not the
-# scripts' execution in the renderer (under 3 ms each, in document
-# order as they come), lags the network: the network service reads,
-# decrypts and hands on every response and its bytes on one thread, on
-# cores it shares with the renderer. They are measured again after the
-# pages, to show how much they drifted while the pages loaded (the
-# machine's other load changes them).
+# The model's three durations are measured from Chromium on other pages,
+# where the browser's time is its own work: the processing time per
+# response (--response-cost) over HTTP/2 on 360 images of 1 kB (the
+# network takes a few round trips), as (Chromium's median - httpslab's
+# median) / requests; the processing time per MB of body
+# (--response-cost-per-mb) over HTTP/2 on 24 images of 300 kB (7.2 MB in
+# few responses), as (Chromium's median - the median of httpslab with
+# that cost) / MB; and the delay of each response's hand-offs
+# (--response-delay) over HTTP/1.1 on the 360 images of 1 kB, as
+# (Chromium's median - the median of httpslab with both costs) / rounds
+# of six requests. Chromium's own network events show why one queue
+# models both costs: its load event comes a few ms after the last
+# response completed in its network service (Network.loadingFinished),
+# and that completion, not the scripts' execution in the renderer (under
+# 3 ms each, in document order as they come), lags the network: the
+# network service reads, decrypts and hands on every response and its
+# bytes on one thread, on cores it shares with the renderer.
+#
+# That work follows the machine's other load, which can change within
+# minutes (on two shared cores the cost per MB has halved within one
+# run). So each page has its own calibration, measured beside its loads:
+# for each of N rounds, Chromium loads the calibration pages (1 kB images
+# over HTTP/1.1 and HTTP/2, 300 kB images over HTTP/2) and the page
+# (HTTP/1.1 and HTTP/2), and httpslab's engine the 1 kB images (HTTP/2)
+# and the page (HTTP/1.1 and HTTP/2), one load of each, in a shuffled
+# order; Chromium's medians for the calibration and for the page thus
+# come from the same minutes. Then httpslab's engine with the durations
+# measured so far loads the calibration pages N times (for the cost per
+# MB, then for the delay), and the page N times per protocol with all
+# three. The report gives each page's durations with their inputs, each
+# round's value (from that round's Chromium load), and how they drifted
+# from page to page. Every load is its own run (-n 1 --warmup 0, each
+# round's protocols in another order); one unmeasured load per engine
+# warms the server and the link up first.
 #
 # For each page and protocol it prints the medians of the three, the
 # ratio Chromium / httpslab without and with the model (the target:
@@ -35,16 +50,21 @@
 # DOMContentLoaded. While the pages load, a prober opens a TCP
 # connection to the server every 200 ms and prints the connect times it
 # saw: the round trip the link delivered during the runs (the link's
-# forwarder shares the machine with the browser).
+# forwarder shares the machine with the browser). N=3 takes about
+# 15 minutes on two cores.
 #
 # Needs root (the link), Debian's chromium and python3. With KEEP=DIR the
 # JSON results and the probes' round trips are copied to DIR; LINKS
-# chooses the links (default "rtt40 rtt40-20mbit").
+# chooses the links (default "rtt40 rtt40-20mbit"); SEED fixes the
+# shuffled orders (default 3).
 # Usage: scripts/page-vs-chromium.sh [N]   (N loads per protocol, default 3)
 set -euo pipefail
 n=${1:-3}
-case $n in '' | *[!0-9]*) echo "usage: $0 [N]" >&2; exit 2 ;; esac
+case $n in '' | *[!0-9]* | 0) echo "usage: $0 [N]" >&2; exit 2 ;; esac
+seed=${SEED:-3}
+case $seed in '' | *[!0-9]*) echo "SEED: want a number" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
+start=$(date +%s)
 work=$(mktemp -d)
 serve_pid=""
 probe_pid=""
@@ -82,61 +102,131 @@ EOF
 # slug PATH: a page's part of a result file's name.
 slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
 
-# calibrate NAME WHEN: measures the modelled browser's three durations
-# on the calibration pages and prints them as "COST PERMB DELAY", as
-# --response-cost, --response-cost-per-mb and --response-delay take them
-# (0s where Chromium was not slower). The cost: Chromium's median over
-# HTTP/2 minus httpslab's, per request. The cost per MB: on the page of
-# large images, Chromium's median over HTTP/2 minus that of httpslab with
-# the cost modelled, per MB of the bodies. The delay: Chromium's median
-# over HTTP/1.1 minus that of httpslab with both costs modelled, per
-# round of requests on its six connections (a request's hand-offs lie on
-# its connection's path).
-calibrate() {
-	local b="$work/$1-chromium-cal$2.json" o="$work/$1-httpslab-cal$2.json" m="$work/$1-model-cal$2.json" cost permb
-	local bb="$work/$1-chromium-calmb$2.json" ob="$work/$1-model-calmb$2.json"
-	"$work/httpslab" page "$https$calibration" --cacert "$ca" --engine chromium --protocols h1,h2 -n "$n" --seed 3 --json \
-		>"$b" 2>>"$work/errors.txt" || echo "httpslab page chromium $calibration failed: $(tail -1 "$work/errors.txt")" >&2
-	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http2 -n "$n" --seed 3 --json \
-		>"$o" 2>>"$work/errors.txt" || echo "httpslab page $calibration failed: $(tail -1 "$work/errors.txt")" >&2
-	cost=$(python3 - "$b" "$o" <<'EOF'
-import json, sys
-try:
-    b, o = ({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}["h2"] for f in sys.argv[1:])
-    print("%dus" % max(round((b["load_ms"]["median"] - o["load_ms"]["median"]) / o["requests"] * 1000), 0))
-except Exception:
-    print("0s")
+# The results' arithmetic, shared by the calibration and the report. A
+# run is the JSON of one httpslab page; a pattern's runs (its files,
+# e.g. the rounds' single loads) are merged per protocol: every load
+# time, their median, and the details (requests, the browser's CPU,
+# bytes, DOMContentLoaded) of the run whose median load is the middle
+# one.
+cat >"$work/results.py" <<'EOF'
+import glob, json, re, statistics
+
+def _round(f):
+    m = re.search(r"-r(\d+)\.json$", f)
+    return int(m.group(1)) if m else 0
+
+def runs(pattern):
+    out = []
+    for f in sorted(glob.glob(pattern), key=_round):
+        try:
+            out.append({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]})
+        except Exception:
+            pass
+    return out
+
+def merged(pattern, proto):
+    """The loads of proto in the runs of pattern, or None."""
+    ps = [r[proto] for r in runs(pattern) if proto in r and r[proto].get("loads_ms")]
+    if not ps:
+        return None
+    loads = [x for p in ps for x in p["loads_ms"]]
+    mid = sorted(ps, key=lambda p: p["load_ms"]["median"])[(len(ps) - 1) // 2]
+    body = sum(r["body_bytes"] for r in mid["median_load"]["requests"]) if mid.get("median_load") else 0
+    return {"median": statistics.median(loads), "n": len(loads), "loads": [p["loads_ms"] for p in ps],
+            "requests": statistics.median(p["requests"] for p in ps), "mb": body / 1e6,
+            "cpu": statistics.median(p.get("browser_cpu_ns", 0) for p in ps) / 1e6,
+            "dcl": (mid.get("median_load") or {}).get("dom_content_loaded_ns", 0) / 1e6}
+
+def model(pattern):
+    """The model's durations of the first run of pattern, in ms."""
+    for f in sorted(glob.glob(pattern)):
+        try:
+            r = json.load(open(f))["result"]
+            return [r.get(k, 0) / 1e6 for k in ("response_cost_ns", "response_cost_per_mb_ns", "response_delay_ns")]
+        except Exception:
+            pass
+    return None
+
+def calibration(work, tag):
+    """The durations of page tag's calibration in ms, as lines of
+    (name, value, unit, inputs, per-round values); a value is None when
+    its loads failed."""
+    f = lambda what: "%s/%s-%s.json" % (work, tag, what)
+    b1, b2, o = merged(f("chromium-cal-r*"), "h1"), merged(f("chromium-cal-r*"), "h2"), merged(f("httpslab-cal-r*"), "h2")
+    bb, ob, m = merged(f("chromium-calmb-r*"), "h2"), merged(f("model-calmb"), "h2"), merged(f("model-cal"), "h1")
+    out = []
+    if b2 and o:
+        per = lambda x: (x - o["median"]) / o["requests"]
+        out.append(("C", per(b2["median"]), "ms per response", "h2 Chromium %.0f ms, httpslab %.0f ms, %d requests; the browser's CPU %.0f ms (%.1f cores)"
+                    % (b2["median"], o["median"], o["requests"], b2["cpu"], b2["cpu"] / b2["median"]), [per(x) for l in b2["loads"] for x in l]))
+    else:
+        out.append(("C", None, "ms per response", "no loads", []))
+    if bb and ob and ob["mb"]:
+        per = lambda x: (x - ob["median"]) / ob["mb"]
+        out.append(("B", per(bb["median"]), "ms per MB", "h2 Chromium %.0f ms, httpslab with C %.0f ms, %.1f MB; the browser's CPU %.0f ms"
+                    % (bb["median"], ob["median"], ob["mb"], bb["cpu"]), [per(x) for l in bb["loads"] for x in l]))
+    else:
+        out.append(("B", None, "ms per MB", "no loads", []))
+    if b1 and m:
+        per = lambda x: (x - m["median"]) / (m["requests"] / 6)
+        out.append(("D", per(b1["median"]), "ms per round of six requests", "h1 Chromium %.0f ms, httpslab with C and B %.0f ms"
+                    % (b1["median"], m["median"]), [per(x) for l in b1["loads"] for x in l]))
+    else:
+        out.append(("D", None, "ms per round of six requests", "no loads", []))
+    return out
 EOF
-)
-	"$work/httpslab" page "$https$calibration_mb" --cacert "$ca" --engine chromium --http2 -n "$n" --seed 3 --json \
-		>"$bb" 2>>"$work/errors.txt" || echo "httpslab page chromium $calibration_mb failed: $(tail -1 "$work/errors.txt")" >&2
-	"$work/httpslab" page "$https$calibration_mb" --cacert "$ca" --http2 --response-cost "$cost" -n "$n" --seed 3 --json \
-		>"$ob" 2>>"$work/errors.txt" || echo "httpslab page --response-cost $calibration_mb failed: $(tail -1 "$work/errors.txt")" >&2
-	permb=$(python3 - "$bb" "$ob" <<'EOF'
-import json, sys
-try:
-    b, o = (json.load(open(f))["result"]["protocols"][0] for f in sys.argv[1:])
-    mb = sum(r["body_bytes"] for r in o["median_load"]["requests"]) / 1e6
-    print("%dus" % max(round((b["load_ms"]["median"] - o["load_ms"]["median"]) / mb * 1000), 0))
-except Exception:
-    print("0s")
-EOF
-)
-	"$work/httpslab" page "$https$calibration" --cacert "$ca" --http1.1 --response-cost "$cost" --response-cost-per-mb "$permb" -n "$n" --seed 3 --json \
-		>"$m" 2>>"$work/errors.txt" || echo "httpslab page --response-cost $calibration failed: $(tail -1 "$work/errors.txt")" >&2
-	python3 - "$b" "$m" "$cost" "$permb" <<'EOF'
-import json, sys
-try:
-    b, m = ({p["protocol"]: p for p in json.load(open(f))["result"]["protocols"]}["h1"] for f in sys.argv[1:3])
-    rounds = m["requests"] / 6
-    print("%s %s %dus" % (sys.argv[3], sys.argv[4], max(round((b["load_ms"]["median"] - m["load_ms"]["median"]) / rounds * 1000), 0)))
-except Exception:
-    print("%s %s 0s" % (sys.argv[3], sys.argv[4]))
+
+# duration WORK TAG NAME: the calibration's duration NAME (C, B or D) of
+# page TAG as its flag takes it ("0s" where Chromium was not slower or a
+# load failed).
+duration() {
+	python3 - "$@" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from results import calibration
+v = {c[0]: c[1] for c in calibration(*sys.argv[1:3])}.get(sys.argv[3])
+print("%dus" % max(round(v * 1000), 0) if v is not None else "0s")
 EOF
 }
 
+# load FILE URL FLAGS...: one run of httpslab page, its JSON in FILE.
+load() {
+	local f=$1 u=$2
+	shift 2
+	"$work/httpslab" page "$https$u" --cacert "$ca" --seed "$run_seed" "$@" --json >"$f" 2>>"$work/errors.txt" ||
+		echo "httpslab page $u $* failed: $(tail -1 "$work/errors.txt")" >&2
+}
+
+# run_page LINK PAGE: the page's rounds with the calibration's Chromium
+# loads, then the model's loads with the durations they gave.
+run_page() {
+	local tag="$1-$(slug "$2")" p=$2 r job cost permb delay
+	local one=(-n 1 --warmup 0)
+	for r in $(seq "$n"); do
+		run_seed=$((seed * 1000 + r))
+		for job in $(python3 -c 'import random, sys; a = sys.argv[2:]; random.Random(sys.argv[1]).shuffle(a); print(*a)' \
+			"$run_seed-$tag" chromium-cal chromium-calmb chromium-page httpslab-cal httpslab-page); do
+			case $job in
+			chromium-cal) load "$work/$tag-$job-r$r.json" "$calibration" --engine chromium --protocols h1,h2 "${one[@]}" ;;
+			chromium-calmb) load "$work/$tag-$job-r$r.json" "$calibration_mb" --engine chromium --http2 "${one[@]}" ;;
+			chromium-page) load "$work/$tag-$job-r$r.json" "$p" --engine chromium --protocols h1,h2 "${one[@]}" ;;
+			httpslab-cal) load "$work/$tag-$job-r$r.json" "$calibration" --http2 "${one[@]}" ;;
+			httpslab-page) load "$work/$tag-$job-r$r.json" "$p" --protocols h1,h2 "${one[@]}" ;;
+			esac
+		done
+	done
+	run_seed=$seed
+	cost=$(duration "$work" "$tag" C)
+	load "$work/$tag-model-calmb.json" "$calibration_mb" --http2 --response-cost "$cost" -n "$n" --warmup 0
+	permb=$(duration "$work" "$tag" B)
+	load "$work/$tag-model-cal.json" "$calibration" --http1.1 --response-cost "$cost" --response-cost-per-mb "$permb" -n "$n" --warmup 0
+	delay=$(duration "$work" "$tag" D)
+	echo "$1 $p: the modelled browser, measured beside it: --response-cost $cost --response-cost-per-mb $permb --response-delay $delay" >&2
+	load "$work/$tag-model-page.json" "$p" --protocols h1,h2 --response-cost "$cost" --response-cost-per-mb "$permb" --response-delay "$delay" -n "$n" --warmup 0
+}
+
 run_link() { # name, link flags...
-	local name=$1 model
+	local name=$1 p
 	shift
 	"$work/httpslab" serve "$@" >"$work/serve.out" 2>&1 &
 	serve_pid=$!
@@ -147,24 +237,17 @@ run_link() { # name, link flags...
 	ca=$(sed -n 's/.*CA certificate: \([^;)]*\).*/\1/p' "$work/serve.out")
 	hostport=${http#http://}
 	probe "${hostport%:*}" "${hostport##*:}" "$work/rtt-$name.txt"
-	read -r -a model <<<"$(calibrate "$name" 1)"
-	echo "$name: the modelled browser, measured on $calibration and $calibration_mb: --response-cost ${model[0]} --response-cost-per-mb ${model[1]} --response-delay ${model[2]}" >&2
-	for p in "${pages[@]}"; do
-		for engine in chromium httpslab model; do
-			local flags=(--engine "$engine")
-			[ "$engine" = model ] && flags=(--response-cost "${model[0]}" --response-cost-per-mb "${model[1]}" --response-delay "${model[2]}")
-			"$work/httpslab" page "$https$p" --cacert "$ca" "${flags[@]}" --protocols h1,h2 -n "$n" --seed 3 --json \
-				>"$work/$name-$engine-$(slug "$p").json" 2>>"$work/errors.txt" || echo "httpslab page $engine $p failed: $(tail -1 "$work/errors.txt")" >&2
-		done
-	done
-	calibrate "$name" 2 >/dev/null
+	run_seed=$seed
+	load "$work/warmup.json" "$calibration" --engine chromium --http2 -n 1 --warmup 0
+	load "$work/warmup.json" "$calibration" --http2 -n 1 --warmup 0
+	for p in "${pages[@]}"; do run_page "$name" "$p"; done
 	kill "$probe_pid" 2>/dev/null || true
 	probe_pid=""
 	kill "$serve_pid" && wait "$serve_pid" 2>/dev/null || true
 	serve_pid=""
 }
 
-https="" ca=""
+https="" ca="" run_seed=$seed
 echo "page-vs-chromium: $n loads per protocol and engine; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; $(chromium --version 2>/dev/null | head -1)"
 for l in $links; do
 	case $l in
@@ -173,62 +256,40 @@ for l in $links; do
 	*) echo "LINKS: unknown link $l (want rtt40, rtt40-20mbit)" >&2; exit 2 ;;
 	esac
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); the loads took $(( ($(date +%s) - start + 30) / 60 )) min"
 if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$work"/rtt-*.txt "$KEEP"/; fi
 
 python3 - "$work" "$calibration" "$calibration_mb" "$links" "${pages[@]}" <<'EOF'
-import json, os, sys
+import os, sys
 work, calibration, calibration_mb, links, pages = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5:]
+sys.path.insert(0, work)
+from results import calibration as durations, merged, model
 slug = lambda p: "".join(c if c in "abcdefghijklmnopqrstuvwxyz0123456789" else "_" for c in p)
-def load(f):
-    try:
-        res = json.load(open(os.path.join(work, f)))["result"]
-        return res, {p["protocol"]: p for p in res["protocols"]}
-    except Exception:
-        return {}, {}
-def med(p):
-    return p.get("load_ms", {}).get("median") if p else None
-def cell(x, p):
-    return "%5.0f (%d)" % (x, p["load_ms"]["n"]) if x else "%10s" % "-"
+cell = lambda m: "%5.0f (%d)" % (m["median"], m["n"]) if m else "%10s" % "-"
+fmt = lambda name, v: "-" if v is None else ("%.1f" if name == "B" else "%.2f") % v
 titles = {"rtt40": "40 ms", "rtt40-20mbit": "40 ms, 20 Mbit/s"}
 for name in links:
     print("\nlink %s: median load time in ms (n per cell); Chromium / httpslab without and with the model; the browser's CPU per load (cores busy)" % titles[name])
-    for when in ("1", "2"):
-        b = load("%s-chromium-cal%s.json" % (name, when))[1]
-        o = load("%s-httpslab-cal%s.json" % (name, when))[1].get("h2")
-        m = load("%s-model-cal%s.json" % (name, when))[1].get("h1")
-        b1, b2 = b.get("h1"), b.get("h2")
-        if med(b2) and med(o):
-            cpu = b2.get("browser_cpu_ns", 0) / 1e6
-            cost = (med(b2) - med(o)) / o["requests"]
-            print("  %s %s: h2 Chromium %.0f ms, httpslab %.0f ms, %d requests: cost %.2f ms per response; the browser's CPU %.0f ms (%.1f cores)"
-                  % ("calibration " if when == "1" else "again after", calibration, med(b2), med(o), o["requests"], cost, cpu, cpu / med(b2)))
-        bb = load("%s-chromium-calmb%s.json" % (name, when))[1].get("h2")
-        ob = load("%s-model-calmb%s.json" % (name, when))[1].get("h2")
-        if med(bb) and med(ob):
-            mb = sum(r["body_bytes"] for r in ob["median_load"]["requests"]) / 1e6
-            print("  %s h2 Chromium %.0f ms, httpslab with that cost %.0f ms, %.1f MB: %.1f ms per MB; the browser's CPU %.0f ms"
-                  % (calibration_mb.rjust(len("calibration ") + len(calibration)), med(bb), med(ob), mb, (med(bb) - med(ob)) / mb, bb.get("browser_cpu_ns", 0) / 1e6))
-        if med(b1) and med(m):
-            print("  %s h1 Chromium %.0f ms, httpslab with both costs %.0f ms: delay %.2f ms per round of six requests"
-                  % (" " * (len("calibration ") + len(calibration)), med(b1), med(m), (med(b1) - med(m)) / (m["requests"] / 6)))
-    res = load("%s-model-%s.json" % (name, slug(pages[0])))[0]
-    print("  model: --response-cost %.2f ms --response-cost-per-mb %.1f ms --response-delay %.2f ms\n" % (res.get("response_cost_ns", 0) / 1e6, res.get("response_cost_per_mb_ns", 0) / 1e6, res.get("response_delay_ns", 0) / 1e6))
+    print("  the model per page, measured beside it (C on %s, B on %s, D on %s; per round: from that round's Chromium load):" % (calibration, calibration_mb, calibration))
+    drift = {"C": [], "B": [], "D": []}
+    for page in pages:
+        tag = "%s-%s" % (name, slug(page))
+        used = model("%s/%s-model-page.json" % (work, tag))
+        print("  %s: --response-cost %s --response-cost-per-mb %s --response-delay %s" % ((page,) + (tuple("%.2f ms" % x for x in used) if used else ("-",) * 3)))
+        for c, v, unit, inputs, rounds in durations(work, tag):
+            drift[c].append(v)
+            print("    %s %6s %-28s %s; per round %s" % (c, fmt(c, v), unit, inputs, " ".join(fmt(c, x) for x in rounds) or "-"))
+    print("  drift from page to page: " + "; ".join("%s %s" % (c, " -> ".join(fmt(c, v) for v in vs)) for c, vs in drift.items()) + "\n")
     print("%-32s %-5s %10s %10s %10s %6s %6s %6s %14s %6s" % ("page", "proto", "httpslab", "model", "chromium", "ratio", "model", "<=15%", "browser CPU", "DCL"))
     for page in pages:
-        own = load("%s-httpslab-%s.json" % (name, slug(page)))[1]
-        mod = load("%s-model-%s.json" % (name, slug(page)))[1]
-        br = load("%s-chromium-%s.json" % (name, slug(page)))[1]
+        f = lambda what: "%s/%s-%s-%s" % (work, name, slug(page), what)
         for proto in ("h1", "h2"):
-            o, m, b = own.get(proto), mod.get(proto), br.get(proto)
-            om, mm, bm = med(o), med(m), med(b)
-            r = "%6.2f" % (bm / om) if bm and om else "%6s" % "-"
-            rm = "%6.2f" % (bm / mm) if bm and mm else "%6s" % "-"
-            ok = ("yes" if 0.85 <= bm / mm <= 1.15 else "no") if bm and mm else "-"
-            cpu = b.get("browser_cpu_ns", 0) / 1e6 if b else 0
-            cores = "%5.0f (%.1f)" % (cpu, cpu / bm) if cpu and bm else "-"
-            dcl = b["median_load"].get("dom_content_loaded_ns", 0) / 1e6 if b and b.get("median_load") else 0
-            print("%-32s %-5s %s %s %s %s %s %6s %14s %6.0f" % (page, proto, cell(om, o), cell(mm, m), cell(bm, b), r, rm, ok, cores, dcl))
+            o, m, b = merged(f("httpslab-page-r*.json"), proto), merged(f("model-page.json"), proto), merged(f("chromium-page-r*.json"), proto)
+            r = "%6.2f" % (b["median"] / o["median"]) if b and o else "%6s" % "-"
+            rm = "%6.2f" % (b["median"] / m["median"]) if b and m else "%6s" % "-"
+            ok = ("yes" if 0.85 <= b["median"] / m["median"] <= 1.15 else "no") if b and m else "-"
+            cores = "%5.0f (%.1f)" % (b["cpu"], b["cpu"] / b["median"]) if b and b["cpu"] else "-"
+            print("%-32s %-5s %s %s %s %s %s %6s %14s %6.0f" % (page, proto, cell(o), cell(m), cell(b), r, rm, ok, cores, b["dcl"] if b else 0))
     try:
         rtts = sorted(float(l) for l in open(os.path.join(work, "rtt-%s.txt" % name)) if l.strip())
         q = lambda p: rtts[min(int(p * len(rtts)), len(rtts) - 1)]
