@@ -203,7 +203,7 @@ func (s *VulnServer) byHand(h clientHello) bool {
 		_, ok := h.exts[15]
 		return ok
 	case CCSInjection, InsecureRenegotiation, ROBOT:
-		return !h.tls13 && offersRSA(h.suites)
+		return !h.tls13
 	case ClientRenegotiation:
 		return !h.tls13 && slices.Contains(h.suites, suiteRSAAES128GCM)
 	case Ticketbleed:
@@ -211,18 +211,9 @@ func (s *VulnServer) byHand(h clientHello) bool {
 	case Compression:
 		return slices.Contains(h.compression, 1)
 	case SSLv3:
-		return h.version == 0x0300 && offersRSA(h.suites)
+		return h.version == 0x0300
 	}
 	return false
-}
-
-// offersRSA reports whether the client offers one of the RSA key-exchange
-// suites a handshake by hand answers with. The flawed servers whose every
-// TLS 1.2 handshake goes by hand answer others as Go's server does (or,
-// for SSLv3, refuse them): a server that took any suite offered would
-// have hundreds, as no real server does.
-func offersRSA(suites []uint16) bool {
-	return slices.ContainsFunc(rsaSuites, func(s uint16) bool { return slices.Contains(suites, s) })
 }
 
 // clientHello is what a VulnServer reads of a ClientHello.

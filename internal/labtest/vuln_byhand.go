@@ -15,21 +15,21 @@ import (
 // server does with the client's next records.
 
 // rsaSuites are the RSA key-exchange suites a first flight by hand picks
-// from (no ServerKeyExchange is needed), CBC first, as SSLv3 needs.
+// from (no ServerKeyExchange is needed): CBC with SHA-1 in every version,
+// and from TLS 1.2 the SHA-256 and GCM ones.
 var rsaSuites = []uint16{0x002f, 0x0035, 0x000a, 0x003c, 0x009c, 0x009d}
 
-// pickSuite returns the first RSA key-exchange suite the client offers,
-// else its first suite.
-func pickSuite(offered []uint16) uint16 {
-	for _, s := range rsaSuites {
-		if slices.Contains(offered, s) {
-			return s
+// pickSuite returns the first suite the client offers (the client's
+// order, as OpenSSL's default) among the RSA suites of version; false
+// when there is none: the server has those suites alone, as a real one
+// has a list, not any suite offered.
+func pickSuite(offered []uint16, version uint16) (uint16, bool) {
+	for _, s := range offered {
+		if slices.Contains(rsaSuites, s) && (version >= 0x0303 || s <= 0x0035) {
+			return s, true
 		}
 	}
-	if len(offered) > 0 {
-		return offered[0]
-	}
-	return 0x002f
+	return 0, false
 }
 
 func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
@@ -48,6 +48,11 @@ func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
 		_, _ = c.Write(record(21, version, []byte{2, 86})) // inappropriate_fallback
 		return
 	}
+	suite, ok := pickSuite(h.suites, version)
+	if !ok {
+		_, _ = c.Write(record(21, version, []byte{2, 40})) // handshake_failure
+		return
+	}
 	sid := make([]byte, 32)
 	_, _ = rand.Read(sid)
 	comp := uint8(0)
@@ -56,7 +61,7 @@ func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
 	case Heartbleed:
 		exts[15] = []byte{1}
 	case ROBOT:
-		s.serveBleichenbacher(c, h)
+		s.serveBleichenbacher(c, h, suite)
 		return
 	case ClientRenegotiation:
 		s.serveRenegotiating(c, h, true)
@@ -76,14 +81,14 @@ func (s *VulnServer) serveByHand(c net.Conn, h clientHello) {
 		copy(sid, h.sessionID)
 		finished := make([]byte, 40)
 		_, _ = rand.Read(finished)
-		out := record(22, version, handshakeMsg(2, serverHelloBody(version, sid, pickSuite(h.suites), 0, nil)))
+		out := record(22, version, handshakeMsg(2, serverHelloBody(version, sid, suite, 0, nil)))
 		out = append(out, record(20, version, []byte{1})...)
 		_, _ = c.Write(append(out, record(22, version, finished)...))
 		_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<16))
 		return
 	}
 	var msgs []byte
-	msgs = append(msgs, handshakeMsg(2, serverHelloBody(version, sid, pickSuite(h.suites), comp, exts))...)
+	msgs = append(msgs, handshakeMsg(2, serverHelloBody(version, sid, suite, comp, exts))...)
 	msgs = append(msgs, handshakeMsg(11, certificateBody(s.cert.Certificate))...)
 	msgs = append(msgs, handshakeMsg(14, nil)...)
 	if _, err := c.Write(record(22, version, msgs)); err != nil {

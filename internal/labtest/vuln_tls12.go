@@ -205,12 +205,13 @@ func (s *VulnServer) serveRenegotiating(c net.Conn, h clientHello, secure bool) 
 // serveBleichenbacher answers a ClientKeyExchange by whether its
 // premaster secret begins 00 02, the one check of a PKCS #1 v1.5 oracle
 // that leaks it: bad_record_mac (the Finished that follows cannot be
-// right) when it does, decrypt_error when it does not (ROBOT).
-func (s *VulnServer) serveBleichenbacher(c net.Conn, h clientHello) {
+// right) when it does, decrypt_error when it does not (ROBOT). suite is
+// the one the ServerHello picks.
+func (s *VulnServer) serveBleichenbacher(c net.Conn, h clientHello, suite uint16) {
 	t := &tls12Conn{c: c}
 	serverRandom := make([]byte, 32)
 	_, _ = rand.Read(serverRandom)
-	sh := handshakeMsg(2, serverHelloBodyRandom(min(h.version, 0x0303), serverRandom, serverRandom, pickSuite(h.suites), map[uint16][]byte{0xff01: {0}}))
+	sh := handshakeMsg(2, serverHelloBodyRandom(min(h.version, 0x0303), serverRandom, serverRandom, suite, map[uint16][]byte{0xff01: {0}}))
 	flight := append(append(sh, handshakeMsg(11, certificateBody(s.cert.Certificate))...), handshakeMsg(14, nil)...)
 	if err := t.write(22, flight); err != nil {
 		return
