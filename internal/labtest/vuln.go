@@ -141,6 +141,13 @@ func NewVulnServerAt(v Vuln, host string) (*VulnServer, error) {
 	switch v {
 	case CCSInjection, Ticketbleed:
 		s.full.MaxVersion = tls.VersionTLS12
+	case SSLv3:
+		// A server that still has SSLv3 has its RSA suites in the later
+		// versions too, as the handshakes by hand have them in SSLv3.
+		for _, cs := range tls.CipherSuites() {
+			s.full.CipherSuites = append(s.full.CipherSuites, cs.ID)
+		}
+		s.full.CipherSuites = append(s.full.CipherSuites, rsaSuites...)
 	}
 	s.http = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "<html><body>vulnerable</body></html>\n")
