@@ -67,8 +67,12 @@
 # --rounds, OTHER_ROUNDS rounds of the other rows (default 2), QUOTA the
 # client-bound rows' quota in cores (default 0.25), ONLY a regular
 # expression selecting rows (e.g. ONLY='^h1'), MEMORY=0 to leave out
-# httpslab's peak RSS over a 10 s and a 60 s keep-alive run (70 s).
-# 9 rounds take about 9 minutes.
+# httpslab's peak RSS over a 10 s and a 60 s keep-alive run (70 s),
+# BEFORE a git revision to compare the working tree with: every httpslab
+# row then also runs the build of that revision, right after the working
+# tree's in the same round (as a row of its own, "... before"), and the
+# targets and the per-round ratios after/before are printed for both.
+# 9 rounds take about 9 minutes; ONLY='^(h1q|h2q) ' --rounds 5 about 1.
 set -euo pipefail
 
 DUR=${DUR:-2}
@@ -76,6 +80,7 @@ ROUNDS=${ROUNDS:-9}
 OTHER_ROUNDS=${OTHER_ROUNDS:-2}
 QUOTA=${QUOTA:-0.25}
 MEMORY=${MEMORY:-1}
+BEFORE=${BEFORE:-} # a git revision: its httpslab runs beside the working tree's
 ONLY=${ONLY:-.} # a regular expression: measure only the matching rows
 while (($#)); do
 	case $1 in
@@ -112,6 +117,14 @@ fi
 echo "building httpslab and the load package's benchmarks" >&2
 (cd "$ROOT" && go build -o "$WORK/httpslab" ./cmd/httpslab && go test -c -o "$WORK/load.test" ./internal/load)
 HL=$WORK/httpslab
+HL_BEFORE=""
+if [[ -n $BEFORE ]]; then
+	echo "building httpslab at $BEFORE" >&2
+	mkdir -p "$WORK/before"
+	git -C "$ROOT" archive "$BEFORE" | tar -x -C "$WORK/before"
+	(cd "$WORK/before" && go build -o "$WORK/before/httpslab" ./cmd/httpslab)
+	HL_BEFORE=$WORK/before/httpslab
+fi
 
 SERVER_CPU="" CLIENT_CPU=""
 if (($(nproc) >= 2)); then SERVER_CPU="taskset -c 0"; CLIENT_CPU="taskset -c 1"; fi
@@ -305,9 +318,9 @@ RSS_KB=0
 # KEY in the current round. On port C it also counts the requests nginx
 # logged as resumed.
 measure() {
-	local key=$1
+	local key=$1${KEY_SUFFIX:-}
+	[[ $1 =~ $ONLY ]] || return 0 # the row's name without " before"
 	shift
-	[[ $key =~ $ONLY ]] || return 0
 	local log0=0 reused="-"
 	[[ -f $WORK/reused.log ]] && log0=$(wc -l <"$WORK/reused.log")
 	run "$@" >"$WORK/result"
@@ -379,12 +392,23 @@ m_full_httpslab_fv() { measure "full httpslab --first-visit" "$HL" bench "$B" --
 # group F...: runs the measurement functions back to back, in the given
 # order in odd rounds and reversed in even ones, so that a drift in the
 # machine's speed does not favour the tools that run first.
+# With BEFORE, an httpslab row also runs the other build, right after.
 group() {
 	local fs=("$@") i
 	if ((round % 2)); then
-		for ((i = 0; i < ${#fs[@]}; i++)); do "${fs[i]}"; done
+		for ((i = 0; i < ${#fs[@]}; i++)); do both "${fs[i]}"; done
 	else
-		for ((i = ${#fs[@]} - 1; i >= 0; i--)); do "${fs[i]}"; done
+		for ((i = ${#fs[@]} - 1; i >= 0; i--)); do both "${fs[i]}"; done
+	fi
+}
+# both F runs F, and with BEFORE, if it is an httpslab row, F again with
+# the build of BEFORE (first in even rounds).
+both() {
+	if [[ -z $HL_BEFORE || $1 != *httpslab* ]]; then "$1"; return; fi
+	if ((round % 2)); then
+		"$1"; HL=$HL_BEFORE KEY_SUFFIX=" before" "$1"
+	else
+		HL=$HL_BEFORE KEY_SUFFIX=" before" "$1"; "$1"
 	fi
 }
 
@@ -441,6 +465,8 @@ ratios() {
 # the verdict on the median, with whether the interval clears the goal
 # (no goal and no verdict when the last argument is "info").
 target() {
+	# A target whose rows ONLY left out is not printed.
+	[[ ${3% before} =~ $ONLY || ${4% before} =~ $ONLY ]] || return 0
 	ratios "$2" "$3" "$4" | sort -g | awk -v label="$1" -v g="$5" -v d="$6" '
 		{ v[NR] = $1 }
 		END {
@@ -488,7 +514,9 @@ for k in "full httpslab" "full hey" "full h2load" "full ab" "full wrk" "full ope
 	"h1 httpslab" "h1 wrk" "h1 h2load" "h1 hey" "h1 ab -k (tuned)" "h2 httpslab" "h2 h2load" \
 	"h1q httpslab" "h1q wrk" "h2q httpslab" "h2q h2load"; do
 	[[ $k =~ $ONLY ]] || continue
-	[[ -z $CG && $k =~ ^(fullq|h1q|h2q) ]] || row "$k"
+	[[ -z $CG && $k =~ ^(fullq|h1q|h2q) ]] && continue
+	row "$k"
+	[[ -n $HL_BEFORE && $k == *httpslab* ]] && row "$k before"
 done
 echo "crypto floor per full handshake (X25519 keygen + shared secret + one ECDSA P-256 verification, thread CPU): median $(column floor 4 | median) µs"
 [[ -z $GROUP || $GROUP == x25519 ]] || echo "warning: bench learned $GROUP from nginx, not x25519: the floor above is of x25519"
@@ -514,6 +542,24 @@ target "full: server CPU/handshake httpslab / hey" 6 "full httpslab" "full hey" 
 target "h1: requests/s httpslab / wrk" 3 "h1 httpslab" "h1 wrk" 0 info
 target "h2: requests/s httpslab / h2load" 3 "h2 httpslab" "h2 h2load" 0 info
 target "resumed: client CPU/handshake httpslab / wrk" 4 "resumed httpslab" "resumed wrk" 0 info
+if [[ -n $HL_BEFORE ]]; then
+	echo
+	echo "the build of $BEFORE ($(git -C "$ROOT" rev-parse --short "$BEFORE")), the same targets:"
+	target "full: client CPU/handshake before / hey" 4 "full httpslab before" "full hey" 0.75 le
+	target "full, q: handshakes/s before / hey" 3 "fullq httpslab before" "fullq hey" 1.3 ge
+	target "full, q: handshakes/s before / h2load" 3 "fullq httpslab before" "fullq h2load" 2.0 ge
+	target "resumed: handshakes/s before / wrk" 3 "resumed httpslab before" "resumed wrk" 1.15 ge
+	target "h1: client CPU/request before / wrk" 4 "h1 httpslab before" "h1 wrk" 0.85 le
+	target "h2: client CPU/request before / h2load" 4 "h2 httpslab before" "h2 h2load" 0.85 le
+	target "h1, q: requests/s before / wrk" 3 "h1q httpslab before" "h1q wrk" 1.3 ge
+	target "h2, q: requests/s before / h2load" 3 "h2q httpslab before" "h2q h2load" 1.3 ge
+	echo
+	echo "working tree / $BEFORE, per round (no target):"
+	for k in "full httpslab" "fullq httpslab" "resumed httpslab" "h1 httpslab" "h2 httpslab" "h1q httpslab" "h2q httpslab"; do
+		target "$k: requests/s" 3 "$k" "$k before" 0 info
+		target "$k: client CPU/request" 4 "$k" "$k before" 0 info
+	done
+fi
 
 # memory_row LABEL SECONDS ARGS...: one httpslab run of SECONDS at full
 # speed; prints its requests and peak RSS and sets RSS_KB.
