@@ -87,13 +87,16 @@ func serialiseH1(method string, u *url.URL, t Target, last bool) []byte {
 // h1Worker drives one HTTP/1.1 connection slot: it reconnects as the
 // connection mode asks and keeps up to Pipeline requests in flight.
 type h1Worker struct {
-	run   *runner
-	reqs  []h1Request
-	next  int // index of the next target
-	rec   *recorder
-	rd    *h1Reader
-	wbuf  []byte
-	nc    net.Conn
+	run  *runner
+	reqs []h1Request
+	next int // index of the next target
+	rec  *recorder
+	rd   *h1Reader
+	wbuf []byte
+	nc   net.Conn
+	// raw is nc's TCP connection when its request writes may wait for
+	// the answer (see awaitReply), else nil.
+	raw   *rawConn
 	used  int // requests sent on nc
 	slots []h1Slot
 	// refreshed is when the connection deadline was last set: it moves
@@ -175,11 +178,14 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 		w.failFrom(0, err)
 		return false
 	}
-	if err := w.write(); err != nil {
+	awaited, err := w.write()
+	if err != nil {
 		return w.stale(reused && resend, fmt.Errorf("write: %w", err))
 	}
 	written := r.now()
-	yieldForResponse()
+	if !awaited {
+		yieldForResponse()
+	}
 	for i := range w.slots {
 		s := &w.slots[i]
 		if _, err := w.rd.br.Peek(1); err != nil {
@@ -295,35 +301,66 @@ func (w *h1Worker) connect(deadline time.Time) error {
 		return err
 	}
 	w.nc, w.used = nc, 0
+	w.raw = awaitable(nc, r.cfg)
 	w.rd.br.Reset(nc)
 	return nil
 }
 
+// maxAwaitedRequest is the longest request whose write waits for the
+// answer over TLS: crypto/tls sends a request as one record, one write
+// to the socket, up to about 1180 bytes (its first records are that
+// small); a longer one may take several, and the first must not wait.
+const maxAwaitedRequest = 1024
+
+// awaitable returns nc's TCP connection if request writes on it may
+// wait for the answer (awaitReply), else nil: in the closed model, where
+// a connection is never idle between a response and the next request
+// (so a server's idle close, coming before the write, does not hide in
+// the readiness cleared by the wait), and over TLS from version 1.2
+// (TLS 1.0 splits a record of a CBC suite into two writes).
+func awaitable(nc net.Conn, cfg Config) *rawConn {
+	if cfg.Rate > 0 {
+		return nil
+	}
+	if tc, ok := nc.(*tls.Conn); ok {
+		if tc.ConnectionState().Version < tls.VersionTLS12 {
+			return nil
+		}
+		nc = tc.NetConn()
+	}
+	raw, _ := nc.(*rawConn)
+	return raw
+}
+
 // write sends the round's requests in one write; the last request a
-// connection may carry asks the server to close it.
-func (w *h1Worker) write() error {
+// connection may carry asks the server to close it. It reports whether
+// the write waited for the answer (awaitReply).
+func (w *h1Worker) write() (bool, error) {
 	k := w.run.cfg.RequestsPerConn
+	b := w.wbuf[:0]
 	if len(w.slots) == 1 {
 		w.used++
-		req := w.slots[0].req
+		b = w.slots[0].req.keep
 		if k > 0 && w.used >= k {
-			_, err := w.nc.Write(req.last)
-			return err
+			b = w.slots[0].req.last
 		}
-		_, err := w.nc.Write(req.keep)
-		return err
-	}
-	w.wbuf = w.wbuf[:0]
-	for _, s := range w.slots {
-		w.used++
-		if k > 0 && w.used >= k {
-			w.wbuf = append(w.wbuf, s.req.last...)
-		} else {
-			w.wbuf = append(w.wbuf, s.req.keep...)
+	} else {
+		for _, s := range w.slots {
+			w.used++
+			if k > 0 && w.used >= k {
+				b = append(b, s.req.last...)
+			} else {
+				b = append(b, s.req.keep...)
+			}
 		}
+		w.wbuf = b
 	}
-	_, err := w.nc.Write(w.wbuf)
-	return err
+	awaited := w.raw != nil && (len(b) <= maxAwaitedRequest || w.nc == net.Conn(w.raw))
+	if awaited {
+		w.raw.awaitReply()
+	}
+	_, err := w.nc.Write(b)
+	return awaited, err
 }
 
 // failFrom records slots i and later as failed with err and drops the
@@ -351,7 +388,7 @@ func (w *h1Worker) failFrom(i int, err error) {
 func (w *h1Worker) closeAnnounced() {
 	if tc, ok := w.nc.(*tls.Conn); ok {
 		w.run.conns.removeQuiet(tc)
-		w.nc = nil
+		w.nc, w.raw = nil, nil
 		return
 	}
 	w.closeConn()
@@ -360,7 +397,7 @@ func (w *h1Worker) closeAnnounced() {
 func (w *h1Worker) closeConn() {
 	if w.nc != nil {
 		w.run.conns.remove(w.nc)
-		w.nc = nil
+		w.nc, w.raw = nil, nil
 	}
 }
 

@@ -52,10 +52,21 @@ type rawConn struct {
 	// A Read smaller than readAheadSize reads up to readAheadSize bytes
 	// into ahead, a buffer of readAheadPool, and keeps the rest in rest
 	// for the Reads that follow; ahead goes back to the pool once rest is
-	// empty. reads counts the read(2) calls that returned data, for tests.
+	// empty. reads counts the read(2) calls that returned data, and
+	// empty those that found nothing (EAGAIN), for tests.
 	ahead *[]byte
 	rest  []byte
 	reads int
+	empty int
+	// await, set by awaitReply, makes the next Write wait for the answer
+	// (see writeAwait); awaitFn is awaitStep, bound once, and awaitBuf
+	// and written the state of that Write.
+	await    bool
+	written  bool
+	awaitBuf []byte
+	awaitFn  func(fd uintptr) bool
+	awaitN   int
+	awaitErr error
 }
 
 // readAheadSize is the least a read(2) asks for. crypto/tls reads a
@@ -91,9 +102,24 @@ func withRawIO(c net.Conn) net.Conn {
 		return c
 	}
 	r := &rawConn{TCPConn: tcp, rc: rc}
-	r.readFn, r.writeFn = r.read, r.write
+	r.readFn, r.writeFn, r.awaitFn = r.read, r.write, r.awaitStep
 	return r
 }
+
+// awaitReply makes the next Write, which must be the request's last
+// (the whole of it, on HTTP/1.1 in one Write), return only once the
+// connection has something to read: the answer, or its end. A read
+// right after the write nearly always fails (EAGAIN), as the server has
+// not answered yet, and then waits in the poller: per request a read(2)
+// that returns nothing. Waiting first spares it. The readiness the wait
+// looks for is cleared before the request is written, so the answer,
+// which can only come after it, is never missed; what came before (a
+// session ticket) is read with it by the Read that follows, and a server
+// that closed the connection before the write answers it with a reset,
+// which ends the wait too. Against nginx at -c 50 (perf stat, unconstrained and held to
+// a quarter core): read(2) calls per keep-alive request 1.95 -> 1.00,
+// system calls 4.3 -> 3.2.
+func (c *rawConn) awaitReply() { c.await = true }
 
 func (c *rawConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
@@ -172,11 +198,17 @@ func (c *rawConn) read(fd uintptr) bool {
 			continue
 		}
 		c.rn, c.rerr = int(r), e
-		return e != syscall.EAGAIN
+		if e == syscall.EAGAIN {
+			c.empty++
+			return false
+		}
+		return true
 	}
 }
 
 func (c *rawConn) Write(b []byte) (int, error) {
+	await := c.await
+	c.await = false
 	switch {
 	case c.holding && c.answered: // in the handshake: one goroutine
 		c.held = append(c.held, b...)
@@ -187,8 +219,39 @@ func (c *rawConn) Write(b []byte) (int, error) {
 			return 0, err
 		}
 		return len(b), nil
+	case await:
+		return c.writeAwait(b)
 	}
 	return c.writeAll(b)
+}
+
+// writeAwait writes b inside a wait for the descriptor to be readable
+// (see awaitReply): the poller's readiness is reset as the wait begins,
+// then b is written, then the goroutine waits. An error of the wait
+// (the deadline, a closed connection) is left to the Read that follows,
+// which meets it again; when the wait could not begin, b is written as
+// any other.
+func (c *rawConn) writeAwait(b []byte) (int, error) {
+	c.written = false
+	c.awaitBuf, c.awaitN, c.awaitErr = b, 0, nil
+	_ = c.rc.Read(c.awaitFn)
+	c.awaitBuf = nil
+	if !c.written {
+		return c.writeAll(b)
+	}
+	return c.awaitN, c.awaitErr
+}
+
+// awaitStep is called by the poller: first to write (it reports false
+// to wait for the descriptor to be readable, unless the write failed),
+// then, readable, to end the wait.
+func (c *rawConn) awaitStep(uintptr) bool {
+	if c.written {
+		return true
+	}
+	c.written = true
+	c.awaitN, c.awaitErr = c.writeAll(c.awaitBuf)
+	return c.awaitErr != nil
 }
 
 // sendHeld writes the held flight and b, if that is still to be done, in

@@ -207,3 +207,74 @@ func TestReadAhead(t *testing.T) {
 
 // syscallInq returns the bytes waiting in a socket's receive queue.
 func syscallInq(fd int) (int, error) { return unix.IoctlGetInt(fd, unix.SIOCINQ) }
+
+// TestAwaitReply checks a write that waits for the answer: it returns
+// once the peer has answered, and the read that follows finds the answer
+// with no read(2) that comes back empty, where a plain write's read
+// does; against a peer that closed the connection before the write, and
+// one that never answers, the read that follows reports what happened.
+func TestAwaitReply(t *testing.T) {
+	const delay = 30 * time.Millisecond
+	answerLate := func(s net.Conn) {
+		buf := make([]byte, 64)
+		if _, err := s.Read(buf); err == nil {
+			time.Sleep(delay)
+			s.Write([]byte("answer"))
+		}
+	}
+	for _, await := range []bool{false, true} {
+		c, s := rawPair(t)
+		raw := c.(*rawConn)
+		go answerLate(s)
+		start := time.Now()
+		if await {
+			raw.awaitReply()
+		}
+		if n, err := c.Write([]byte("request")); n != 7 || err != nil {
+			t.Fatalf("await %v: Write = %d, %v", await, n, err)
+		}
+		took := time.Since(start)
+		if await && took < delay*2/3 {
+			t.Errorf("awaited Write returned after %v; want at least the peer's delay of %v", took, delay)
+		}
+		buf := make([]byte, 64)
+		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "answer" {
+			t.Fatalf("await %v: Read = %q, %v; want the answer", await, buf[:n], err)
+		}
+		if await && raw.empty != 0 {
+			t.Errorf("awaited: %d read(2) calls found nothing; want 0", raw.empty)
+		}
+		if !await && raw.empty == 0 {
+			t.Errorf("not awaited: no read(2) found nothing; want one before the late answer")
+		}
+		if raw.await {
+			t.Errorf("await %v: still set after the Write", await)
+		}
+	}
+
+	// The peer closes first: the write draws a reset, which ends the wait.
+	c, s := rawPair(t)
+	s.Close()
+	time.Sleep(20 * time.Millisecond) // the FIN arrives before the write
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.(*rawConn).awaitReply()
+	start := time.Now()
+	c.Write([]byte("request"))
+	if _, err := c.Read(make([]byte, 64)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read after a write to a closed peer: %v; want EOF or a reset", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a write to a closed peer waited %v", took)
+	}
+
+	// No answer: the wait ends at the deadline, the Read reports it.
+	c, _ = rawPair(t)
+	c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+	c.(*rawConn).awaitReply()
+	if n, err := c.Write([]byte("request")); n != 7 || err != nil {
+		t.Fatalf("Write before the deadline = %d, %v", n, err)
+	}
+	if _, err := c.Read(make([]byte, 64)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read with no answer: %v; want the deadline", err)
+	}
+}
