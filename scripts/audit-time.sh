@@ -178,10 +178,10 @@ def rows(name):
         return {}
 lo, link = rows(sys.argv[1]), rows(sys.argv[2])
 rtt = float(sys.argv[3])
-print("%-22s %12s %12s %26s %12s" % ("target", "loopback ms", "slowest ms", "link, round trips", "connections"))
+print("%-26s %12s %12s %26s %12s" % ("target", "loopback ms", "slowest ms", "link, round trips", "connections"))
 for name in sys.argv[4:]:
     l = lo.get(name, ["-"] * 4)
     k = link.get(name)
     rt = "%.1f (slowest %.1f)" % (float(k[0]) / rtt, float(k[1]) / rtt) if k else "-"
-    print("%-22s %12s %12s %26s %12s" % (name, l[0], l[1], rt, (k or l)[2]))
+    print("%-26s %12s %12s %26s %12s" % (name, l[0], l[1], rt, (k or l)[2]))
 ' "$tmp/table.loopback" "$tmp/table.link" "$ms" "${names[@]}"
