@@ -162,24 +162,8 @@ func auditCAANames(b *strings.Builder, c *tlsscan.CAA) {
 		if n.Wildcard {
 			name = "*." + name
 		}
-		auditLine(b, "", "%s: %s", Escape(name), Escape(caaNameOutcome(n)))
+		auditLine(b, "", "%s: %s", Escape(name), Escape(n.Outcome()))
 	}
-}
-
-// caaNameOutcome is one name's result: its records, where, and the
-// issuers they allow; none, with the names asked; NXDOMAIN; the error.
-func caaNameOutcome(n tlsscan.CAAName) string {
-	switch {
-	case n.NXDomain:
-		return "NXDOMAIN (the resolver does not know the name)"
-	case n.Error != "":
-		return "not measured: " + n.Error
-	case n.At == "":
-		return "no record, at " + strings.Join(n.Asked, ", ")
-	case len(n.Issuers) == 0:
-		return fmt.Sprintf("%s at %s: no CA may issue", strings.Join(n.Records, "; "), n.At)
-	}
-	return fmt.Sprintf("%s at %s: allows %s", strings.Join(n.Records, "; "), n.At, strings.Join(n.Issuers, ", "))
 }
 
 func orNone(s string) string {

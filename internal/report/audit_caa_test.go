@@ -31,9 +31,9 @@ func TestAuditCAALine(t *testing.T) {
 			"DNS CAA       none for none.example.net; not known for gone.example.net, broken.example.net " +
 				"(5 DNS names of the certificate looked up: the target is an IP address)\n" +
 				`              caa.example.net: 0 issue "letsencrypt.org"; 0 issue "pki.goog" at caa.example.net: allows letsencrypt.org, pki.goog` + "\n" +
-				"              none.example.net: no record, at none.example.net, example.net, net\n" +
+				"              none.example.net: no CAA record at none.example.net, example.net, net\n" +
 				`              *.caa.example.net: 0 issuewild ";" at caa.example.net: no CA may issue` + "\n" +
-				"              gone.example.net: NXDOMAIN (the resolver does not know the name)\n" +
+				"              gone.example.net: NXDOMAIN: the resolver does not know the name\n" +
 				"              broken.example.net: not measured: the resolver answered SERVFAIL\n"},
 		{tlsscan.CAA{Name: "caa.example.net", Asked: []string{"caa.example.net"}, OfCertificate: true, Names: caaNames[:1]},
 			"DNS CAA       a record set for every name (1 DNS name of the certificate looked up: the target is an IP address)\n" +

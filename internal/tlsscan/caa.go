@@ -359,7 +359,7 @@ func caaOfCertificateEvidence(c *CAA) (missing []string, evidence string) {
 		if n.Wildcard {
 			label = "*." + label
 		}
-		results = append(results, label+": "+n.outcome())
+		results = append(results, label+": "+n.Outcome())
 	}
 	have := "has"
 	if len(missing) > 1 {
@@ -369,9 +369,9 @@ func caaOfCertificateEvidence(c *CAA) (missing []string, evidence string) {
 		c.Resolver, strings.Join(missing, " and "), have, strings.Join(results, "; "))
 }
 
-// outcome says in words what the DNS says of the name: the records and
+// Outcome says in words what the DNS says of the name: the records and
 // where, the issuers they allow, none, NXDOMAIN, or the error.
-func (n CAAName) outcome() string {
+func (n CAAName) Outcome() string {
 	switch {
 	case n.NXDomain:
 		return "NXDOMAIN: the resolver does not know the name"
