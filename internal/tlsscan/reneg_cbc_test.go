@@ -56,11 +56,15 @@ func sClientRenegotiates(t *testing.T, addr, ciphers string) bool {
 // HMAC-SHA1, SHA-256 and SHA-384 (this OpenSSL has no 3DES: Go's server
 // has it, see TestClientRenegotiationCBCGo); the first is a pair, of
 // which the check's ClientHello gets the ECDHE suite.
-var cbcRenegSuites = []struct {
+// A renegTarget is an OpenSSL cipher string the server is held to, with
+// the key of its certificate and the suite the check must have used.
+type renegTarget struct {
 	cert    lab.KeyKind
 	ciphers string
-	want    string // the suite the check must have used
-}{
+	want    string
+}
+
+var cbcRenegSuites = []renegTarget{
 	{lab.RSA2048, "AES128-SHA:ECDHE-RSA-AES128-SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"},
 	{lab.RSA2048, "AES128-SHA", "TLS_RSA_WITH_AES_128_CBC_SHA"},
 	{lab.RSA2048, "AES256-SHA256", "TLS_RSA_WITH_AES_256_CBC_SHA256"},
@@ -94,17 +98,26 @@ func TestClientRenegotiationCBCNginx(t *testing.T) {
 // refuses without it; the check says so for each suite, as openssl
 // s_client's R does.
 func TestClientRenegotiationCBCOpenSSL(t *testing.T) {
+	renegotiationOpenSSL(t, cbcRenegSuites)
+}
+
+// renegotiationOpenSSL runs the check against openssl s_server held to
+// each of suites, with and without -client_renegotiation, and wants its
+// verdict to be s_client's R's.
+func renegotiationOpenSSL(t *testing.T, suites []renegTarget) {
 	ca, err := lab.NewCA(lab.RSA2048)
 	if err != nil {
 		t.Fatal(err)
 	}
 	leaves := map[lab.KeyKind]*lab.Leaf{}
-	for _, kind := range []lab.KeyKind{lab.RSA2048, lab.ECDSAP256} {
-		if leaves[kind], err = ca.Issue(kind, "127.0.0.1"); err != nil {
-			t.Fatal(err)
+	for _, s := range suites {
+		if leaves[s.cert] == nil {
+			if leaves[s.cert], err = ca.Issue(s.cert, "127.0.0.1"); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	for _, tt := range cbcRenegSuites {
+	for _, tt := range suites {
 		for _, allow := range []bool{true, false} {
 			name := tt.ciphers + "/refused"
 			args := []string{"-tls1_2", "-cipher", tt.ciphers}

@@ -62,32 +62,10 @@ func TestClientRenegotiationDHENginx(t *testing.T) {
 // -client_renegotiation, and refuses without it; the check says so after
 // a handshake with that suite, as openssl s_client's R does.
 func TestClientRenegotiationDHEOpenSSL(t *testing.T) {
-	ca, err := lab.NewCA(lab.RSA2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := ca.Issue(lab.RSA2048, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct{ ciphers, want string }{
-		{"DHE-RSA-AES256-GCM-SHA384", "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384"},
-		{"DHE-RSA-CHACHA20-POLY1305", "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256"},
-	} {
-		for _, allow := range []bool{true, false} {
-			name := tt.ciphers + "/refused"
-			args := []string{"-tls1_2", "-cipher", tt.ciphers}
-			if allow {
-				name = tt.ciphers + "/allowed"
-				args = append(args, "-client_renegotiation")
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				addr := labtest.StartOpenSSLServer(t, leaf, args...)
-				checkRenegotiationVerdict(t, addr, tt.ciphers, tt.want, allow)
-			})
-		}
-	}
+	renegotiationOpenSSL(t, []renegTarget{
+		{lab.RSA2048, "DHE-RSA-AES256-GCM-SHA384", "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384"},
+		{lab.RSA2048, "DHE-RSA-CHACHA20-POLY1305", "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256"},
+	})
 }
 
 // TestClientRenegotiationGroupsNginx: nginx held to one ECDHE group,
