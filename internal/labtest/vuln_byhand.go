@@ -15,9 +15,13 @@ import (
 // server does with the client's next records.
 
 // rsaSuites are the RSA key-exchange suites a first flight by hand picks
-// from (no ServerKeyExchange is needed): CBC with SHA-1 in every version,
-// and from TLS 1.2 the SHA-256 and GCM ones.
+// from (no ServerKeyExchange is needed): CBC with SHA-1 in every version
+// (0x002f, 0x0035, 0x000a), and from TLS 1.2 the SHA-256 and GCM ones
+// (tls12OnlyRSA).
 var rsaSuites = []uint16{0x002f, 0x0035, 0x000a, 0x003c, 0x009c, 0x009d}
+
+// tls12OnlyRSA are the suites of rsaSuites that TLS 1.2 defines.
+var tls12OnlyRSA = []uint16{0x003c, 0x009c, 0x009d}
 
 // pickSuite returns the first suite the client offers (the client's
 // order, as OpenSSL's default) among the RSA suites of version; false
@@ -25,7 +29,7 @@ var rsaSuites = []uint16{0x002f, 0x0035, 0x000a, 0x003c, 0x009c, 0x009d}
 // has a list, not any suite offered.
 func pickSuite(offered []uint16, version uint16) (uint16, bool) {
 	for _, s := range offered {
-		if slices.Contains(rsaSuites, s) && (version >= 0x0303 || s <= 0x0035) {
+		if slices.Contains(rsaSuites, s) && (version >= 0x0303 || !slices.Contains(tls12OnlyRSA, s)) {
 			return s, true
 		}
 	}
