@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -22,11 +23,11 @@ type endpoint struct {
 	// --resolve and DNS, in the order they are tried; pref is the index of
 	// the one that answered last, tried first.
 	addrs  []string
+	aps    []netip.AddrPort // addrs parsed
 	pref   atomic.Int32
 	tls    *tls.Config   // nil for plain HTTP (and h2c)
 	verify *verifyCache  // nil without verification (-k) or TLS
 	shares *shareLearner // nil for plain HTTP
-	dialer net.Dialer
 }
 
 // newEndpoint derives the route, the address and the TLS configuration of
@@ -38,11 +39,12 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing target URL: %w", err)
 	}
-	// No TCP keep-alive probes: a run's connections are busy, and each
-	// new connection saved four setsockopt(2) calls.
-	ep := &endpoint{addr: transport.HostPort(u), dialer: net.Dialer{KeepAlive: -1}}
-	if ep.addrs, err = route(ctx, cfg, ep.addr); err != nil {
+	ep := &endpoint{addr: transport.HostPort(u)}
+	if ep.aps, err = route(ctx, cfg, ep.addr); err != nil {
 		return nil, &RouteError{Addr: ep.addr, Err: err}
+	}
+	for _, ap := range ep.aps {
+		ep.addrs = append(ep.addrs, ap.String())
 	}
 	if u.Scheme != "https" {
 		return ep, nil
@@ -87,14 +89,13 @@ func newEndpoint(ctx context.Context, cfg Config) (*endpoint, error) {
 func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int64, ev *event) (net.Conn, error) {
 	ev.kind = handshakeEvent
 	ev.start = now()
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	nc, err := connect(ctx, ep, func(ctx context.Context, i int) (net.Conn, error) {
-		// An address, not Dialer.DialTCP's netip.AddrPort pair: its
-		// zero local address still binds the socket to port 0 before
-		// connecting, a bind(2) more per connection, in the kernel's
-		// slower way of choosing a port.
-		return ep.dialer.DialContext(ctx, "tcp", ep.addrs[i])
+	var stop func() bool
+	nc, err := connect(ctx, ep, func(ctx context.Context, i int) (c net.Conn, err error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, stop, err = dialTCP(ctx, ep.aps[i], deadline)
+		return c, err
 	})
 	connected := now()
 	ev.connect = connected - ev.start
@@ -102,7 +103,10 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 		ev.end = connected
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	nc = withRawIO(nc)
+	// The connection's deadline bounds the handshake, and until stop the
+	// run's end interrupts it: HandshakeContext would take a context
+	// callback and a channel more per connection.
+	defer stop()
 	if ep.tls == nil {
 		ev.end = connected
 		return nc, nil
@@ -112,7 +116,7 @@ func (ep *endpoint) dial(ctx context.Context, deadline time.Time, now func() int
 	if raw != nil {
 		raw.holdFlight(true)
 	}
-	err = tc.HandshakeContext(ctx)
+	err = tc.Handshake()
 	if raw != nil {
 		raw.holdFlight(false)
 	}
@@ -170,22 +174,14 @@ func (e *RouteError) Unwrap() error { return e.Err }
 // host:port, go to, worked out once per run: a host name is looked up
 // here rather than on every connection (as wrk and h2load do), within the
 // request timeout.
-func route(ctx context.Context, cfg Config, addr string) ([]string, error) {
+func route(ctx context.Context, cfg Config, addr string) ([]netip.AddrPort, error) {
 	d := transport.Dialer{Routes: cfg.Routes}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
-	aps, err := d.Lookup(ctx, addr)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(aps))
-	for i, ap := range aps {
-		out[i] = ap.String()
-	}
-	return out, nil
+	return d.Lookup(ctx, addr)
 }
 
 // noteTLS records a handshake's parameters and learns the server's

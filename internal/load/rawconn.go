@@ -23,7 +23,9 @@ import (
 // and HTTP/2 -c 10 -m 10, bench/peers.sh rows of the two builds paired
 // over 10 rounds; handshake rows unchanged).
 type rawConn struct {
-	*net.TCPConn
+	// The connection's Close, addresses and deadlines: a *net.TCPConn,
+	// or the socket openTCP opened.
+	net.Conn
 	rc syscall.RawConn
 	// The state of the read and the write under way, and the functions
 	// that the runtime calls with the descriptor, bound once: closures
@@ -67,6 +69,7 @@ type rawConn struct {
 	awaitFn  func(fd uintptr) bool
 	awaitN   int
 	awaitErr error
+	closed   atomic.Bool // Close was called
 }
 
 // readAheadSize is the least a read(2) asks for. crypto/tls reads a
@@ -93,15 +96,15 @@ func (c *rawConn) holdFlight(on bool) { c.holding, c.answered = on, false }
 // withRawIO returns c with raw reads and writes, or c itself when its
 // descriptor cannot be had.
 func withRawIO(c net.Conn) net.Conn {
-	tcp, ok := c.(*net.TCPConn)
+	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c
 	}
-	rc, err := tcp.SyscallConn()
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return c
 	}
-	r := &rawConn{TCPConn: tcp, rc: rc}
+	r := &rawConn{Conn: c, rc: rc}
 	r.readFn, r.writeFn, r.awaitFn = r.read, r.write, r.awaitStep
 	return r
 }
@@ -308,6 +311,14 @@ func (c *rawConn) write(fd uintptr) bool {
 	return true
 }
 
+func (c *rawConn) Close() error {
+	c.closed.Store(true)
+	return c.Conn.Close()
+}
+
 func (c *rawConn) opError(op string, err error) error {
+	if c.closed.Load() {
+		err = net.ErrClosed // not the "use of closed file" of an os.File
+	}
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }

@@ -94,7 +94,11 @@ func TestRoute(t *testing.T) {
 			if err != nil {
 				t.Fatalf("route(%q): %v", tt.addr, err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			var addrs []string
+			for _, ap := range got {
+				addrs = append(addrs, ap.String())
+			}
+			if diff := cmp.Diff(tt.want, addrs); diff != "" {
 				t.Errorf("route(%q) (-want +got):\n%s", tt.addr, diff)
 			}
 		})
