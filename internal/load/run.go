@@ -57,6 +57,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	defer tuneGC()()
 	info := runInfo(ctx, total)
 	ep, err := newEndpoint(ctx, cfg)
 	if err != nil {
