@@ -16,7 +16,8 @@ import (
 // a collection every 100 handshakes, 20-30 a second, each with its
 // assists, its sweeping, its goroutine stacks shrunk and grown back and
 // its pages returned to the kernel and faulted in again. With 16 MiB of
-// headroom, about one in five.
+// headroom, about one in five. A keep-alive run leaves little garbage and
+// keeps the default, and with it its small heap.
 const gcHeadroom = 16 << 20
 
 // maxGCPercent bounds GOGC for a small live heap: the runtime collects
@@ -28,7 +29,8 @@ const maxGCPercent = 400
 // more, until stop is called: a small live heap grows by gcHeadroom, a
 // large one (thousands of connections) doubles as by default. It does
 // nothing when GOGC is set in the environment, which has the last word.
-// Run tunes it while it runs. Calls may overlap; the setting in place before the first is restored
+// Run tunes it while a run that opens a connection per request lasts.
+// Calls may overlap; the setting in place before the first is restored
 // when the last stops.
 func tuneGC() (stop func()) {
 	if os.Getenv("GOGC") != "" {

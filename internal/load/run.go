@@ -57,7 +57,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	defer tuneGC()()
+	if cfg.Mode != transport.KeepAlive {
+		// A handshake per request: see gcHeadroom.
+		defer tuneGC()()
+	}
 	info := runInfo(ctx, total)
 	ep, err := newEndpoint(ctx, cfg)
 	if err != nil {
