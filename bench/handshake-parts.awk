@@ -16,7 +16,7 @@ function flush(   c) {
 	if (c ~ /^rest/ || c == "record layer") {
 		# System calls count as the kernel's wherever they are made.
 		if (stack ~ /Syscall|EpollWait|syscall\.|futex|usleep/) {
-			if (stack ~ /netFD\)\.connect|sysDialer|sysSocket|syscall\.(Connect|Socket|Setsockopt)/) c = "rest: kernel, socket and connect"
+			if (stack ~ /netFD\)\.connect|sysDialer|sysSocket|syscall\.(Connect|Socket|Setsockopt)|load\.(openTCP|rawConnect)|socket\)\.established/) c = "rest: kernel, socket and connect"
 			else if (stack ~ /rawConn\)\.write|FD\)\.Write/) c = "rest: kernel, writes"
 			else if (stack ~ /rawConn\)\.read|FD\)\.Read/) c = "rest: kernel, reads"
 			else if (stack ~ /\.Close\n|\.destroy|syscall\.Close/) c = "rest: kernel, close"
