@@ -170,6 +170,26 @@ type Config struct {
 	// connection's path. Responses wait for it side by side, then queue
 	// for ResponseCost.
 	ResponseDelay time.Duration
+	// TightLimit, when above zero, models a browser's tight mode at the
+	// start of a load (--tight-limit): at most this many requests below
+	// a browser's High priority (images, async and deferred scripts) are
+	// in flight, the others held, until TightUntil after the document
+	// completed; the document, stylesheets, blocking scripts and fonts
+	// are never held. Chromium's limit is DefaultBrowserTightLimit. Zero:
+	// no tight mode, every request goes as soon as it is found.
+	TightLimit int
+	// TightUntil is how long after the document completed the tight
+	// mode lasts (--tight-until): in Chromium until its parser inserts
+	// the page's <body> and its network service has taken the requests
+	// released then. Zero ends it with the document.
+	TightUntil time.Duration
+	// TightBurstCost, when above zero, delays the tight mode's end by
+	// this much per request it holds at TightUntil (--tight-burst-cost):
+	// a browser's network service takes the requests released in one
+	// burst one at a time, and they reach the wire once it has taken
+	// them, so a page that held 358 requests waits longer than one that
+	// held 22.
+	TightBurstCost time.Duration
 
 	MaxConnsPerOrigin int
 	MaxStreams        int

@@ -2,6 +2,7 @@ package page
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ type Flags struct {
 	ResponseCost      string // --response-cost: a duration, or "" for none
 	ResponseCostPerMB string // --response-cost-per-mb: a duration, or "" for none
 	ResponseDelay     string // --response-delay: a duration, or "" for none
+	TightLimit        int    // --tight-limit: 0 for none
+	TightUntil        string // --tight-until: a duration, or "" for the document's end
+	TightBurstCost    string // --tight-burst-cost: a duration, or "" for none
 	Protocols         string // --protocols: "http,h1,h2,h3", or "" for one
 }
 
@@ -80,6 +84,15 @@ func (f Flags) Config(c transport.Curl) (Config, error) {
 	if cfg.ResponseDelay, err = modelDuration("--response-delay", f.ResponseDelay, cfg.Engine); err != nil {
 		return cfg, err
 	}
+	if cfg.TightLimit, cfg.TightUntil, err = f.tight(cfg.Engine); err != nil {
+		return cfg, err
+	}
+	if cfg.TightBurstCost, err = modelDuration("--tight-burst-cost", f.TightBurstCost, cfg.Engine); err != nil {
+		return cfg, err
+	}
+	if cfg.TightBurstCost > 0 && cfg.TightLimit == 0 {
+		return cfg, usage.Hinted(fmt.Sprintf("add --tight-limit %d (Chromium's)", DefaultBrowserTightLimit), "--tight-burst-cost needs --tight-limit")
+	}
 	cfg.MaxConnsPerOrigin, cfg.MaxStreams, cfg.MaxResources = f.MaxConnsPerOrigin, f.MaxStreams, f.MaxResources
 	cfg.MaxHeaderBytes = c.MaxHeaderBytes
 	return cfg, nil
@@ -113,6 +126,34 @@ func modelDuration(flag, s string, e Engine) (time.Duration, error) {
 			"%s models a browser in httpslab's engine, not in --engine chromium", flag)
 	}
 	return d, nil
+}
+
+// Bounds of --tight-limit and --tight-until.
+const (
+	MaxTightLimit = 1000
+	MaxTightUntil = 10 * time.Second
+)
+
+// tight reads --tight-limit and --tight-until, the modelled browser's
+// tight mode.
+func (f Flags) tight(e Engine) (int, time.Duration, error) {
+	switch {
+	case f.TightLimit < 0 || f.TightLimit > MaxTightLimit:
+		return 0, 0, usage.Errorf("--tight-limit %d: want 0 (none) to %d; Chromium's is %d", f.TightLimit, MaxTightLimit, DefaultBrowserTightLimit)
+	case f.TightLimit > 0 && e == EngineChromium:
+		return 0, 0, usage.Hinted("the browser's own tight mode is measured, not modelled: drop --tight-limit, or load with --engine httpslab",
+			"--tight-limit models a browser in httpslab's engine, not in --engine chromium")
+	case f.TightLimit == 0 && f.TightUntil != "":
+		return 0, 0, usage.Hinted(fmt.Sprintf("add --tight-limit %d (Chromium's)", DefaultBrowserTightLimit), "--tight-until needs --tight-limit")
+	}
+	if f.TightUntil == "" {
+		return f.TightLimit, 0, nil
+	}
+	until, err := time.ParseDuration(f.TightUntil)
+	if err != nil || until < 0 || until > MaxTightUntil {
+		return 0, 0, usage.Errorf("--tight-until %q: want a duration from 0 to %v, such as 150ms", f.TightUntil, MaxTightUntil)
+	}
+	return f.TightLimit, until, nil
 }
 
 // ProtocolList reads --protocols, or the one protocol of --http1.1,

@@ -40,6 +40,14 @@ func TestFlagsConfig(t *testing.T) {
 		{"response delay", func(f *Flags, _ *transport.Curl) { f.ResponseDelay = "15ms" }, ""},
 		{"response delay too long", func(f *Flags, _ *transport.Curl) { f.ResponseDelay = "1m" }, `--response-delay "1m"`},
 		{"response delay in the browser", func(f *Flags, _ *transport.Curl) { f.ResponseDelay, f.Engine = "3ms", "chromium" }, "--response-delay models a browser"},
+		{"tight mode", func(f *Flags, _ *transport.Curl) { f.TightLimit, f.TightUntil = 2, "250ms" }, ""},
+		{"tight mode to the document's end", func(f *Flags, _ *transport.Curl) { f.TightLimit = 2 }, ""},
+		{"tight limit negative", func(f *Flags, _ *transport.Curl) { f.TightLimit = -1 }, "--tight-limit -1"},
+		{"tight limit too high", func(f *Flags, _ *transport.Curl) { f.TightLimit = 1001 }, "--tight-limit 1001"},
+		{"tight until alone", func(f *Flags, _ *transport.Curl) { f.TightUntil = "250ms" }, "--tight-until needs --tight-limit"},
+		{"tight until negative", func(f *Flags, _ *transport.Curl) { f.TightLimit, f.TightUntil = 2, "-1ms" }, `--tight-until "-1ms"`},
+		{"tight until too long", func(f *Flags, _ *transport.Curl) { f.TightLimit, f.TightUntil = 2, "11s" }, `--tight-until "11s"`},
+		{"tight mode in the browser", func(f *Flags, _ *transport.Curl) { f.TightLimit, f.Engine = 2, "chromium" }, "--tight-limit models a browser"},
 	} {
 		f, c := ok, transport.Curl{}
 		tt.edit(&f, &c)

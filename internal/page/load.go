@@ -1,7 +1,6 @@
 package page
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +41,7 @@ type loader struct {
 	fatal    error // a protocol mismatch
 	wg       sync.WaitGroup
 	proc     *processor // the modelled browser's processing; nil without Config.ResponseCost, ResponseCostPerMB or ResponseDelay
+	tight    tightMode  // the modelled browser's start of the load (Config.TightLimit)
 }
 
 // request is one resource while it loads.
@@ -60,6 +60,7 @@ type request struct {
 	bytes                int64
 	err                  error
 	alive                func() // restarts the stall clock (requestContext); set before the exchange
+	tight                bool   // counted among the tight mode's requests in flight
 }
 
 // Run loads the page once.
@@ -83,6 +84,7 @@ func Run(ctx context.Context, cfg Config) (*Load, error) {
 	if cfg.ResponseCost > 0 || cfg.ResponseCostPerMB > 0 || cfg.ResponseDelay > 0 {
 		l.proc = &processor{cost: cfg.ResponseCost, perMB: cfg.ResponseCostPerMB, delay: cfg.ResponseDelay}
 	}
+	l.tight.on = cfg.TightLimit > 0
 	l.start = time.Now()
 	l.mu.Lock()
 	l.add(Ref{URL: u.String(), Kind: KindDocument}, nil)
@@ -160,8 +162,7 @@ func (l *loader) add(ref Ref, parent *request) {
 		l.failLocked(r, p.dead)
 		return
 	}
-	heap.Push(&p.queue, r)
-	l.kick(p)
+	l.dispatch(r)
 }
 
 func sameOrigin(a, b *url.URL) bool {
@@ -181,6 +182,7 @@ func (l *loader) completeLocked(r *request) {
 	if r.err != nil && errors.Is(r.err, ErrProtocol) && l.fatal == nil {
 		l.fatal = r.err
 	}
+	l.tightDone(r)
 	l.pending--
 	if l.pending == 0 || l.fatal != nil {
 		l.finish()

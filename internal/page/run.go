@@ -149,6 +149,12 @@ type Result struct {
 	// ResponseDelay is the modelled browser's least time from a
 	// response's arrival to its processed end (Config.ResponseDelay).
 	ResponseDelay time.Duration `json:"response_delay_ns,omitempty"`
+	// TightLimit, TightUntil and TightBurstCost are the modelled
+	// browser's tight mode (Config.TightLimit, TightUntil,
+	// TightBurstCost); zero without it.
+	TightLimit     int           `json:"tight_limit,omitempty"`
+	TightUntil     time.Duration `json:"tight_until_ns,omitempty"`
+	TightBurstCost time.Duration `json:"tight_burst_cost_ns,omitempty"`
 	// RTT is compare's median RTT of the run; zero when not measured.
 	RTT         time.Duration    `json:"rtt_ns,omitempty"`
 	Protocols   []ProtocolResult `json:"protocols"`
@@ -200,7 +206,8 @@ var effectNames = map[[2]Protocol]string{
 
 // result turns compare's result and the loads into the page's.
 func (c Compare) result(res *compare.Result, loads [][]*Load) *Result {
-	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, ResponseCost: c.Load.ResponseCost, ResponseCostPerMB: c.Load.ResponseCostPerMB, ResponseDelay: c.Load.ResponseDelay, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
+	out := &Result{URL: c.Load.URL, Engine: c.Load.Engine, ResponseCost: c.Load.ResponseCost, ResponseCostPerMB: c.Load.ResponseCostPerMB, ResponseDelay: c.Load.ResponseDelay,
+		TightLimit: c.Load.TightLimit, TightUntil: c.Load.TightUntil, TightBurstCost: c.Load.TightBurstCost, Rounds: res.Rounds, Warm: c.Warm, Seed: res.Seed, Level: res.Level, Alpha: res.Alpha, Stop: res.Stop,
 		RTT: res.RTT, Protocols: []ProtocolResult{}, Differences: []Difference{}}
 	for i, v := range res.Variants {
 		p := c.Protocols[i]

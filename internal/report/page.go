@@ -39,6 +39,10 @@ func Page(w io.Writer, res *page.Result, width int) error {
 		fmt.Fprintf(w, "with a modelled browser (--response-cost, --response-cost-per-mb, --response-delay): each response ready %s ms after it arrives, then processed\nfor %s ms plus %s ms per MB of its body, one at a time in that order, before its request completes and frees its connection or stream;\nthe load times include it\n",
 			compare.FormatMS(exactMS(res.ResponseDelay)), compare.FormatMS(exactMS(res.ResponseCost)), compare.FormatMS(exactMS(res.ResponseCostPerMB)))
 	}
+	if res.TightLimit > 0 {
+		fmt.Fprintf(w, "with a modelled tight mode (--tight-limit, --tight-until, --tight-burst-cost): at most %d low-priority requests (images, async scripts)\nin flight and every other request held, until %s ms after the document completed plus %s ms per request held then\n",
+			res.TightLimit, compare.FormatMS(exactMS(res.TightUntil)), compare.FormatMS(exactMS(res.TightBurstCost)))
+	}
 	fmt.Fprintln(w)
 	return pageBody(w, res, width)
 }
