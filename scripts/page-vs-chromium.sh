@@ -4,22 +4,30 @@
 # /page/scripts?n=360&size=33100, /page/mixed) are loaded from the
 # embedded server behind an emulated link, over HTTP/1.1 and HTTP/2,
 # N times each by headless Chromium (--engine chromium), by httpslab's
-# engine, and by httpslab's engine with the browser's processing
-# modelled (--response-cost, --response-cost-per-mb, --response-delay),
-# on two links: 40 ms alone, and 40 ms at 20 Mbit/s.
+# engine, and by httpslab's engine with the browser modelled (its tight
+# mode at the start, --tight-limit 2 --tight-until --tight-burst-cost;
+# its processing, --response-cost, --response-cost-per-mb,
+# --response-delay), on two links: 40 ms alone, and 40 ms at 20 Mbit/s.
 #
-# The model's three durations are measured from Chromium on other pages,
-# where the browser's time is its own work: the processing time per
-# response (--response-cost) over HTTP/2 on 360 images of 1 kB (the
-# network takes a few round trips), as (Chromium's median - httpslab's
-# median) / requests; the processing time per MB of body
+# The model's five durations are measured from Chromium on other pages,
+# where the browser's time is its own work: how long its tight mode and
+# the burst of requests released at its end hold the requests, over
+# HTTP/2 on 360 images of 1 kB (358 held) and on 24 images of 300 kB (22
+# held), on each as the median over a load's images of the time from the
+# document's end to the image's send, the median over the rounds: the
+# cost per held request (--tight-burst-cost) as their difference per
+# held request, the rest (--tight-until) as the small page's less that
+# cost per held request; the processing time per response
+# (--response-cost) over HTTP/2 on the 360 images of 1 kB (the network
+# takes a few round trips), as (Chromium's median - the median of
+# httpslab with that tight mode) / requests; the processing time per MB of body
 # (--response-cost-per-mb) over HTTP/2 on 24 images of 300 kB (7.2 MB in
 # few responses), as (Chromium's median - the median of httpslab with
-# that cost) / MB; and the delay of each response's hand-offs
-# (--response-delay) over HTTP/1.1 on the 360 images of 1 kB, as
-# (Chromium's median - the median of httpslab with both costs) / rounds
-# of six requests. Chromium's own network events show why one queue
-# models both costs: its load event comes a few ms after the last
+# the tight mode and that cost) / MB; and the delay of each response's
+# hand-offs (--response-delay) over HTTP/1.1 on the 360 images of 1 kB,
+# as (Chromium's median - the median of httpslab with the tight mode and
+# both costs) / rounds of six requests. Chromium's own network events
+# show why one queue models both costs: its load event comes a few ms after the last
 # response completed in its network service (Network.loadingFinished),
 # and that completion, not the scripts' execution in the renderer (under
 # 3 ms each, in document order as they come), lags the network: the
@@ -31,13 +39,12 @@
 # run). So each page has its own calibration, measured beside its loads:
 # for each of N rounds, Chromium loads the calibration pages (1 kB images
 # over HTTP/1.1 and HTTP/2, 300 kB images over HTTP/2) and the page
-# (HTTP/1.1 and HTTP/2), and httpslab's engine the 1 kB images (HTTP/2)
-# and the page (HTTP/1.1 and HTTP/2), one load of each, in a shuffled
-# order; Chromium's medians for the calibration and for the page thus
-# come from the same minutes. Then httpslab's engine with the durations
-# measured so far loads the calibration pages N times (for the cost per
-# MB, then for the delay), and the page N times per protocol with all
-# three. The report gives each page's durations with their inputs, each
+# (HTTP/1.1 and HTTP/2), and httpslab's engine the page (HTTP/1.1 and
+# HTTP/2), one load of each, in a shuffled order; Chromium's medians for
+# the calibration and for the page thus come from the same minutes. Then
+# httpslab's engine with the durations measured so far loads the
+# calibration pages N times (for the cost per response, per MB, then for
+# the delay), and the page N times per protocol with all four. The report gives each page's durations with their inputs, each
 # round's value (from that round's Chromium load), and how they drifted
 # from page to page. Every load is its own run (-n 1 --warmup 0, each
 # round's protocols in another order); one unmeasured load per engine
@@ -111,6 +118,8 @@ slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
 cat >"$work/results.py" <<'EOF'
 import glob, json, re, statistics
 
+calibration_pages = ("/page/images?n=360&size=1000", "/page/images?n=24&size=300000")
+
 def _round(f):
     m = re.search(r"-r(\d+)\.json$", f)
     return int(m.group(1)) if m else 0
@@ -142,34 +151,71 @@ def model(pattern):
     for f in sorted(glob.glob(pattern)):
         try:
             r = json.load(open(f))["result"]
-            return [r.get(k, 0) / 1e6 for k in ("response_cost_ns", "response_cost_per_mb_ns", "response_delay_ns")]
+            return [r.get(k, 0) / 1e6 for k in ("tight_until_ns", "tight_burst_cost_ns", "response_cost_ns", "response_cost_per_mb_ns", "response_delay_ns")]
         except Exception:
             pass
     return None
+
+def held(pattern, proto):
+    """Per run of pattern, the median over its median load's
+    low-priority requests (images and the like) of the time from the
+    document's end to the request's send, in ms: how long the browser's
+    tight mode and the burst of requests it releases held them; and the
+    number of requests it held (all but the two it let through)."""
+    out = []
+    for r in runs(pattern):
+        ld = (r.get(proto) or {}).get("median_load")
+        if not ld or not ld.get("requests"):
+            continue
+        doc = ld["requests"][0]["end_ns"]
+        sends = [(ph["start_ns"] - doc) / 1e6 for q in ld["requests"][1:] if q["kind"] in ("image", "other")
+                 for ph in q["phases"] if ph["name"] == "send"]
+        if sends:
+            out.append((statistics.median(sends), len(sends) - 2))
+    return out
+
+def tight(work, tag):
+    """The tight mode's durations of page tag in ms, from Chromium's
+    hold on the two calibration pages over HTTP/2, which hold 358 and 22
+    requests: the cost per held request S from the difference of their
+    medians, and the time T the hold takes besides. None when a page's
+    loads failed."""
+    f = lambda what: "%s/%s-%s.json" % (work, tag, what)
+    big, small = held(f("chromium-cal-r*"), "h2"), held(f("chromium-calmb-r*"), "h2")
+    if not big or not small:
+        return None, None, big, small
+    tb, nb = statistics.median(x for x, _ in big), statistics.median(n for _, n in big)
+    ts, ns = statistics.median(x for x, _ in small), statistics.median(n for _, n in small)
+    per = max((tb - ts) / (nb - ns), 0) if nb > ns else 0
+    return max(ts - per * ns, 0), per, big, small
 
 def calibration(work, tag):
     """The durations of page tag's calibration in ms, as lines of
     (name, value, unit, inputs, per-round values); a value is None when
     its loads failed."""
     f = lambda what: "%s/%s-%s.json" % (work, tag, what)
-    b1, b2, o = merged(f("chromium-cal-r*"), "h1"), merged(f("chromium-cal-r*"), "h2"), merged(f("httpslab-cal-r*"), "h2")
+    b1, b2, o = merged(f("chromium-cal-r*"), "h1"), merged(f("chromium-cal-r*"), "h2"), merged(f("model-calt"), "h2")
     bb, ob, m = merged(f("chromium-calmb-r*"), "h2"), merged(f("model-calmb"), "h2"), merged(f("model-cal"), "h1")
     out = []
+    t, per, big, small = tight(work, tag)
+    rounds = lambda xs: ["%.0f (%d)" % x for x in xs]
+    out.append(("T", t, "ms after the document", "h2 Chromium, the median send of the held images after the document's end, less S per held one", rounds(small)))
+    out.append(("S", per, "ms per held request", "h2 Chromium, the difference of those medians on %s and %s per held request" % (calibration_pages[0], calibration_pages[1]), rounds(big)))
     if b2 and o:
         per = lambda x: (x - o["median"]) / o["requests"]
-        out.append(("C", per(b2["median"]), "ms per response", "h2 Chromium %.0f ms, httpslab %.0f ms, %d requests; the browser's CPU %.0f ms (%.1f cores)"
+        out.append(("C", per(b2["median"]), "ms per response", "h2 Chromium %.0f ms, httpslab with T %.0f ms, %d requests; the browser's CPU %.0f ms (%.1f cores)"
                     % (b2["median"], o["median"], o["requests"], b2["cpu"], b2["cpu"] / b2["median"]), [per(x) for l in b2["loads"] for x in l]))
     else:
         out.append(("C", None, "ms per response", "no loads", []))
     if bb and ob and ob["mb"]:
         per = lambda x: (x - ob["median"]) / ob["mb"]
-        out.append(("B", per(bb["median"]), "ms per MB", "h2 Chromium %.0f ms, httpslab with C %.0f ms, %.1f MB; the browser's CPU %.0f ms"
+        out.append(("B", per(bb["median"]), "ms per MB", "h2 Chromium %.0f ms, httpslab with T and C %.0f ms, %.1f MB; the browser's CPU %.0f ms"
                     % (bb["median"], ob["median"], ob["mb"], bb["cpu"]), [per(x) for l in bb["loads"] for x in l]))
     else:
         out.append(("B", None, "ms per MB", "no loads", []))
     if b1 and m:
         per = lambda x: (x - m["median"]) / (m["requests"] / 6)
-        out.append(("D", per(b1["median"]), "ms per round of six requests", "h1 Chromium %.0f ms, httpslab with C and B %.0f ms"
+        out.append(("D", per(b1["median"]), "ms per round of six requests", "h1 Chromium %.0f ms, httpslab with T, C and B %.0f ms"
                     % (b1["median"], m["median"]), [per(x) for l in b1["loads"] for x in l]))
     else:
         out.append(("D", None, "ms per round of six requests", "no loads", []))
@@ -205,24 +251,25 @@ run_page() {
 	for r in $(seq "$n"); do
 		run_seed=$((seed * 1000 + r))
 		for job in $(python3 -c 'import random, sys; a = sys.argv[2:]; random.Random(sys.argv[1]).shuffle(a); print(*a)' \
-			"$run_seed-$tag" chromium-cal chromium-calmb chromium-page httpslab-cal httpslab-page); do
+			"$run_seed-$tag" chromium-cal chromium-calmb chromium-page httpslab-page); do
 			case $job in
 			chromium-cal) load "$work/$tag-$job-r$r.json" "$calibration" --engine chromium --protocols h1,h2 "${one[@]}" ;;
 			chromium-calmb) load "$work/$tag-$job-r$r.json" "$calibration_mb" --engine chromium --http2 "${one[@]}" ;;
 			chromium-page) load "$work/$tag-$job-r$r.json" "$p" --engine chromium --protocols h1,h2 "${one[@]}" ;;
-			httpslab-cal) load "$work/$tag-$job-r$r.json" "$calibration" --http2 "${one[@]}" ;;
 			httpslab-page) load "$work/$tag-$job-r$r.json" "$p" --protocols h1,h2 "${one[@]}" ;;
 			esac
 		done
 	done
 	run_seed=$seed
+	local tight=(--tight-limit 2 --tight-until "$(duration "$work" "$tag" T)" --tight-burst-cost "$(duration "$work" "$tag" S)")
+	load "$work/$tag-model-calt.json" "$calibration" --http2 "${tight[@]}" -n "$n" --warmup 0
 	cost=$(duration "$work" "$tag" C)
-	load "$work/$tag-model-calmb.json" "$calibration_mb" --http2 --response-cost "$cost" -n "$n" --warmup 0
+	load "$work/$tag-model-calmb.json" "$calibration_mb" --http2 "${tight[@]}" --response-cost "$cost" -n "$n" --warmup 0
 	permb=$(duration "$work" "$tag" B)
-	load "$work/$tag-model-cal.json" "$calibration" --http1.1 --response-cost "$cost" --response-cost-per-mb "$permb" -n "$n" --warmup 0
+	load "$work/$tag-model-cal.json" "$calibration" --http1.1 "${tight[@]}" --response-cost "$cost" --response-cost-per-mb "$permb" -n "$n" --warmup 0
 	delay=$(duration "$work" "$tag" D)
-	echo "$1 $p: the modelled browser, measured beside it: --response-cost $cost --response-cost-per-mb $permb --response-delay $delay" >&2
-	load "$work/$tag-model-page.json" "$p" --protocols h1,h2 --response-cost "$cost" --response-cost-per-mb "$permb" --response-delay "$delay" -n "$n" --warmup 0
+	echo "$1 $p: the modelled browser, measured beside it: ${tight[*]} --response-cost $cost --response-cost-per-mb $permb --response-delay $delay" >&2
+	load "$work/$tag-model-page.json" "$p" --protocols h1,h2 "${tight[@]}" --response-cost "$cost" --response-cost-per-mb "$permb" --response-delay "$delay" -n "$n" --warmup 0
 }
 
 run_link() { # name, link flags...
@@ -266,19 +313,19 @@ sys.path.insert(0, work)
 from results import calibration as durations, merged, model
 slug = lambda p: "".join(c if c in "abcdefghijklmnopqrstuvwxyz0123456789" else "_" for c in p)
 cell = lambda m: "%5.0f (%d)" % (m["median"], m["n"]) if m else "%10s" % "-"
-fmt = lambda name, v: "-" if v is None else ("%.1f" if name == "B" else "%.2f") % v
+fmt = lambda name, v: "-" if v is None else ("%.1f" if name in "BT" else "%.2f") % v
 titles = {"rtt40": "40 ms", "rtt40-20mbit": "40 ms, 20 Mbit/s"}
 for name in links:
     print("\nlink %s: median load time in ms (n per cell); Chromium / httpslab without and with the model; the browser's CPU per load (cores busy)" % titles[name])
-    print("  the model per page, measured beside it (C on %s, B on %s, D on %s; per round: from that round's Chromium load):" % (calibration, calibration_mb, calibration))
-    drift = {"C": [], "B": [], "D": []}
+    print("  the model per page, measured beside it (T and S on both, C on %s, B on %s, D on %s; per round: from that round's Chromium load):" % (calibration, calibration_mb, calibration))
+    drift = {"T": [], "S": [], "C": [], "B": [], "D": []}
     for page in pages:
         tag = "%s-%s" % (name, slug(page))
         used = model("%s/%s-model-page.json" % (work, tag))
-        print("  %s: --response-cost %s --response-cost-per-mb %s --response-delay %s" % ((page,) + (tuple("%.2f ms" % x for x in used) if used else ("-",) * 3)))
+        print("  %s: --tight-limit 2 --tight-until %s --tight-burst-cost %s --response-cost %s --response-cost-per-mb %s --response-delay %s" % ((page,) + (tuple("%.2f ms" % x for x in used) if used else ("-",) * 5)))
         for c, v, unit, inputs, rounds in durations(work, tag):
             drift[c].append(v)
-            print("    %s %6s %-28s %s; per round %s" % (c, fmt(c, v), unit, inputs, " ".join(fmt(c, x) for x in rounds) or "-"))
+            print("    %s %6s %-28s %s; per round %s" % (c, fmt(c, v), unit, inputs, " ".join(x if isinstance(x, str) else fmt(c, x) for x in rounds) or "-"))
     print("  drift from page to page: " + "; ".join("%s %s" % (c, " -> ".join(fmt(c, v) for v in vs)) for c, vs in drift.items()) + "\n")
     print("%-32s %-5s %10s %10s %10s %6s %6s %6s %14s %6s" % ("page", "proto", "httpslab", "model", "chromium", "ratio", "model", "<=15%", "browser CPU", "DCL"))
     for page in pages:
