@@ -13,9 +13,9 @@ import (
 const DefaultBrowserTightLimit = 2
 
 // tightMode is the modelled browser's start of a load (Config.TightLimit,
-// TightUntil). Chromium's renderer schedules a page's requests in a
-// tight mode first: requests below High priority (images, async and
-// deferred scripts) are held while two of them are in flight. The mode
+// TightUntil, TightBurstCost). Chromium's renderer schedules a page's
+// requests in a tight mode first: requests below High priority (images,
+// async and deferred scripts) are held while two of them are in flight. The mode
 // ends when its parser inserts the page's <body>, and the renderer then
 // hands the held requests to the network service at once; that service
 // takes them one at a time on one thread, and those of a burst reach the
@@ -23,14 +23,13 @@ const DefaultBrowserTightLimit = 2
 // stylesheets the preload scanner found at the start come in such a
 // burst too: on a page of 360 scripts Chromium's first one went out 117
 // ms after the document's end, its median one 234 ms after. The model
-// holds both until TightUntil after the document completed (plus the
-// burst's cost, below): the
-// low-priority requests beyond TightLimit in flight, and every other
-// request found until then. The requests it holds are not handed to a
-// connection, so over HTTP/1.1 they open none either. With
-// TightBurstCost the held requests go out that long per request later,
-// together, as the network service's burst: a page that holds more
-// requests waits longer.
+// holds both, the low-priority requests beyond TightLimit in flight and
+// every other request found meanwhile, until TightUntil after the
+// document completed, and with TightBurstCost that long per request held
+// then later, when they go out together as the network service's burst:
+// a page that holds more requests waits longer. The requests it holds
+// are not handed to a connection, so over HTTP/1.1 they open none
+// either.
 type tightMode struct {
 	on       bool  // the tight mode lasts
 	inFlight int   // low-priority requests handed on, not completed
