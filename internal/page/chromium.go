@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,10 +128,10 @@ func keyHash(c *x509.Certificate) string {
 }
 
 // chromiumOptions are the command line of one load's browser: headless,
-// a fresh profile in a private temporary directory (chromedp creates it,
-// kills every process that uses it when the load ends, and removes it),
-// so that the load is cold: no cache, no TLS session, no Alt-Svc or
-// HSTS memory, no preconnect of an earlier visit.
+// on a fresh profile in a private temporary directory (newProfile; the
+// browser is killed when the load ends, and the profile removed), so that
+// the load is cold: no cache, no TLS session, no Alt-Svc or HSTS memory,
+// no preconnect of an earlier visit or of the navigation itself.
 func chromiumOptions(cfg Config, extra ...[]chromedp.ExecAllocatorOption) []chromedp.ExecAllocatorOption {
 	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
 	opts = append(opts,
@@ -224,8 +225,13 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL, relayed []s
 		defer iso.close() // after the browser is killed
 		trust = append(trust, iso.command())
 	}
-	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust)...)
-	defer stopBrowser() // kills the browser and removes its profile, on every path
+	profile, err := newProfile()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
+	}
+	defer os.RemoveAll(profile) // after the browser is killed
+	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust, []chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile)})...)
+	defer stopBrowser() // kills the browser, on every path
 	bctx, closeTab := chromedp.NewContext(actx)
 	defer closeTab()
 	log := newNetLog()
@@ -358,4 +364,29 @@ func processKind(t string) string {
 		return service
 	}
 	return strings.ToLower(t)
+}
+
+// profilePreferences turn off the browser's network prediction: without
+// them Chromium opens a connection to the page's origin when the
+// navigation starts, before any request asks for it, and a request that
+// then takes it has no connect or TLS timing of its own, so the load
+// would show its handshakes on none of its requests.
+const profilePreferences = `{"net":{"network_prediction_options":2}}`
+
+// newProfile makes a fresh browser profile in a private temporary
+// directory, with profilePreferences. The caller removes it once the
+// browser is gone.
+func newProfile() (string, error) {
+	dir, err := os.MkdirTemp("", "httpslab-chromium-")
+	if err != nil {
+		return "", fmt.Errorf("making the browser's profile: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "Default"), 0o700); err == nil {
+		err = os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(profilePreferences), 0o600)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("making the browser's profile: %w", err)
+	}
+	return dir, nil
 }
