@@ -381,7 +381,8 @@ func newProfile() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("making the browser's profile: %w", err)
 	}
-	if err := os.Mkdir(filepath.Join(dir, "Default"), 0o700); err == nil {
+	err = os.Mkdir(filepath.Join(dir, "Default"), 0o700)
+	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(profilePreferences), 0o600)
 	}
 	if err != nil {
