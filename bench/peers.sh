@@ -74,6 +74,8 @@
 # targets and the per-round ratios after/before are printed for both.
 # 9 rounds take about 9 minutes; ONLY='^(h1q|h2q) ' --rounds 5 about 1.
 set -euo pipefail
+# A command that fails says where, so that a run cut short can be told from one that finished.
+trap 'echo "peers.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 
 DUR=${DUR:-2}
 ROUNDS=${ROUNDS:-9}
@@ -240,22 +242,6 @@ server_us() {
 CLK_TCK=$(getconf CLK_TCK)
 steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 }' /proc/stat; }
 
-# server_us prints the CPU time, in microseconds, nginx's workers have
-# used so far (se.sum_exec_runtime, kept in milliseconds with six decimals).
-server_us() {
-	local p t=0 ms
-	for p in $(cat "/proc/$NGINX_PID/task/$NGINX_PID/children" 2>/dev/null); do
-		ms=$(awk '/^se.sum_exec_runtime/ { print $3 }' "/proc/$p/sched" 2>/dev/null || true)
-		t=$(awk -v t="$t" -v ms="${ms:-0}" 'BEGIN { printf "%.0f", t + ms * 1000 }')
-	done
-	echo "$t"
-}
-
-# steal_ticks prints the clock ticks the hypervisor has taken from the
-# two cores so far (the steal column of /proc/stat).
-CLK_TCK=$(getconf CLK_TCK)
-steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 }' /proc/stat; }
-
 # run CMD...: runs CMD pinned to the client core under /usr/bin/time and
 # prints "requests/s requests cpu_seconds"; it sets WALL to the run's wall
 # time in seconds, SERVER_BUSY to the nginx worker's CPU share during the
@@ -272,9 +258,9 @@ run() {
 	fi
 	s1=$(server_us) t1=$(date +%s.%N) st1=$(steal_ticks)
 	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
-	STEAL=$(awk -v d="$((st1 - st0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { printf "%.0f", d / hz / w / 2 * 100 }')
+	STEAL=$(awk -v d="$((st1 - st0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { if (w > 0 && hz > 0) printf "%.0f", d / hz / w / 2 * 100; else print 0 }')
 	SERVER_US=$((s1 - s0))
-	SERVER_BUSY=$(awk -v d="$SERVER_US" -v w="$WALL" 'BEGIN { printf "%.0f", d / 1e6 / w * 100 }')
+	SERVER_BUSY=$(awk -v d="$SERVER_US" -v w="$WALL" 'BEGIN { if (w > 0) printf "%.0f", d / 1e6 / w * 100; else print 0 }')
 	local cpu
 	cpu=$(awk 'END {print $1 + $2}' "$tim")
 	RSS_KB=$(awk 'END {print $3}' "$tim")

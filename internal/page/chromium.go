@@ -230,7 +230,12 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL, relayed []s
 		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
 	}
 	defer os.RemoveAll(profile) // after the browser is killed
-	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust, []chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile)})...)
+	// The browser's own temporary files go in the profile too: the
+	// directory of its process-singleton socket, which a killed browser
+	// leaves behind, would otherwise stay in the temporary directory, one
+	// per load.
+	inProfile := []chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile), chromedp.Env("TMPDIR=" + profile)}
+	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust, inProfile)...)
 	defer stopBrowser() // kills the browser, on every path
 	bctx, closeTab := chromedp.NewContext(actx)
 	defer closeTab()

@@ -46,10 +46,12 @@ func browserConfig(cfg Config) Config {
 // the protocol forced, on six connections at most over HTTP/1.1 and one
 // over HTTP/2 and HTTP/3, with the browser's timings in order and the
 // CPU time of its processes. The browser's processes are gone after each
-// load.
+// load, and so are the files it made in the temporary directory.
 func TestChromiumLoads(t *testing.T) {
 	needChromium(t)
 	srv := labtest.StartServer(t, lab.Config{})
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	for _, tt := range []struct {
 		proto     Protocol
 		respProto string
@@ -91,6 +93,9 @@ func TestChromiumLoads(t *testing.T) {
 		}
 		if left := browserChildren(); len(left) > 0 {
 			t.Errorf("%s: browser processes left after the load: %v", tt.proto, left)
+		}
+		if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+			t.Errorf("%s: left in the temporary directory after the load: %v (%v)", tt.proto, left, err)
 		}
 	}
 }
