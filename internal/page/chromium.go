@@ -229,13 +229,8 @@ func runChromiumOnce(ctx context.Context, cfg Config, page *url.URL, relayed []s
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBrowser, err)
 	}
-	defer os.RemoveAll(profile) // after the browser is killed
-	// The browser's own temporary files go in the profile too: the
-	// directory of its process-singleton socket, which a killed browser
-	// leaves behind, would otherwise stay in the temporary directory, one
-	// per load.
-	inProfile := []chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile), chromedp.Env("TMPDIR=" + profile)}
-	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust, inProfile)...)
+	defer removeProfile(profile) // after the browser is killed
+	actx, stopBrowser := chromedp.NewExecAllocator(ctx, chromiumOptions(cfg, proto, trust, []chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile)})...)
 	defer stopBrowser() // kills the browser, on every path
 	bctx, closeTab := chromedp.NewContext(actx)
 	defer closeTab()
@@ -395,4 +390,20 @@ func newProfile() (string, error) {
 		return "", fmt.Errorf("making the browser's profile: %w", err)
 	}
 	return dir, nil
+}
+
+// removeProfile removes a profile made by newProfile once its browser is
+// gone, and with it the directory of the browser's process-singleton
+// socket: Chromium makes that directory in the temporary directory
+// (org.chromium.Chromium.XXXXXX; in the profile its path could pass the
+// 107 bytes a socket's path may have) and links to the socket from the
+// profile, and a browser that is killed leaves it behind, one per load.
+func removeProfile(dir string) {
+	if target, err := os.Readlink(filepath.Join(dir, "SingletonSocket")); err == nil {
+		sock := filepath.Dir(target)
+		if strings.HasPrefix(filepath.Base(sock), "org.chromium.") && filepath.Dir(sock) == filepath.Clean(os.TempDir()) {
+			os.RemoveAll(sock)
+		}
+	}
+	os.RemoveAll(dir)
 }
