@@ -454,7 +454,8 @@ ratios() {
 # median with at least 95% probability (the sign test's interval; with
 # fewer than 6 pairs it is the whole range, with its lower coverage), and
 # the verdict on the median, with whether the interval clears the goal
-# (no goal and no verdict when the last argument is "info").
+# (no goal and no verdict when the last argument is "info"; with "eq" the
+# target is equivalence, met when the whole interval lies within GOAL of 1).
 target() {
 	# A target whose rows ONLY left out is not printed.
 	[[ ${3% before} =~ $ONLY || ${4% before} =~ $ONLY ]] || return 0
@@ -479,6 +480,14 @@ target() {
 			lo = v[k]; hi = v[n - k + 1]
 			if (d == "info") {
 				printf "  %-46s median %.2f  [%.2f, %.2f] %2.0f%%  n=%d\n", label, m, lo, hi, cov * 100, n
+				exit
+			}
+			if (d == "eq") {
+				# Equivalence: the whole interval inside [1 - g, 1 + g].
+				ok = lo >= 1 - g && hi <= 1 + g
+				verdict = (ok ? "met" : "MISSED") (cov < 0.95 ? ", too few rounds to tell from noise" : "")
+				printf "  %-46s median %.2f  [%.2f, %.2f] %2.0f%%  n=%d  target inside [%.2f, %.2f]  %s\n",
+					label, m, lo, hi, cov * 100, n, 1 - g, 1 + g, verdict
 				exit
 			}
 			ok = (d == "ge") ? m >= g : m <= g
@@ -528,12 +537,12 @@ target "h1: client CPU/request httpslab / wrk" 4 "h1 httpslab" "h1 wrk" 0.85 le
 target "h2: client CPU/request httpslab / h2load" 4 "h2 httpslab" "h2 h2load" 0.85 le
 target "h1, q: requests/s httpslab / wrk" 3 "h1q httpslab" "h1q wrk" 1.3 ge
 target "h2, q: requests/s httpslab / h2load" 3 "h2q httpslab" "h2q h2load" 1.3 ge
+target "h1: requests/s httpslab / wrk, nginx the limit" 3 "h1 httpslab" "h1 wrk" 0.05 eq
+target "h2: requests/s httpslab / h2load, nginx the limit" 3 "h2 httpslab" "h2 h2load" 0.05 eq
 echo
 echo "for reading the above (no target):"
 target "full: handshakes/s httpslab / hey" 3 "full httpslab" "full hey" 0 info
 target "full: server CPU/handshake httpslab / hey" 6 "full httpslab" "full hey" 0 info
-target "h1: requests/s httpslab / wrk" 3 "h1 httpslab" "h1 wrk" 0 info
-target "h2: requests/s httpslab / h2load" 3 "h2 httpslab" "h2 h2load" 0 info
 target "resumed: client CPU/handshake httpslab / wrk" 4 "resumed httpslab" "resumed wrk" 0 info
 if [[ -n $HL_BEFORE ]]; then
 	echo
