@@ -14,7 +14,8 @@
 # the burst of requests released at its end hold the requests, over
 # HTTP/2 on 360 images of 1 kB (358 held) and on 24 images of 300 kB (22
 # held), on each as the median over a load's images of the time from the
-# document's end to the image's send, the median over the rounds: the
+# document's end to the end of the image's send (when Chromium wrote
+# its request), the median over the rounds: the
 # cost per held request (--tight-burst-cost) as their difference per
 # held request, the rest (--tight-until) as the small page's less that
 # cost per held request; the processing time per response
@@ -159,16 +160,20 @@ def model(pattern):
 def held(pattern, proto):
     """Per run of pattern, the median over its median load's
     low-priority requests (images and the like) of the time from the
-    document's end to the request's send, in ms: how long the browser's
-    tight mode and the burst of requests it releases held them; and the
-    number of requests it held (all but the two it let through)."""
+    document's end to the end of the request's send, in ms: how long the
+    browser's tight mode and the burst of requests it releases held them;
+    and the number of requests it held (all but the two it let through).
+    The end, not the start: Chromium's send starts as its network service
+    takes the request, and ends when the request is written, which for
+    the requests of a burst is once it has taken most of them; the
+    model's send, a write, takes no time."""
     out = []
     for r in runs(pattern):
         ld = (r.get(proto) or {}).get("median_load")
         if not ld or not ld.get("requests"):
             continue
         doc = ld["requests"][0]["end_ns"]
-        sends = [(ph["start_ns"] - doc) / 1e6 for q in ld["requests"][1:] if q["kind"] in ("image", "other")
+        sends = [(ph["start_ns"] + ph["duration_ns"] - doc) / 1e6 for q in ld["requests"][1:] if q["kind"] in ("image", "other")
                  for ph in q["phases"] if ph["name"] == "send"]
         if sends:
             out.append((statistics.median(sends), len(sends) - 2))
@@ -199,7 +204,7 @@ def calibration(work, tag):
     out = []
     t, per, big, small = tight(work, tag)
     rounds = lambda xs: ["%.0f (%d)" % x for x in xs]
-    out.append(("T", t, "ms after the document", "h2 Chromium, the median send of the held images after the document's end, less S per held one", rounds(small)))
+    out.append(("T", t, "ms after the document", "h2 Chromium, the median end of the held images' sends after the document's end, less S per held one", rounds(small)))
     out.append(("S", per, "ms per held request", "h2 Chromium, the difference of those medians on %s and %s per held request" % (calibration_pages[0], calibration_pages[1]), rounds(big)))
     if b2 and o:
         per = lambda x: (x - o["median"]) / o["requests"]
