@@ -537,8 +537,8 @@ target "h1: client CPU/request httpslab / wrk" 4 "h1 httpslab" "h1 wrk" 0.85 le
 target "h2: client CPU/request httpslab / h2load" 4 "h2 httpslab" "h2 h2load" 0.85 le
 target "h1, q: requests/s httpslab / wrk" 3 "h1q httpslab" "h1q wrk" 1.3 ge
 target "h2, q: requests/s httpslab / h2load" 3 "h2q httpslab" "h2q h2load" 1.3 ge
-target "h1: requests/s httpslab / wrk, nginx the limit" 3 "h1 httpslab" "h1 wrk" 0.05 eq
-target "h2: requests/s httpslab / h2load, nginx the limit" 3 "h2 httpslab" "h2 h2load" 0.05 eq
+target "h1: req/s httpslab / wrk, equivalence" 3 "h1 httpslab" "h1 wrk" 0.05 eq
+target "h2: req/s httpslab / h2load, equivalence" 3 "h2 httpslab" "h2 h2load" 0.05 eq
 echo
 echo "for reading the above (no target):"
 target "full: handshakes/s httpslab / hey" 3 "full httpslab" "full hey" 0 info
