@@ -146,29 +146,31 @@ type Config struct {
 	Header http.Header
 
 	// ResponseCost, when above zero, models a browser's own processing of
-	// each response (--response-cost): responses are processed one at a
-	// time, in the order they arrive, for ResponseCost each, and a
-	// request completes, freeing its connection or stream, once its
-	// response was processed. It stands for the CPU a browser spends per
-	// response, which on a machine of few cores paces a page of many
-	// small resources; scripts/page-vs-chromium.sh measures it from
-	// Chromium on a page of tiny images. Zero: the network alone.
-	ResponseCost time.Duration
-	// ResponseCostPerMB, when above zero, adds to each response's
-	// processing in the modelled browser (--response-cost-per-mb) this
-	// much per MB (10^6 bytes) of its body: the browser's work that grows
-	// with the bytes (reading and decrypting them in its network service,
-	// copying them to the renderer, decoding or compiling them), which
-	// paces a page of many bytes once the network delivers them faster.
+	// each response (--response-cost): one thread takes in the responses'
+	// headers and bytes in the order they arrive, ResponseCost for each
+	// response's headers, and a request completes, freeing its connection
+	// or stream, once that thread has done its headers and its bytes. It
+	// stands for the CPU a browser spends per response, which on a
+	// machine of few cores paces a page of many small resources;
 	// scripts/page-vs-chromium.sh measures it from Chromium on a page of
-	// large images. Zero: the cost is per response alone.
+	// tiny images. Zero: the network alone.
+	ResponseCost time.Duration
+	// ResponseCostPerMB, when above zero, is the modelled browser's work
+	// per MB (10^6 bytes) of body (--response-cost-per-mb), done on the
+	// same thread as the bytes arrive: reading and decrypting them in its
+	// network service, copying them to the renderer, decoding or
+	// compiling them, which paces a page of many bytes once the network
+	// delivers them faster. A small response whose bytes came behind a
+	// large one's waits for them. scripts/page-vs-chromium.sh measures it
+	// from Chromium on a page of large images. Zero: the cost is per
+	// response alone.
 	ResponseCostPerMB time.Duration
 	// ResponseDelay, when above zero, is the least time from a
-	// response's arrival to the end of its processing in the modelled
+	// response's last byte to the end of its processing in the modelled
 	// browser (--response-delay): the hand-offs between a browser's
 	// processes, each waiting for a core, which over HTTP/1.1 lie on each
-	// connection's path. Responses wait for it side by side, then queue
-	// for ResponseCost.
+	// connection's path. Responses wait for it side by side, beside the
+	// thread's work.
 	ResponseDelay time.Duration
 	// TightLimit, when above zero, models a browser's tight mode at the
 	// start of a load (--tight-limit): at most this many requests below

@@ -9,49 +9,51 @@ import (
 	"github.com/httpslab/httpslab/internal/labtest"
 )
 
-// TestProcessorQueue: responses are processed one at a time in the
-// order they arrive, each for the cost; one that arrives to an idle
-// processor starts at once.
+// TestProcessorQueue: the processor works through the responses'
+// headers and bytes one at a time in the order they come in; work that
+// comes to an idle processor starts at once, and a response is processed
+// once its own headers and bytes are, and no sooner than the delay after
+// its last byte.
 func TestProcessorQueue(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
-	p := &processor{cost: 3 * time.Millisecond}
-	for i, tt := range []struct{ arrived, want time.Time }{
-		{ms(0), ms(3)},   // idle: at once
-		{ms(0), ms(6)},   // behind the first
-		{ms(1), ms(9)},   // behind both
-		{ms(20), ms(23)}, // idle again
-		{ms(21), ms(26)},
-	} {
-		if got := p.take(tt.arrived, 1000); !got.Equal(tt.want) {
-			t.Errorf("response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
-		}
-	}
-	// With a cost per MB, each response's processing grows with its body.
-	p = &processor{cost: 3 * time.Millisecond, perMB: 40 * time.Millisecond}
+	p := &processor{cost: 3 * time.Millisecond, perMB: 40 * time.Millisecond}
 	for i, tt := range []struct {
-		arrived time.Time
-		size    int64
-		want    time.Time
+		at   int    // ms from t0
+		head bool   // a response's headers came in at at (else bytes)
+		n    int    // the bytes
+		want int    // ms from t0 they are processed
+		why  string // for the reader
 	}{
-		{ms(0), 0, ms(3)},
-		{ms(0), 500_000, ms(26)}, // 3 + 20 for half a MB, behind the first
-		{ms(100), 2_000_000, ms(183)},
-		{ms(100), 25_000, ms(187)}, // 3 + 1
+		{0, true, 0, 3, "idle: at once"},
+		{0, true, 0, 6, "behind the first"},
+		{1, false, 500_000, 26, "20 ms of bytes, behind both"},
+		{2, false, 25_000, 27, "1 ms, behind the large body"},
+		{100, true, 0, 103, "idle again"},
+		{100, false, 1_000_000, 143, "40 ms"},
+		{110, true, 0, 146, "headers behind the bytes"},
+		{110, false, 0, 146, "no bytes, no work: processed with what came before"},
 	} {
-		if got := p.take(tt.arrived, tt.size); !got.Equal(tt.want) {
-			t.Errorf("with a cost per MB, response %d of %d bytes, arrived at %v: processed at %v; want %v", i+1, tt.size, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
+		var got time.Time
+		if tt.head {
+			got = p.head(ms(tt.at))
+		} else {
+			got = p.read(ms(tt.at), tt.n)
+		}
+		if !got.Equal(ms(tt.want)) {
+			t.Errorf("step %d (%s) at %d ms: processed at %v; want %d ms", i+1, tt.why, tt.at, got.Sub(t0), tt.want)
 		}
 	}
-	// With a delay, responses wait for it side by side, then queue.
-	p = &processor{cost: 3 * time.Millisecond, delay: 10 * time.Millisecond}
-	for i, tt := range []struct{ arrived, want time.Time }{
-		{ms(0), ms(13)},
-		{ms(1), ms(16)}, // ready at 11, behind the first
-		{ms(30), ms(43)},
+	// A response is done when its work is, and at the earliest the delay
+	// after its last byte: responses wait for the delay side by side.
+	p = &processor{delay: 10 * time.Millisecond}
+	for i, tt := range []struct{ arrived, queued, want int }{
+		{0, 3, 10},   // processed before its delay is up
+		{1, 6, 11},   // side by side with the first, not behind it
+		{30, 45, 45}, // its work done after the delay
 	} {
-		if got := p.take(tt.arrived, 1000); !got.Equal(tt.want) {
-			t.Errorf("with a delay, response %d, arrived at %v: processed at %v; want %v", i+1, tt.arrived.Sub(t0), got.Sub(t0), tt.want.Sub(t0))
+		if got := p.done(ms(tt.arrived), ms(tt.queued)); !got.Equal(ms(tt.want)) {
+			t.Errorf("with a delay, response %d, arrived at %d ms, work done at %d ms: done at %v; want %d ms", i+1, tt.arrived, tt.queued, got.Sub(t0), tt.want)
 		}
 	}
 }
@@ -77,11 +79,13 @@ func TestResponseDelay(t *testing.T) {
 }
 
 // TestResponseCost loads a page of 20 images with the browser's
-// processing modelled: every request ends with its processing, no two
-// are processed at once (so the load takes at least 21 times the cost),
-// and a request frees its HTTP/1.1 connection or its HTTP/2 stream only
-// once processed: the next request on the connection is not sent before,
-// and no more requests than MaxStreams are between sent and processed.
+// processing modelled: every request ends with its processing; the
+// responses' headers are processed one at a time, so the load takes at
+// least 21 times the cost, and the i-th request to complete does so at
+// least i times the cost after the load started; and a request frees
+// its HTTP/1.1 connection or its HTTP/2 stream only once processed: the
+// next request on the connection is not sent before, and no more
+// requests than MaxStreams are between sent and processed.
 func TestResponseCost(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	const cost = 15 * time.Millisecond
@@ -96,16 +100,16 @@ func TestResponseCost(t *testing.T) {
 		var sends []span // sent to processed, per request
 		for _, r := range ld.Requests {
 			last := r.Phases[len(r.Phases)-1]
-			if last.Name != PhaseProcess || last.Start+last.Duration != r.End || last.Duration < cost {
-				t.Errorf("%s: request %d ends with %+v at %v; want its processing, at least %v, ending it", proto, r.ID, last, r.End, cost)
+			if last.Name != PhaseProcess || last.Start+last.Duration != r.End {
+				t.Errorf("%s: request %d ends with %+v at %v; want its processing, ending it", proto, r.ID, last, r.End)
 			}
 			ends = append(ends, r.End)
 			sends = append(sends, span{r.Conn, sendStart(r), r.End})
 		}
 		slices.Sort(ends)
-		for i := 1; i < len(ends); i++ {
-			if ends[i]-ends[i-1] < cost {
-				t.Errorf("%s: responses processed at %v and %v; want %v apart at least", proto, ends[i-1], ends[i], cost)
+		for i, end := range ends {
+			if end < time.Duration(i+1)*cost {
+				t.Errorf("%s: response %d of %d processed at %v; want %v at the earliest, its headers and those of the %d before it processed one at a time", proto, i+1, len(ends), end, time.Duration(i+1)*cost, i)
 			}
 		}
 		checkHeld(t, proto, sends, cfg.MaxStreams)
@@ -113,10 +117,11 @@ func TestResponseCost(t *testing.T) {
 }
 
 // TestResponseCostPerMB loads a page of 4 images of 400 kB, over
-// HTTP/1.1 and HTTP/2, with the browser's processing per MB modelled:
-// each image is processed for at least its bytes' share, one at a time,
-// so the load takes at least the four images' processing, and their
-// processing ends that far apart.
+// HTTP/1.1 and HTTP/2, with the browser's processing per MB modelled: the
+// bytes are processed one at a time as they come, so the load takes at
+// least the four images' processing, and on loopback, where they come
+// far faster than they are processed, the image completed last waits
+// for most of it after its last byte.
 func TestResponseCostPerMB(t *testing.T) {
 	srv := labtest.StartServer(t, lab.Config{NoHTTP3: true})
 	const perMB, size = 100 * time.Millisecond, 400_000
@@ -128,27 +133,27 @@ func TestResponseCostPerMB(t *testing.T) {
 		if ld.Duration < 4*perImage {
 			t.Errorf("%s: load time %v; want at least 4 × %v", proto, ld.Duration, perImage)
 		}
-		var ends []time.Duration
+		var images int
+		var last Request
 		for _, r := range ld.Requests {
 			if r.Kind != KindImage {
 				continue
 			}
+			images++
 			if r.BodyBytes != size {
 				t.Errorf("%s: request %d read %d bytes; want %d", proto, r.ID, r.BodyBytes, size)
 			}
-			if last := r.Phases[len(r.Phases)-1]; last.Name != PhaseProcess || last.Duration < perImage {
-				t.Errorf("%s: request %d ends with %+v; want its processing, at least %v", proto, r.ID, last, perImage)
+			if p := r.Phases[len(r.Phases)-1]; p.Name != PhaseProcess {
+				t.Errorf("%s: request %d ends with %+v; want its processing", proto, r.ID, p)
 			}
-			ends = append(ends, r.End)
-		}
-		slices.Sort(ends)
-		for i := 1; i < len(ends); i++ {
-			if ends[i]-ends[i-1] < perImage {
-				t.Errorf("%s: images processed at %v and %v; want %v apart at least", proto, ends[i-1], ends[i], perImage)
+			if r.End > last.End {
+				last = r
 			}
 		}
-		if len(ends) != 4 {
-			t.Errorf("%s: %d images loaded; want 4", proto, len(ends))
+		if images != 4 {
+			t.Errorf("%s: %d images loaded; want 4", proto, images)
+		} else if p := last.Phases[len(last.Phases)-1]; p.Duration < 2*perImage {
+			t.Errorf("%s: the image completed last was processed for %v after its last byte; want at least %v", proto, p.Duration, 2*perImage)
 		}
 	}
 }

@@ -117,7 +117,11 @@ func (l *loader) newRequest(ctx context.Context, r *request) (*http.Request, err
 type counted struct {
 	r     io.Reader
 	n     int64
-	alive func() // called for every read that brought bytes
+	alive func()     // called for every read that brought bytes
+	proc  *processor // the modelled browser, which processes the bytes as they come; nil without it
+	// queued is when proc will have processed the response's headers and
+	// the bytes read so far.
+	queued time.Time
 }
 
 func (c *counted) Read(p []byte) (int, error) {
@@ -125,6 +129,9 @@ func (c *counted) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if n > 0 && c.alive != nil {
 		c.alive()
+	}
+	if n > 0 && c.proc != nil {
+		c.queued = c.proc.read(time.Now(), n)
 	}
 	return n, err
 }
@@ -135,8 +142,11 @@ func (c *counted) Read(p []byte) (int, error) {
 // body is still read: it took the connection's time).
 func (l *loader) consume(r *request, resp *http.Response) error {
 	r.status, r.proto = resp.StatusCode, resp.Proto
-	body := &counted{r: io.LimitReader(resp.Body, l.cfg.MaxResourceBytes+1), alive: r.alive}
-	defer func() { r.bytes = body.n }()
+	body := &counted{r: io.LimitReader(resp.Body, l.cfg.MaxResourceBytes+1), alive: r.alive, proc: l.proc}
+	if l.proc != nil {
+		body.queued = l.proc.head(time.Now())
+	}
+	defer func() { r.bytes, r.queued = body.n, body.queued }()
 	if resp.ProtoMajor != l.cfg.Protocol.major() {
 		return fmt.Errorf("%w: %s came over %s on a %s load", ErrProtocol, r.u.Redacted(), resp.Proto, l.cfg.Protocol)
 	}

@@ -55,6 +55,7 @@ type request struct {
 	st                   stamps // written, first byte: set by the client's hooks
 	done                 time.Time
 	received             time.Time // with the modelled browser: the response's end; done is when it was processed
+	queued               time.Time // with the modelled browser: when it will have processed the response's headers and bytes
 	proto                string
 	status               int
 	bytes                int64
