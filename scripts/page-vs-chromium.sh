@@ -66,8 +66,8 @@
 # DOMContentLoaded. While the pages load, a prober opens a TCP
 # connection to the server every 200 ms and prints the connect times it
 # saw: the round trip the link delivered during the runs (the link's
-# forwarder shares the machine with the browser). N=3 takes about
-# 15 minutes on two cores.
+# forwarder shares the machine with the browser). N=5 takes about
+# 30 minutes on two cores, N=3 about 20.
 #
 # Needs root (the link), Debian's chromium and python3. With KEEP=DIR the
 # JSON results and the probes' round trips are copied to DIR; LINKS
