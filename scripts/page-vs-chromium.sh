@@ -124,37 +124,6 @@ slug() { printf %s "$1" | tr -c 'a-z0-9' '_'; }
 # time, their median, and the details (requests, the browser's CPU,
 # bytes, DOMContentLoaded) of the run whose median load is the middle
 # one.
-# fit.py WORK CHROMIUM PROTO MODEL VALUE PER NAME STEPS: one step of fit
-# (below): prints the next value ("NNNus"), "done", or "stop NNNus" (the
-# value to keep), and the step (name, value in ms, the model's median,
-# Chromium's) on stderr. STEPS is the file of the steps so far.
-cat >"$work/fit.py" <<'EOF'
-import os, sys
-sys.path.insert(0, sys.argv[1])
-from results import merged
-chromium, proto, model, value, per, name, steps = sys.argv[2:]
-v = float(value[:-2]) / 1000 if value.endswith("us") else 0.0
-b, m = merged(chromium, proto), merged(model, proto)
-if not b or not m:
-    sys.stderr.write("%s %.3f - -\n" % (name, v))
-    print("done")
-    sys.exit()
-before = [l.split() for l in open(steps) if l.split()[:1] == [name] and l.split()[2] != "-"] if os.path.exists(steps) else []
-sys.stderr.write("%s %.3f %.0f %.0f\n" % (name, v, m["median"], b["median"]))
-div = {"requests": m["requests"], "mb": m["mb"], "rounds": m["requests"] / 6}[per]
-gap = b["median"] - m["median"]
-if not div or abs(gap) <= 0.02 * b["median"]:
-    print("done")
-elif before and float(before[-1][1]) != v and (m["median"] - float(before[-1][2])) < 0.25 * div * (v - float(before[-1][1])):
-    # The step moved the model by less than a quarter of what it asked:
-    # the network, not the modelled browser, paces this page (at 20
-    # Mbit/s the link brings the bytes slower than any B here handles
-    # them), so the value cannot be fitted; the first one is kept.
-    print("stop %dus" % round(float(before[0][1]) * 1000))
-else:
-    print("%dus" % round(max(v + gap / div, 0) * 1000))
-EOF
-
 cat >"$work/results.py" <<'EOF'
 import glob, json, re, statistics
 
@@ -264,6 +233,37 @@ def calibration(work, tag):
     else:
         out.append(("D", None, "ms per round of six requests", "no loads", []))
     return out
+EOF
+
+# fit.py WORK CHROMIUM PROTO MODEL VALUE PER NAME STEPS: one step of fit
+# (below): prints the next value ("NNNus"), "done", or "stop NNNus" (the
+# value to keep), and the step (name, value in ms, the model's median,
+# Chromium's) on stderr. STEPS is the file of the steps so far.
+cat >"$work/fit.py" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from results import merged
+chromium, proto, model, value, per, name, steps = sys.argv[2:]
+v = float(value[:-2]) / 1000 if value.endswith("us") else 0.0
+b, m = merged(chromium, proto), merged(model, proto)
+if not b or not m:
+    sys.stderr.write("%s %.3f - -\n" % (name, v))
+    print("done")
+    sys.exit()
+before = [x for x in (l.split() for l in open(steps)) if len(x) == 4 and x[0] == name and x[2] != "-"] if os.path.exists(steps) else []
+sys.stderr.write("%s %.3f %.0f %.0f\n" % (name, v, m["median"], b["median"]))
+div = {"requests": m["requests"], "mb": m["mb"], "rounds": m["requests"] / 6}[per]
+gap = b["median"] - m["median"]
+if not div or abs(gap) <= 0.02 * b["median"]:
+    print("done")
+elif before and float(before[-1][1]) != v and (m["median"] - float(before[-1][2])) / (v - float(before[-1][1])) < 0.25 * div:
+    # The step moved the model by less than a quarter of what it asked:
+    # the network, not the modelled browser, paces this page (at 20
+    # Mbit/s the link brings the bytes slower than any B here handles
+    # them), so the value cannot be fitted; the first one is kept.
+    print("stop %dus" % round(float(before[0][1]) * 1000))
+else:
+    print("%dus" % round(max(v + gap / div, 0) * 1000))
 EOF
 
 # duration WORK TAG NAME: the calibration's duration NAME (C, B or D) of
