@@ -36,6 +36,17 @@
 # A target is "met, beyond the noise" when the median meets it and the
 # whole interval does, "met, within the noise" when only the median does.
 #
+# The keep-alive rows where nginx is the limit (h1, h2) are held to
+# equivalence: the whole interval of the requests/s ratio inside [0.95,
+# 1.05]. Nine rounds cannot show that even for one tool against itself
+# on a shared machine (wrk against wrk: [0.96, 1.09]; h2load against
+# h2load: [0.97, 1.14]), so these rows run in rounds of their own,
+# EQ_ROUNDS of them (3 times ROUNDS by default) of EQ_DUR seconds (1),
+# and in each round wrk and h2load run a second time ("again", next to
+# their first run): the ratio of each to its second run is the
+# yardstick printed under the equivalence targets, the interval the same
+# design gives where there is no difference at all.
+#
 # Client CPU is user+system time from /usr/bin/time over the whole client
 # process (start-up and report included, for every tool alike; bench
 # writes its default text report, as the others do) divided by the
@@ -64,9 +75,12 @@
 # Usage: bash bench/peers.sh [--rounds N] [--quick]
 #   --rounds N  rounds of the target rows (default 9, the fewest whose
 #               interval reaches 95%); --quick is --rounds 3 without the
-#               memory rows, for a look in about 2 minutes
+#               memory rows and with 6 keep-alive rounds, for a look in
+#               about 2 minutes
 # Environment: DUR seconds per measurement (default 2), ROUNDS as
-# --rounds, OTHER_ROUNDS rounds of the other rows (default 2), QUOTA the
+# --rounds, EQ_ROUNDS and EQ_DUR the rounds and seconds of the keep-alive
+# rows where nginx is the limit (default 3 × ROUNDS and 1 s), SELF= (empty)
+# to leave out their yardstick runs, OTHER_ROUNDS rounds of the other rows (default 2), QUOTA the
 # client-bound rows' quota in cores (default 0.25), ONLY a regular
 # expression selecting rows (e.g. ONLY='^h1'), MEMORY=0 to leave out
 # httpslab's peak RSS over a 10 s and a 60 s keep-alive run (70 s),
@@ -74,7 +88,7 @@
 # row then also runs the build of that revision, right after the working
 # tree's in the same round (as a row of its own, "... before"), and the
 # targets and the per-round ratios after/before are printed for both.
-# 9 rounds take about 9 minutes; ONLY='^(h1q|h2q) ' --rounds 5 about 1.
+# 9 rounds take about 10 minutes; ONLY='^(h1q|h2q) ' --rounds 5 about 1.
 set -euo pipefail
 # A command that fails says where, so that a run cut short can be told from one that finished.
 trap 'echo "peers.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
@@ -84,16 +98,20 @@ ROUNDS=${ROUNDS:-9}
 OTHER_ROUNDS=${OTHER_ROUNDS:-2}
 QUOTA=${QUOTA:-0.25}
 MEMORY=${MEMORY:-1}
+SELF=${SELF-1} # empty: no second run of wrk and h2load in the keep-alive rounds
 BEFORE=${BEFORE:-} # a git revision: its httpslab runs beside the working tree's
 ONLY=${ONLY:-.} # a regular expression: measure only the matching rows
 while (($#)); do
 	case $1 in
 	--rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
-	--quick) ROUNDS=3 OTHER_ROUNDS=1 MEMORY=0; shift ;;
+	--quick) ROUNDS=3 OTHER_ROUNDS=1 MEMORY=0 EQ_ROUNDS=${EQ_ROUNDS:-6}; shift ;;
 	*) echo "peers.sh: unknown argument $1 (usage: bash bench/peers.sh [--rounds N] [--quick])" >&2; exit 2 ;;
 	esac
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "peers.sh: --rounds takes a whole number of at least 1, not $ROUNDS" >&2; exit 2; }
+EQ_ROUNDS=${EQ_ROUNDS:-$((ROUNDS * 3))}
+EQ_DUR=${EQ_DUR:-1}
+[[ $EQ_ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "peers.sh: EQ_ROUNDS takes a whole number of at least 1, not $EQ_ROUNDS" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/httpslab-peers.XXXXXX)
 NGINX_PID="" WALL=0 CG="" CG_NOTE=""
@@ -365,6 +383,10 @@ m_h1_httpslab() { measure "h1 httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d
 m_h1_wrk() { measure "h1 wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
 m_h2_httpslab() { measure "h2 httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s"; }
 m_h2_h2load() { measure "h2 h2load" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
+# The same peers once more, for the equivalence targets' yardstick: the
+# peer against itself, in the same rounds.
+m_h1_wrk_again() { measure "h1 wrk again" wrk -t1 -c50 -d"${DUR}s" "$A"; }
+m_h2_h2load_again() { measure "h2 h2load again" h2load -t1 -c10 -m10 -D "$DUR" "$A"; }
 m_h1q_httpslab() { IN_QUOTA=1 measure "h1q httpslab" "$HL" bench "$A" --cacert "$CA" -c 50 -d "${DUR}s"; }
 m_h1q_wrk() { IN_QUOTA=1 measure "h1q wrk" wrk -t1 -c50 -d"${DUR}s" "$A"; }
 m_h2q_httpslab() { IN_QUOTA=1 measure "h2q httpslab" "$HL" bench "$A" --cacert "$CA" --http2 -c 10 -m 10 -d "${DUR}s"; }
@@ -408,14 +430,17 @@ for round in $(seq "$ROUNDS"); do
 	floor
 	group m_full_httpslab m_full_hey m_full_h2load
 	group m_resumed_httpslab m_resumed_wrk
-	group m_h1_httpslab m_h1_wrk
-	group m_h2_httpslab m_h2_h2load
 	if [[ -n $CG ]]; then
 		group m_fullq_httpslab m_fullq_hey m_fullq_h2load
 		group m_resumedq_httpslab m_resumedq_wrk
 		group m_h1q_httpslab m_h1q_wrk
 		group m_h2q_httpslab m_h2q_h2load
 	fi
+done
+for round in $(seq "$EQ_ROUNDS"); do
+	echo "keep-alive round $round of $EQ_ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+	DUR=$EQ_DUR group m_h1_httpslab m_h1_wrk ${SELF:+m_h1_wrk_again}
+	DUR=$EQ_DUR group m_h2_httpslab m_h2_h2load ${SELF:+m_h2_h2load_again}
 done
 for round in $(seq "$OTHER_ROUNDS"); do
 	echo "other rows, round $round of $OTHER_ROUNDS" >&2
@@ -459,7 +484,7 @@ ratios() {
 target() {
 	# A target whose rows ONLY left out is not printed.
 	[[ ${3% before} =~ $ONLY || ${4% before} =~ $ONLY ]] || return 0
-	ratios "$2" "$3" "$4" | sort -g | awk -v label="$1" -v g="$5" -v d="$6" '
+	ratios "$2" "$3" "$4" | sort -g | awk -v label="$1" -v g="$5" -v d="$6" -v note="${NOTE:-}" '
 		{ v[NR] = $1 }
 		END {
 			n = NR
@@ -485,7 +510,7 @@ target() {
 			if (d == "eq") {
 				# Equivalence: the whole interval inside [1 - g, 1 + g].
 				ok = lo >= 1 - g && hi <= 1 + g
-				verdict = (ok ? "met" : "MISSED") (cov < 0.95 ? ", too few rounds to tell from noise" : "")
+				verdict = (ok ? "met" : "MISSED") (cov < 0.95 ? ", too few rounds to tell from noise" : "") (!ok && note != "" ? note : "")
 				printf "  %-46s median %.2f  [%.2f, %.2f] %2.0f%%  n=%d  target inside [%.2f, %.2f]  %s\n",
 					label, m, lo, hi, cov * 100, n, 1 - g, 1 + g, verdict
 				exit
@@ -511,7 +536,7 @@ for k in "full httpslab" "full hey" "full h2load" "full ab" "full wrk" "full ope
 	"full httpslab --first-visit" "full httpslab -k --curves X25519 (tuned)" \
 	"fullq httpslab" "fullq hey" "fullq h2load" \
 	"resumed httpslab" "resumed wrk" "resumedq httpslab" "resumedq wrk" \
-	"h1 httpslab" "h1 wrk" "h1 h2load" "h1 hey" "h1 ab -k (tuned)" "h2 httpslab" "h2 h2load" \
+	"h1 httpslab" "h1 wrk" "h1 wrk again" "h1 h2load" "h1 hey" "h1 ab -k (tuned)" "h2 httpslab" "h2 h2load" "h2 h2load again" \
 	"h1q httpslab" "h1q wrk" "h2q httpslab" "h2q h2load"; do
 	[[ $k =~ $ONLY ]] || continue
 	[[ -z $CG && $k =~ ^(fullq|resumedq|h1q|h2q) ]] && continue
@@ -537,8 +562,22 @@ target "h1: client CPU/request httpslab / wrk" 4 "h1 httpslab" "h1 wrk" 0.85 le
 target "h2: client CPU/request httpslab / h2load" 4 "h2 httpslab" "h2 h2load" 0.85 le
 target "h1, q: requests/s httpslab / wrk" 3 "h1q httpslab" "h1q wrk" 1.3 ge
 target "h2, q: requests/s httpslab / h2load" 3 "h2q httpslab" "h2q h2load" 1.3 ge
-target "h1: req/s httpslab / wrk, equivalence" 3 "h1 httpslab" "h1 wrk" 0.05 eq
-target "h2: req/s httpslab / h2load, equivalence" 3 "h2 httpslab" "h2 h2load" 0.05 eq
+# The yardstick first: where the peer against itself misses equivalence,
+# the run cannot tell a difference of 5%, and the verdict says so.
+YARD_H1="" YARD_H2=""
+if [[ -n $SELF ]]; then
+	YARD_H1=$(target "h1: req/s wrk / wrk again" 3 "h1 wrk" "h1 wrk again" 0.05 eq)
+	YARD_H2=$(target "h2: req/s h2load / h2load again" 3 "h2 h2load" "h2 h2load again" 0.05 eq)
+fi
+# yard_note LINE PEER: the note for an equivalence verdict whose yardstick is LINE.
+yard_note() { [[ -n $1 && $1 != *" met" ]] && echo "; $2 against itself missed too: this run cannot tell 5%" || true; }
+NOTE=$(yard_note "$YARD_H1" wrk) target "h1: req/s httpslab / wrk, equivalence" 3 "h1 httpslab" "h1 wrk" 0.05 eq
+NOTE=$(yard_note "$YARD_H2" h2load) target "h2: req/s httpslab / h2load, equivalence" 3 "h2 httpslab" "h2 h2load" 0.05 eq
+if [[ -n $YARD_H1$YARD_H2 ]]; then
+	echo "the yardstick of the two above, each peer against itself in the same rounds (how close the measurement can tell):"
+	[[ -z $YARD_H1 ]] || echo "$YARD_H1"
+	[[ -z $YARD_H2 ]] || echo "$YARD_H2"
+fi
 echo
 echo "for reading the above (no target):"
 target "full: handshakes/s httpslab / hey" 3 "full httpslab" "full hey" 0 info
