@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -62,9 +63,13 @@ type rawConn struct {
 	empty int
 	// await, set by awaitReply, makes the next Write wait for the answer
 	// (see writeAwait); awaitFn is awaitStep, bound once, and awaitBuf
-	// and written the state of that Write.
+	// and written the state of that Write; sent is when its bytes were
+	// written, before the wait, and waited whether the last Write waited
+	// (see Sent).
 	await    bool
 	written  bool
+	waited   bool
+	sent     time.Time
 	awaitBuf []byte
 	awaitFn  func(fd uintptr) bool
 	awaitN   int
@@ -211,7 +216,7 @@ func (c *rawConn) read(fd uintptr) bool {
 
 func (c *rawConn) Write(b []byte) (int, error) {
 	await := c.await
-	c.await = false
+	c.await, c.waited = false, false
 	switch {
 	case c.holding && c.answered: // in the handshake: one goroutine
 		c.held = append(c.held, b...)
@@ -242,6 +247,7 @@ func (c *rawConn) writeAwait(b []byte) (int, error) {
 	if !c.written {
 		return c.writeAll(b)
 	}
+	c.waited = true
 	return c.awaitN, c.awaitErr
 }
 
@@ -254,8 +260,16 @@ func (c *rawConn) awaitStep(uintptr) bool {
 	}
 	c.written = true
 	c.awaitN, c.awaitErr = c.writeAll(c.awaitBuf)
+	c.sent = time.Now()
 	return c.awaitErr != nil
 }
+
+// Sent reports whether the last Write waited for the answer (see
+// awaitReply; one that sent a held flight, or whose wait could not
+// begin, did not) and, if so, when it wrote its bytes: where the wait for
+// the first response byte began. Such a Write returns when the answer is
+// there.
+func (c *rawConn) Sent() (time.Time, bool) { return c.sent, c.waited }
 
 // sendHeld writes the held flight and b, if that is still to be done, in
 // one write(2).

@@ -237,6 +237,12 @@ func TestAwaitReply(t *testing.T) {
 		if await && took < delay*2/3 {
 			t.Errorf("awaited Write returned after %v; want at least the peer's delay of %v", took, delay)
 		}
+		// Sent says when the bytes went out: before the wait, not at its end.
+		if sent, waited := raw.Sent(); waited != await {
+			t.Errorf("await %v: Sent says the Write waited: %v", await, waited)
+		} else if await && sent.Sub(start) > delay/3 {
+			t.Errorf("awaited Write: Sent %v after the call, for a Write that took %v; want the time of the write, before the wait", sent.Sub(start), took)
+		}
 		buf := make([]byte, 64)
 		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "answer" {
 			t.Fatalf("await %v: Read = %q, %v; want the answer", await, buf[:n], err)
