@@ -185,7 +185,7 @@ func (w *h1Worker) exchangeOnce(resend bool) bool {
 	// A write that waited returns once the answer is there: the wait for
 	// the first response byte began when its bytes went out.
 	var written int64
-	if sent, waited := w.sent(awaited); waited {
+	if sent, waited := w.raw.Sent(); waited {
 		written = int64(sent.Sub(r.start))
 	} else {
 		written = r.now()
@@ -368,15 +368,6 @@ func (w *h1Worker) write() (bool, error) {
 	}
 	_, err := w.nc.Write(b)
 	return awaited, err
-}
-
-// sent reports whether the round's write, awaited or not, waited for the
-// answer, and if so when its bytes went out.
-func (w *h1Worker) sent(awaited bool) (time.Time, bool) {
-	if !awaited {
-		return time.Time{}, false
-	}
-	return w.raw.Sent()
 }
 
 // failFrom records slots i and later as failed with err and drops the

@@ -266,10 +266,15 @@ func (c *rawConn) awaitStep(uintptr) bool {
 
 // Sent reports whether the last Write waited for the answer (see
 // awaitReply; one that sent a held flight, or whose wait could not
-// begin, did not) and, if so, when it wrote its bytes: where the wait for
-// the first response byte began. Such a Write returns when the answer is
-// there.
-func (c *rawConn) Sent() (time.Time, bool) { return c.sent, c.waited }
+// begin, did not, and neither did any on a nil c) and, if so, when it
+// wrote its bytes: where the wait for the first response byte began.
+// Such a Write returns when the answer is there.
+func (c *rawConn) Sent() (time.Time, bool) {
+	if c == nil {
+		return time.Time{}, false
+	}
+	return c.sent, c.waited
+}
 
 // sendHeld writes the held flight and b, if that is still to be done, in
 // one write(2).
