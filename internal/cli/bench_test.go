@@ -16,6 +16,7 @@ import (
 
 	"github.com/httpslab/httpslab/internal/lab"
 	"github.com/httpslab/httpslab/internal/labtest"
+	"github.com/httpslab/httpslab/internal/report"
 	"github.com/httpslab/httpslab/internal/transport"
 )
 
@@ -78,11 +79,25 @@ func TestBenchCommand(t *testing.T) {
 			var env struct {
 				Schema string `json:"schema"`
 				Result struct {
-					Requests int64 `json:"requests"`
+					Requests  int64                  `json:"requests"`
+					Intervals []report.BenchInterval `json:"intervals"`
 				} `json:"result"`
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Schema != "httpslab/bench/v4" || env.Result.Requests != 10 {
 				t.Errorf("--json output: %v, schema %q, requests %d; want httpslab/bench/v4 with 10", err, env.Schema, env.Result.Requests)
+			}
+			// A text report leaves each second's histograms out; the JSON keeps them.
+			n := int64(0)
+			for _, iv := range env.Result.Intervals {
+				h, err := iv.Histogram("total")
+				if err != nil {
+					t.Errorf("--json output: %v", err)
+					continue
+				}
+				n += h.TotalCount()
+			}
+			if n != env.Result.Requests {
+				t.Errorf("--json output: the intervals' total histograms hold %d requests; want %d", n, env.Result.Requests)
 			}
 		}
 	}

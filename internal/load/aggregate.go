@@ -123,7 +123,7 @@ func newAggregator(cfg Config, start time.Time) *aggregator {
 		r: &Result{Config: cfg, Start: start, Status: map[int]int64{}, ErrorCounts: map[string]int64{},
 			ErrorSamples: map[string]error{}, Latency: newLatency()},
 		tlsIdx: map[TLSCount]int{},
-		iv:     newIntervals(start, cfg.Rate > 0),
+		iv:     newIntervals(start, cfg.Rate > 0, !cfg.IntervalCountsOnly),
 	}
 }
 

@@ -130,6 +130,12 @@ type Config struct {
 	// RequestLog, when set, is a file the run writes a line per request
 	// to: its start, latency and status (see requestlog.go).
 	RequestLog string
+	// IntervalCountsOnly keeps only each second's counts in
+	// Result.Intervals, not its latency histograms, whose encodings
+	// (half a millisecond of CPU or so each, two to four a second) only
+	// bench's JSON, its HTML report and merge read: bench sets it for its
+	// text and CSV reports. The intervals' Latency is then empty.
+	IntervalCountsOnly bool
 
 	// askedConns is Conns as given, when -n lowered it: the report says
 	// so.

@@ -137,8 +137,12 @@ func newPacked() *hdrhistogram.PackedHistogram {
 	return hdrhistogram.NewPacked(histMin, histMax, histDigits)
 }
 
-// addRequest records a completed request's latencies, as Latency's.
+// addRequest records a completed request's latencies, as Latency's,
+// when the slot keeps them.
 func (s *intervalSlot) addRequest(e *event) {
+	if s.total == nil {
+		return
+	}
 	total, service := requestTimes(e)
 	record(s.waiting, e.wait)
 	record(s.total, total)
@@ -147,8 +151,12 @@ func (s *intervalSlot) addRequest(e *event) {
 	}
 }
 
-// addHandshake records a connection's set-up, as Latency's.
+// addHandshake records a connection's set-up, as Latency's, when the
+// slot keeps it.
 func (s *intervalSlot) addHandshake(e *event) {
+	if s.connect == nil {
+		return
+	}
 	if e.connect > 0 {
 		recordPacked(s.connect, e.connect)
 	}
@@ -163,8 +171,11 @@ func recordPacked(h *hdrhistogram.PackedHistogram, ns int64) {
 }
 
 // phases names the slot's histograms as IntervalLatency.Phases names
-// the encodings.
+// the encodings; none when it keeps no histograms.
 func (s *intervalSlot) phases() map[string]intervalHist {
+	if s.total == nil {
+		return nil
+	}
 	m := map[string]intervalHist{"connect": s.connect, "tls": s.tls, "waiting": s.waiting, "total": s.total}
 	if s.service != nil {
 		m["service"] = s.service
@@ -176,6 +187,7 @@ func (s *intervalSlot) phases() map[string]intervalHist {
 type intervals struct {
 	start    time.Time // the run's start, wall clock
 	open     bool      // the open model: Service is kept
+	latency  bool      // the histograms are kept (see Config.IntervalCountsOnly)
 	closed   []Interval
 	slots    []*intervalSlot // open intervals, the reopened ones among them
 	reopened int             // how many of slots are reopened
@@ -183,8 +195,11 @@ type intervals struct {
 	empty    IntervalLatency // the encodings of an interval with no value
 }
 
-func newIntervals(start time.Time, openModel bool) *intervals {
-	iv := &intervals{start: start.Round(0), open: openModel}
+func newIntervals(start time.Time, openModel, latency bool) *intervals {
+	iv := &intervals{start: start.Round(0), open: openModel, latency: latency}
+	if !latency {
+		return iv
+	}
 	empty := encodeV2(newPacked())
 	iv.empty = IntervalLatency{Connect: empty, TLS: empty, Waiting: empty, Total: empty}
 	if openModel {
@@ -199,7 +214,11 @@ func (iv *intervals) newSlot() *intervalSlot {
 		iv.spare = iv.spare[:n-1]
 		return s
 	}
-	s := &intervalSlot{connect: newPacked(), tls: newPacked(), waiting: newDense(), total: newDense()}
+	s := &intervalSlot{}
+	if !iv.latency {
+		return s
+	}
+	s.connect, s.tls, s.waiting, s.total = newPacked(), newPacked(), newDense(), newDense()
 	if iv.open {
 		s.service = newDense()
 	}
@@ -344,6 +363,9 @@ func (iv *intervals) finish(elapsed time.Duration) []Interval {
 // histogram takes the encoding made once at the start: each encoding
 // allocates a compressor of several hundred KiB.
 func (iv *intervals) encode(s *intervalSlot) IntervalLatency {
+	if !iv.latency {
+		return IntervalLatency{}
+	}
 	e := iv.empty
 	l := IntervalLatency{Connect: encodeOr(s.connect, e.Connect), TLS: encodeOr(s.tls, e.TLS),
 		Waiting: encodeOr(s.waiting, e.Waiting), Total: encodeOr(s.total, e.Total)}
