@@ -53,9 +53,13 @@
 # requests it completed; on the handshake rows a request is a connection.
 # The server's CPU is the nginx worker's run time from /proc: "server
 # busy" is that time over the run's wall time, "server µs/req" that time
-# per completed request. "steal" is the time the hypervisor took from the
-# two cores during the run (/proc/stat). "peak MiB" is the client's largest
-# peak RSS over the row's runs (/usr/bin/time).
+# per completed request. "wakes/req" is how often per request the
+# client's core was woken by an interrupt from another core (rescheduling
+# and function-call IPIs, /proc/interrupts): nginx's writes that find the
+# client asleep, each paid for in nginx's CPU time. "steal" is the time
+# the hypervisor took from the two cores during the run (/proc/stat).
+# "peak MiB" is the client's largest peak RSS over the row's runs
+# (/usr/bin/time).
 #
 # Client-bound rows ("q"): a client that is not the limit cannot show its
 # speed in requests/s. These rows hold the client to QUOTA of a core (0.25
@@ -263,21 +267,35 @@ server_us() {
 CLK_TCK=$(getconf CLK_TCK)
 steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 }' /proc/stat; }
 
+# client_wakes prints the wake-up interrupts the client's core has taken
+# so far (rescheduling and function-call IPIs, /proc/interrupts): each
+# time nginx's write finds the client asleep, nginx's core wakes the
+# client's, and pays for it in its own CPU time. A client that needs less
+# CPU per response sleeps more often between responses and costs nginx
+# more wake-ups per request; "wakes/req" shows how many. 0 when the
+# client is not pinned.
+client_wakes() {
+	[[ -n $CLIENT_CPU ]] || { echo 0; return; }
+	awk '$1 == "RES:" || $1 == "CAL:" { t += $3 } END { print t + 0 }' /proc/interrupts
+}
+
 # run CMD...: runs CMD pinned to the client core under /usr/bin/time and
 # prints "requests/s requests cpu_seconds"; it sets WALL to the run's wall
 # time in seconds, SERVER_BUSY to the nginx worker's CPU share during the
 # run in percent, SERVER_US to its CPU time in microseconds and STEAL to
-# the share of the two cores' time the hypervisor took, in percent.
+# the share of the two cores' time the hypervisor took, in percent, and
+# WAKES to the wake-up interrupts the client's core took (client_wakes).
 run() {
-	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1 st0 st1
-	st0=$(steal_ticks) s0=$(server_us) t0=$(date +%s.%N)
+	local out="$WORK/out" tim="$WORK/time" t0 t1 s0 s1 st0 st1 w0 w1
+	st0=$(steal_ticks) s0=$(server_us) w0=$(client_wakes) t0=$(date +%s.%N)
 	if [[ -n ${IN_QUOTA:-} ]]; then
 		# The client (and /usr/bin/time) join the quota's cgroup before they start.
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" $CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
 	else
 		$CLIENT_CPU /usr/bin/time -f "%U %S %M" -o "$tim" "$@" >"$out" 2>&1 || true
 	fi
-	s1=$(server_us) t1=$(date +%s.%N) st1=$(steal_ticks)
+	s1=$(server_us) w1=$(client_wakes) t1=$(date +%s.%N) st1=$(steal_ticks)
+	WAKES=$((w1 - w0))
 	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 	STEAL=$(awk -v d="$((st1 - st0))" -v hz="$CLK_TCK" -v w="$WALL" 'BEGIN { if (w > 0 && hz > 0) printf "%.0f", d / hz / w / 2 * 100; else print 0 }')
 	SERVER_US=$((s1 - s0))
@@ -317,7 +335,7 @@ parse() {
 	printf "%.1f %s %s\n" "${rate:-0}" "${count:-0}" "$3"
 }
 
-SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req, steal %, resumed %, client peak RSS KiB
+SAMPLES=$WORK/samples # key, round, req/s, client µs/req, server busy %, server µs/req, steal %, resumed %, client peak RSS KiB, client wakes/req
 : >"$SAMPLES"
 MAX_RSS_KB=0
 RSS_KB=0
@@ -336,10 +354,11 @@ measure() {
 	if [[ " $* " == *" $C "* || " $* " == *":$PORT_C"* ]]; then
 		reused=$(tail -n +$((log0 + 1)) "$WORK/reused.log" | awk '{ n++; if ($1 == "r") r++ } END { if (n) printf "%.1f", r / n * 100; else print "-" }')
 	fi
-	local us srv
+	local us srv wakes
 	us=$(awk -v c="$cpu" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
 	srv=$(awk -v t="$SERVER_US" -v n="$count" 'BEGIN { if (n > 0) printf "%.2f", t / n; else print "nan" }')
-	echo "  $key: $rate req/s, $count requests, $us µs CPU/request; server ${SERVER_BUSY}% busy, $srv µs/request; steal ${STEAL}%; resumed ${reused}%" >&2
+	wakes=$(awk -v w="$WAKES" -v n="$count" 'BEGIN { if (n > 0) printf "%.4f", w / n; else print "nan" }')
+	echo "  $key: $rate req/s, $count requests, $us µs CPU/request; server ${SERVER_BUSY}% busy, $srv µs/request; client woken $wakes/request; steal ${STEAL}%; resumed ${reused}%" >&2
 	if [[ $count == 0 ]]; then
 		echo "  $key: no requests completed; its output:" >&2
 		sed 's/^/    /' "$WORK/out" | tail -5 >&2
@@ -348,7 +367,7 @@ measure() {
 	if [[ $key == "full httpslab" ]]; then
 		GROUP=$(awk '/^Key shares:/ && /returning visit:/ { print $5; exit }' "$WORK/out")
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" "$reused" "$RSS_KB" >>"$SAMPLES"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$round" "$rate" "$us" "$SERVER_BUSY" "$srv" "$STEAL" "$reused" "$RSS_KB" "$wakes" >>"$SAMPLES"
 }
 
 # floor: the crypto floor of a full handshake on the client core, X25519
@@ -361,7 +380,7 @@ floor() {
 	us=$(cd "$WORK" && $CLIENT_CPU ./load.test -test.run '^$' -test.bench 'CryptoFloor/(group=x25519|verify=ecdsa-p256)$' \
 		-test.benchtime 1000x 2>/dev/null | awk '/^BenchmarkCryptoFloor/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-µs/op") s += $i } END { printf "%.2f", s }')
 	echo "  crypto floor: $us µs (X25519 key generation and shared secret, one ECDSA P-256 verification)" >&2
-	printf 'floor\t%s\t0\t%s\t0\t0\t0\t-\t0\n' "$round" "$us" >>"$SAMPLES"
+	printf 'floor\t%s\t0\t%s\t0\t0\t0\t-\t0\tnan\n' "$round" "$us" >>"$SAMPLES"
 }
 
 # h2load makes a handshake per request only with a count, not a duration:
@@ -449,7 +468,8 @@ for round in $(seq "$OTHER_ROUNDS"); do
 done
 
 # column KEY FIELD prints the values of one field (3 req/s, 4 client
-# µs/req, 5 server busy, 6 server µs/req, 7 steal) of KEY's samples.
+# µs/req, 5 server busy, 6 server µs/req, 7 steal, 10 client wakes/req)
+# of KEY's samples.
 column() { awk -F'\t' -v k="$1" -v f="$2" '$1 == k && $f != "nan" { print $f }' "$SAMPLES"; }
 # median reads numbers, one per line, and prints their median.
 median() {
@@ -461,8 +481,8 @@ row() {
 	n=$(column "$k" 3 | wc -l)
 	((n > 0)) || { printf "%-42s %3s\n" "$k" 0; return; }
 	rates=$(column "$k" 3 | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }')
-	printf "%-42s %3d %9.0f %13s %10.2f %6.0f%% %10.2f %5.0f%% %8s %8s\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
-		"$(column "$k" 4 | median)" "$(column "$k" 5 | median)" "$(column "$k" 6 | median)" "$(column "$k" 7 | median)" \
+	printf "%-42s %3d %9.0f %13s %10.2f %6.0f%% %10.2f %9.2f %5.0f%% %8s %8s\n" "$k" "$n" "$(column "$k" 3 | median)" "$rates" \
+		"$(column "$k" 4 | median)" "$(column "$k" 5 | median)" "$(column "$k" 6 | median)" "$(column "$k" 10 | median)" "$(column "$k" 7 | median)" \
 		"$(column "$k" 8 | grep -v '^-$' | median | sed 's/$/%/;s/^%$/-/')" \
 		"$(column "$k" 9 | sort -g | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')"
 }
@@ -532,7 +552,7 @@ echo "the default groups; the others do not verify), tuned rows marked; full = a
 echo "target rows: $ROUNDS rounds, other rows: $OTHER_ROUNDS, ${DUR}s each; medians over the rounds; load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 [[ -n $CG ]] && echo "q rows: the client held to $QUOTA of a core by a cgroup CPU quota, nginx free" || echo "q rows left out: $CG_NOTE"
 echo
-printf "%-42s %3s %9s %13s %10s %7s %10s %6s %8s %8s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "steal" "resumed" "peak MiB"
+printf "%-42s %3s %9s %13s %10s %7s %10s %9s %6s %8s %8s\n" "scenario tool" "n" "req/s" "range" "CPU µs/req" "server" "server µs/req" "wakes/req" "steal" "resumed" "peak MiB"
 for k in "full httpslab" "full hey" "full h2load" "full ab" "full wrk" "full openssl" \
 	"full httpslab --first-visit" "full httpslab -k --curves X25519 (tuned)" \
 	"fullq httpslab" "fullq hey" "fullq h2load" \
@@ -584,6 +604,12 @@ echo "for reading the above (no target):"
 target "full: handshakes/s httpslab / hey" 3 "full httpslab" "full hey" 0 info
 target "full: server CPU/handshake httpslab / hey" 6 "full httpslab" "full hey" 0 info
 target "resumed: client CPU/handshake httpslab / wrk" 4 "resumed httpslab" "resumed wrk" 0 info
+# Why an equivalence row misses: nginx's CPU per request, and how often
+# per request it had to wake the client's core.
+target "h1: server CPU/request httpslab / wrk" 6 "h1 httpslab" "h1 wrk" 0 info
+target "h1: client wakes/request httpslab / wrk" 10 "h1 httpslab" "h1 wrk" 0 info
+target "h2: server CPU/request httpslab / h2load" 6 "h2 httpslab" "h2 h2load" 0 info
+target "h2: client wakes/request httpslab / h2load" 10 "h2 httpslab" "h2 h2load" 0 info
 if [[ -n $HL_BEFORE ]]; then
 	echo
 	echo "the build of $BEFORE ($(git -C "$ROOT" rev-parse --short "$BEFORE")), the same targets:"
