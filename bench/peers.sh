@@ -272,8 +272,9 @@ steal_ticks() { awk '$1 == "cpu0" || $1 == "cpu1" { t += $9 } END { print t + 0 
 # time nginx's write finds the client asleep, nginx's core wakes the
 # client's, and pays for it in its own CPU time. A client that needs less
 # CPU per response sleeps more often between responses and costs nginx
-# more wake-ups per request; "wakes/req" shows how many. 0 when the
-# client is not pinned.
+# more wake-ups per request; "wakes/req" shows how many. The client's
+# core is CPU 1, the third field of each line; 0 when the client is not
+# pinned.
 client_wakes() {
 	[[ -n $CLIENT_CPU ]] || { echo 0; return; }
 	awk '$1 == "RES:" || $1 == "CAL:" { t += $3 } END { print t + 0 }' /proc/interrupts
